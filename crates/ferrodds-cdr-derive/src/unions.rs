@@ -1,0 +1,194 @@
+//! IDL unions, written as Rust enums with data.
+
+use crate::attrs::{Container, Ext, Variant};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{DataEnum, DeriveInput, Fields};
+
+enum Shape {
+    /// No member: the discriminator alone.
+    Unit,
+    /// The value; the discriminator is the single label.
+    Value,
+    /// (discriminator, value), for several labels or the default branch.
+    DiscriminatorAndValue,
+}
+
+pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container) -> syn::Result<TokenStream> {
+    let name = &input.ident;
+    let type_name = container.type_name.clone().unwrap_or_else(|| name.to_string());
+    let Some(disc_ty) = container.union.clone() else {
+        return Err(syn::Error::new_spanned(name, "a union needs #[cdr(discriminator = T)]"));
+    };
+    if container.ext == Ext::Mutable {
+        return Err(syn::Error::new_spanned(name, "mutable unions are not supported yet; use final or appendable"));
+    }
+    let ext = container.ext.tokens();
+
+    let mut encode_arms = Vec::new();
+    let mut json_arms = Vec::new();
+    let mut decode_branches = Vec::new();
+    let mut json_branches = Vec::new();
+    let mut default_branch = None;
+    let mut default_json = None;
+    for v in &data.variants {
+        let attrs = Variant::parse(&v.attrs)?;
+        let ident = &v.ident;
+        let member = attrs.name.clone().unwrap_or_else(|| snake(&ident.to_string()));
+        let count = match &v.fields {
+            Fields::Unit => 0,
+            Fields::Unnamed(f) => f.unnamed.len(),
+            Fields::Named(_) => return Err(syn::Error::new_spanned(v, "union branches are tuple or unit variants")),
+        };
+        let single = attrs.cases.len() == 1 && !attrs.default;
+        let shape = match (count, single) {
+            (0, true) => Shape::Unit,
+            (1, true) => Shape::Value,
+            (2, _) => Shape::DiscriminatorAndValue,
+            (0, false) | (1, false) => {
+                return Err(syn::Error::new_spanned(
+                    v,
+                    "a branch with several case labels, or the default branch, holds (discriminator, value)",
+                ))
+            }
+            _ => return Err(syn::Error::new_spanned(v, "a union branch holds at most (discriminator, value)")),
+        };
+        if attrs.cases.is_empty() && !attrs.default {
+            return Err(syn::Error::new_spanned(v, "a union branch needs #[cdr(case = …)] or #[cdr(default)]"));
+        }
+        let cases = &attrs.cases;
+        let label = cases.first().cloned();
+        let (encode, json) = match shape {
+            Shape::Unit => (
+                quote! { #name::#ident => { let disc: #disc_ty = #label; ::ferrodds_cdr::Cdr::encode(&disc, e)?; } },
+                quote! { #name::#ident => { let disc: #disc_ty = #label; map.insert("discriminator".into(), ::ferrodds_cdr::JsonView::to_json(&disc)); } },
+            ),
+            Shape::Value => (
+                quote! { #name::#ident(v) => {
+                    let disc: #disc_ty = #label;
+                    ::ferrodds_cdr::Cdr::encode(&disc, e)?;
+                    ::ferrodds_cdr::Cdr::encode(v, e).map_err(|err| err.in_member(#member))?;
+                } },
+                quote! { #name::#ident(v) => {
+                    let disc: #disc_ty = #label;
+                    map.insert("discriminator".into(), ::ferrodds_cdr::JsonView::to_json(&disc));
+                    map.insert(#member.into(), ::ferrodds_cdr::JsonView::to_json(v));
+                } },
+            ),
+            Shape::DiscriminatorAndValue => (
+                quote! { #name::#ident(disc, v) => {
+                    ::ferrodds_cdr::Cdr::encode(disc, e)?;
+                    ::ferrodds_cdr::Cdr::encode(v, e).map_err(|err| err.in_member(#member))?;
+                } },
+                quote! { #name::#ident(disc, v) => {
+                    map.insert("discriminator".into(), ::ferrodds_cdr::JsonView::to_json(disc));
+                    map.insert(#member.into(), ::ferrodds_cdr::JsonView::to_json(v));
+                } },
+            ),
+        };
+        encode_arms.push(encode);
+        json_arms.push(json);
+        let (build, build_json) = match shape {
+            Shape::Unit => (quote! { #name::#ident }, quote! { #name::#ident }),
+            Shape::Value => (
+                quote! { #name::#ident(::ferrodds_cdr::Cdr::decode(d).map_err(|err| err.in_member(#member))?) },
+                quote! { #name::#ident(::ferrodds_cdr::json_member(object, #member)?) },
+            ),
+            Shape::DiscriminatorAndValue => (
+                quote! { #name::#ident(disc, ::ferrodds_cdr::Cdr::decode(d).map_err(|err| err.in_member(#member))?) },
+                quote! { #name::#ident(disc, ::ferrodds_cdr::json_member(object, #member)?) },
+            ),
+        };
+        if attrs.default {
+            if default_branch.is_some() {
+                return Err(syn::Error::new_spanned(v, "a union has at most one default branch"));
+            }
+            default_branch = Some(build);
+            default_json = Some(build_json);
+        } else {
+            let test = quote! { #(disc == (#cases))||* };
+            decode_branches.push(quote! { if #test { #build } else });
+            json_branches.push(quote! { if #test { #build_json } else });
+        }
+    }
+    let fallback = default_branch.unwrap_or_else(|| {
+        quote! {
+            return ::core::result::Result::Err(::ferrodds_cdr::DecodeError::new(
+                ::ferrodds_cdr::DecodeErrorKind::UnknownDiscriminator {
+                    type_name: #type_name,
+                    value: ::ferrodds_cdr::JsonView::to_json(&disc).to_string(),
+                },
+                at,
+            ))
+        }
+    });
+    let json_fallback = default_json.unwrap_or_else(|| {
+        quote! {
+            return ::core::result::Result::Err(::ferrodds_cdr::JsonError::new(
+                concat!("a discriminator selecting a branch of ", #type_name),
+                ::ferrodds_cdr::found(&::ferrodds_cdr::JsonView::to_json(&disc)),
+            ).in_member("discriminator"))
+        }
+    });
+
+    Ok(quote! {
+        #[allow(clippy::unnecessary_cast, unreachable_code)]
+        impl ::ferrodds_cdr::Cdr for #name {
+            const TYPE_NAME: &'static str = #type_name;
+            const KIND: ::ferrodds_cdr::TypeKind = ::ferrodds_cdr::TypeKind::Union(#ext);
+            const MIN_SIZE: usize = {
+                let s = <#disc_ty as ::ferrodds_cdr::Cdr>::MIN_SIZE;
+                if s < 4 { s } else { 4 }
+            };
+
+            fn encode(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {
+                let dheader = ::ferrodds_cdr::member::begin_aggregate(e, #ext);
+                match self { #(#encode_arms)* }
+                ::ferrodds_cdr::member::end_aggregate(e, #ext, dheader)
+            }
+
+            fn decode(d: &mut ::ferrodds_cdr::Decoder<'_>) -> ::core::result::Result<Self, ::ferrodds_cdr::DecodeError> {
+                let outer = ::ferrodds_cdr::member::begin_aggregate_decode(d, #ext)?;
+                let at = d.position();
+                let disc: #disc_ty = ::ferrodds_cdr::Cdr::decode(d).map_err(|err| err.in_member("discriminator"))?;
+                let value = #(#decode_branches)* { #fallback };
+                ::ferrodds_cdr::member::end_aggregate_decode(d, outer);
+                ::core::result::Result::Ok(value)
+            }
+
+            fn max_end(_: usize, _: usize) -> ::core::option::Option<usize> {
+                ::core::option::Option::None
+            }
+        }
+
+        #[allow(unreachable_code)]
+        impl ::ferrodds_cdr::JsonView for #name {
+            fn to_json(&self) -> ::ferrodds_cdr::serde_json::Value {
+                let mut map = ::ferrodds_cdr::serde_json::Map::new();
+                match self { #(#json_arms)* }
+                ::ferrodds_cdr::serde_json::Value::Object(map)
+            }
+
+            fn from_json(value: &::ferrodds_cdr::serde_json::Value) -> ::core::result::Result<Self, ::ferrodds_cdr::JsonError> {
+                let object = ::ferrodds_cdr::expect_object(value, #type_name)?;
+                let disc: #disc_ty = ::ferrodds_cdr::json_member(object, "discriminator")?;
+                ::core::result::Result::Ok(#(#json_branches)* { #json_fallback })
+            }
+        }
+    })
+}
+
+fn snake(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,290 @@
+//! Errors of encoding, decoding and the JSON view. Each says what was expected, where, and
+//! what was found, so that a user can act on it without a hex dump.
+
+use std::fmt;
+
+/// One step of the path from the top-level sample to the value an error concerns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment {
+    /// A member of a struct or union, by name.
+    Member(&'static str),
+    /// An element of a sequence or array, by index.
+    Index(usize),
+}
+
+/// A path such as `Mutable.app.pts[2].x`, built while an error unwinds (so it costs
+/// nothing on the successful path).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Path(Vec<PathSegment>);
+
+impl Path {
+    pub(crate) fn push_front(&mut self, segment: PathSegment) {
+        self.0.insert(0, segment);
+    }
+
+    /// True when the error happened at the top level.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                PathSegment::Member(name) if i == 0 => write!(f, "{name}")?,
+                PathSegment::Member(name) => write!(f, ".{name}")?,
+                PathSegment::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why decoding failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The input ended inside a value.
+    #[error("expected {needed} byte(s) of {what}, found only {remaining}")]
+    UnexpectedEnd {
+        /// What was being read.
+        what: &'static str,
+        /// How many bytes it needed.
+        needed: usize,
+        /// How many bytes were left.
+        remaining: usize,
+    },
+    /// A length (of a sequence, string, DHEADER or member) claims more than the input holds.
+    #[error("{what} claims {claimed} byte(s) or element(s) but only {remaining} byte(s) remain")]
+    LengthExceedsInput {
+        /// What carried the length.
+        what: &'static str,
+        /// The length claimed.
+        claimed: u64,
+        /// The bytes that remain.
+        remaining: usize,
+    },
+    /// A boolean octet other than 0 or 1.
+    #[error("expected a boolean (0 or 1), found {0}")]
+    InvalidBool(u8),
+    /// A string without its terminating NUL.
+    #[error("expected a string terminated by NUL, found byte {0:#04x} in its last place")]
+    StringNotTerminated(u8),
+    /// A string of length 0 (XCDR strings always count their NUL).
+    #[error("expected a string length of at least 1 (the NUL), found 0")]
+    StringLengthZero,
+    /// String bytes that are not UTF-8.
+    #[error("expected UTF-8 text, found invalid bytes at offset {valid_up_to} of the string")]
+    InvalidUtf8 {
+        /// How many leading bytes were valid.
+        valid_up_to: usize,
+    },
+    /// A wide string whose UTF-16 is not valid.
+    #[error("expected UTF-16 text in a wide string, found an unpaired surrogate")]
+    InvalidUtf16,
+    /// A bounded string or sequence longer than its bound.
+    #[error("expected at most {bound} element(s), found {found}")]
+    BoundExceeded {
+        /// The bound of the type.
+        bound: usize,
+        /// The length found.
+        found: u64,
+    },
+    /// An enum value that names no enumerator.
+    #[error("expected an enumerator of {type_name}, found value {value}")]
+    UnknownEnumerator {
+        /// The enum.
+        type_name: &'static str,
+        /// The value found.
+        value: i64,
+    },
+    /// A union discriminator that selects no branch, in a union without a default branch.
+    #[error("expected a discriminator selecting a branch of {type_name}, found {value}")]
+    UnknownDiscriminator {
+        /// The union.
+        type_name: &'static str,
+        /// The discriminator found, as JSON.
+        value: String,
+    },
+    /// A member of a mutable type that the sender marked must-understand, and that this
+    /// type does not have.
+    #[error("found member id {id:#x} marked must-understand, which {type_name} does not have")]
+    UnknownMustUnderstand {
+        /// The type being decoded.
+        type_name: &'static str,
+        /// The member id found.
+        id: u32,
+    },
+    /// A member that must be present is absent (a key, or a member without a default).
+    #[error("expected member {member} of {type_name}, found it absent")]
+    MissingMember {
+        /// The type being decoded.
+        type_name: &'static str,
+        /// The member's name.
+        member: &'static str,
+    },
+    /// A member id appears twice in a mutable encoding.
+    #[error("found member id {id:#x} of {type_name} twice")]
+    DuplicateMember {
+        /// The type being decoded.
+        type_name: &'static str,
+        /// The member id.
+        id: u32,
+    },
+    /// An EMHEADER length code whose implied length disagrees with the member.
+    #[error("member header length code {code} says {claimed} byte(s), but the member needs {needed}")]
+    LengthCodeMismatch {
+        /// The length code.
+        code: u8,
+        /// The length the code implies.
+        claimed: u64,
+        /// The size the member needs.
+        needed: usize,
+    },
+    /// An encapsulation header this crate cannot decode.
+    #[error("expected an encapsulation id of CDR, PL_CDR, CDR2, D_CDR2 or PL_CDR2, found {0:#06x}")]
+    UnsupportedEncapsulation(u16),
+    /// An encapsulation that does not fit the type (for example PL_CDR for a final type).
+    #[error("expected {expected} for this type, found encapsulation {found:#06x}")]
+    EncapsulationMismatch {
+        /// What the type needs.
+        expected: &'static str,
+        /// The encapsulation id found.
+        found: u16,
+    },
+    /// A character code above what the type can hold.
+    #[error("expected a character, found code {0:#x}")]
+    InvalidChar(u32),
+    /// Input left after the value, where none is allowed.
+    #[error("expected the end of input, found {0} more byte(s)")]
+    TrailingBytes(usize),
+}
+
+/// A decoding failure: what, at which byte offset of the payload, and in which member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    /// What went wrong.
+    pub kind: DecodeErrorKind,
+    /// Byte offset of the problem: from the start of the payload for [`crate::deserialize`]
+    /// (which counts the encapsulation header), from the decoder's origin otherwise.
+    pub offset: usize,
+    /// Where in the sample it went wrong.
+    pub path: Path,
+}
+
+impl DecodeError {
+    /// A new error at `offset`.
+    pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
+        Self { kind, offset, path: Path::default() }
+    }
+
+    /// Adds the member the error happened in (called while unwinding).
+    #[cold]
+    pub fn in_member(mut self, name: &'static str) -> Self {
+        self.path.push_front(PathSegment::Member(name));
+        self
+    }
+
+    /// Adds the element index the error happened in (called while unwinding).
+    #[cold]
+    pub fn at_index(mut self, index: usize) -> Self {
+        self.path.push_front(PathSegment::Index(index));
+        self
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "at byte {}: {}", self.offset, self.kind)
+        } else {
+            write!(f, "at byte {} ({}): {}", self.offset, self.path, self.kind)
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Why encoding failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeErrorKind {
+    /// A string or sequence longer than its bound.
+    #[error("expected at most {bound} element(s), found {found}")]
+    BoundExceeded {
+        /// The bound.
+        bound: usize,
+        /// The length of the value.
+        found: usize,
+    },
+    /// A length that does not fit the 32 bits CDR gives it.
+    #[error("expected a length below 2^32, found {0}")]
+    LengthOverflow(usize),
+    /// A `char` outside ISO-8859-1, which IDL `char` cannot hold.
+    #[error("expected a character in ISO-8859-1 (IDL char is 8 bits), found {0:?}")]
+    CharOutOfRange(char),
+    /// A `char` outside the basic multilingual plane, which IDL `wchar` cannot hold.
+    #[error("expected a character in the basic multilingual plane (IDL wchar is 16 bits), found {0:?}")]
+    WideCharOutOfRange(char),
+    /// A string holding NUL, which CDR strings cannot carry.
+    #[error("expected a string without NUL characters, found one at byte {0}")]
+    NulInString(usize),
+}
+
+/// An encoding failure and the member it happened in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeError {
+    /// What went wrong.
+    pub kind: EncodeErrorKind,
+    /// Where in the sample.
+    pub path: Path,
+}
+
+impl EncodeError {
+    /// A new error at the top level.
+    pub fn new(kind: EncodeErrorKind) -> Self {
+        Self { kind, path: Path::default() }
+    }
+
+    /// Adds the member the error happened in (called while unwinding).
+    #[cold]
+    pub fn in_member(mut self, name: &'static str) -> Self {
+        self.path.push_front(PathSegment::Member(name));
+        self
+    }
+
+    /// Adds the element index the error happened in (called while unwinding).
+    #[cold]
+    pub fn at_index(mut self, index: usize) -> Self {
+        self.path.push_front(PathSegment::Index(index));
+        self
+    }
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.kind)
+        } else {
+            write!(f, "{}: {}", self.path, self.kind)
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_read_like_member_access() {
+        let e = DecodeError::new(DecodeErrorKind::InvalidBool(7), 12)
+            .in_member("x")
+            .at_index(2)
+            .in_member("pts")
+            .in_member("Shape");
+        assert_eq!(e.to_string(), "at byte 12 (Shape.pts[2].x): expected a boolean (0 or 1), found 7");
+    }
+}
