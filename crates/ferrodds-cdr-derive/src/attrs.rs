@@ -26,6 +26,7 @@ pub(crate) struct Container {
     pub(crate) union: Option<Type>,
     pub(crate) bit_bound: Option<u32>,
     pub(crate) transparent: bool,
+    pub(crate) bitmask: bool,
 }
 
 impl Container {
@@ -37,6 +38,7 @@ impl Container {
             union: None,
             bit_bound: None,
             transparent: false,
+            bitmask: false,
         };
         let mut is_union = false;
         let mut discriminator = None;
@@ -69,7 +71,10 @@ impl Container {
                         return Err(syn::Error::new(v.span(), "expected a bit bound from 1 to 64"));
                     }
                     c.bit_bound = Some(n);
-                } else if p.is_ident("bitmask") || p.is_ident("transparent") {
+                } else if p.is_ident("bitmask") {
+                    c.transparent = true;
+                    c.bitmask = true;
+                } else if p.is_ident("transparent") {
                     c.transparent = true;
                 } else {
                     return Err(meta.error("unknown cdr attribute; expected final, appendable, mutable, type_name, autoid, union, discriminator, bit_bound or bitmask"));
@@ -79,7 +84,10 @@ impl Container {
         }
         if is_union {
             c.union = Some(discriminator.ok_or_else(|| {
-                syn::Error::new(proc_macro2::Span::call_site(), "a union needs #[cdr(discriminator = T)]")
+                syn::Error::new(
+                    proc_macro2::Span::call_site(),
+                    "a union needs #[cdr(discriminator = T)]",
+                )
             })?);
         }
         Ok(c)
@@ -135,11 +143,17 @@ pub(crate) struct Variant {
     pub(crate) name: Option<String>,
     pub(crate) cases: Vec<Expr>,
     pub(crate) default: bool,
+    pub(crate) no_branch: bool,
 }
 
 impl Variant {
     pub(crate) fn parse(attrs: &[Attribute]) -> syn::Result<Self> {
-        let mut v = Variant { name: None, cases: Vec::new(), default: false };
+        let mut v = Variant {
+            name: None,
+            cases: Vec::new(),
+            default: false,
+            no_branch: false,
+        };
         for attr in attrs.iter().filter(|a| a.path().is_ident("cdr")) {
             attr.parse_nested_meta(|meta| {
                 let p = &meta.path;
@@ -149,8 +163,12 @@ impl Variant {
                     v.cases.push(meta.value()?.parse::<Expr>()?);
                 } else if p.is_ident("default") {
                     v.default = true;
+                } else if p.is_ident("no_branch") {
+                    v.no_branch = true;
                 } else {
-                    return Err(meta.error("unknown cdr attribute; expected name, case or default"));
+                    return Err(meta.error(
+                        "unknown cdr attribute; expected name, case, default or no_branch",
+                    ));
                 }
                 Ok(())
             })?;
@@ -166,7 +184,9 @@ pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     if last.ident != "Option" {
         return None;
     }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
     match args.args.first()? {
         syn::GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
         _ => None,
@@ -180,7 +200,9 @@ pub(crate) fn vec_inner(ty: &Type) -> Option<&Type> {
     if last.ident != "Vec" {
         return None;
     }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
     match args.args.first()? {
         syn::GenericArgument::Type(t) => Some(t),
         _ => None,

@@ -7,25 +7,49 @@ use syn::{DataEnum, DeriveInput, Expr, ExprLit, ExprUnary, Fields, Lit, UnOp};
 
 fn literal_value(expr: &Expr) -> syn::Result<i64> {
     match expr {
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse(),
-        Expr::Unary(ExprUnary { op: UnOp::Neg(_), expr, .. }) => literal_value(expr).map(|v| -v),
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse(),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => literal_value(expr).map(|v| -v),
         Expr::Group(g) => literal_value(&g.expr),
-        _ => Err(syn::Error::new_spanned(expr, "enumerator values must be integer literals")),
+        _ => Err(syn::Error::new_spanned(
+            expr,
+            "enumerator values must be integer literals",
+        )),
     }
 }
 
-pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container) -> syn::Result<TokenStream> {
+pub(crate) fn expand(
+    input: &DeriveInput,
+    data: &DataEnum,
+    container: Container,
+) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let type_name = container.type_name.clone().unwrap_or_else(|| name.to_string());
+    let type_name = container
+        .type_name
+        .clone()
+        .unwrap_or_else(|| name.to_string());
     let bits = container.bit_bound.unwrap_or(32);
     let size: usize = match bits {
         1..=8 => 1,
         9..=16 => 2,
         17..=32 => 4,
-        _ => return Err(syn::Error::new_spanned(name, "an enum's bit_bound is at most 32")),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                name,
+                "an enum's bit_bound is at most 32",
+            ))
+        }
     };
     if data.variants.is_empty() {
-        return Err(syn::Error::new_spanned(name, "an IDL enum needs at least one enumerator"));
+        return Err(syn::Error::new_spanned(
+            name,
+            "an IDL enum needs at least one enumerator",
+        ));
     }
     let mut next = 0i64;
     let mut idents = Vec::new();
@@ -43,9 +67,16 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container)
             Some((_, expr)) => literal_value(expr)?,
             None => next,
         };
-        let max = if bits >= 32 { i64::from(u32::MAX) } else { (1i64 << bits) - 1 };
+        let max = if bits >= 32 {
+            i64::from(u32::MAX)
+        } else {
+            (1i64 << bits) - 1
+        };
         if value < i64::from(i32::MIN) || value > max {
-            return Err(syn::Error::new_spanned(v, format!("enumerator value {value} does not fit bit_bound {bits}")));
+            return Err(syn::Error::new_spanned(
+                v,
+                format!("enumerator value {value} does not fit bit_bound {bits}"),
+            ));
         }
         next = value + 1;
         idents.push(&v.ident);
@@ -58,7 +89,7 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container)
     Ok(quote! {
         impl ::ferrodds_cdr::Cdr for #name {
             const TYPE_NAME: &'static str = #type_name;
-            const KIND: ::ferrodds_cdr::TypeKind = ::ferrodds_cdr::TypeKind::Primitive { size: #size };
+            const KIND: ::ferrodds_cdr::TypeKind = ::ferrodds_cdr::TypeKind::Enumerated { size: #size };
             const MIN_SIZE: usize = #size;
 
             #[inline]

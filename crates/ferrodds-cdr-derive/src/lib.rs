@@ -18,7 +18,9 @@
 //! Union branch attributes: `case = EXPR` (repeatable), `default`, `name = "member"`. A
 //! branch with one label holds just its value (or nothing); a branch with several labels or
 //! the default branch holds `(discriminator, value)`, so that decoding and encoding again
-//! gives the same bytes.
+//! gives the same bytes. In a union without a default branch, a `#[cdr(no_branch)]` variant
+//! holding just the discriminator receives the values that select no branch (without one,
+//! such a value is a decoding error).
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

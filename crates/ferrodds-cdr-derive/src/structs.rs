@@ -21,7 +21,10 @@ struct Member<'a> {
 pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream> {
     let container = Container::parse(&input.attrs)?;
     if !input.generics.params.is_empty() {
-        return Err(syn::Error::new_spanned(&input.generics, "Cdr cannot be derived for generic types yet"));
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "Cdr cannot be derived for generic types yet",
+        ));
     }
     if container.transparent {
         return expand_transparent(input, data, &container);
@@ -35,7 +38,10 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
 
     let name = &input.ident;
     let vis = &input.vis;
-    let type_name = container.type_name.clone().unwrap_or_else(|| name.to_string());
+    let type_name = container
+        .type_name
+        .clone()
+        .unwrap_or_else(|| name.to_string());
     let ext = container.ext;
     let ext_tokens = ext.tokens();
 
@@ -46,10 +52,16 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
     let mut absolute: Option<u32> = None; // set once an explicit id fixes the numbering
     for (index, field) in named.named.iter().enumerate() {
         let attrs = Field::parse(&field.attrs)?;
-        let ident = field.ident.as_ref().ok_or_else(|| syn::Error::new_spanned(field, "expected a named field"))?;
+        let ident = field
+            .ident
+            .as_ref()
+            .ok_or_else(|| syn::Error::new_spanned(field, "expected a named field"))?;
         if attrs.base {
             if index != 0 {
-                return Err(syn::Error::new_spanned(field, "the base struct must be the first field"));
+                return Err(syn::Error::new_spanned(
+                    field,
+                    "the base struct must be the first field",
+                ));
             }
             base = Some((ident, &field.ty));
             continue;
@@ -57,13 +69,22 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         let inner = option_inner(&field.ty);
         let optional = attrs.optional || inner.is_some();
         if optional && inner.is_none() {
-            return Err(syn::Error::new_spanned(&field.ty, "an optional member must have type Option<T>"));
+            return Err(syn::Error::new_spanned(
+                &field.ty,
+                "an optional member must have type Option<T>",
+            ));
         }
         if optional && attrs.key {
-            return Err(syn::Error::new_spanned(field, "a key member cannot be optional"));
+            return Err(syn::Error::new_spanned(
+                field,
+                "a key member cannot be optional",
+            ));
         }
         let value_ty = inner.unwrap_or(&field.ty);
-        let idl_name = attrs.name.clone().unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
+        let idl_name = attrs
+            .name
+            .clone()
+            .unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
         let (id, id_value) = if container.autoid_hash && attrs.id.is_none() {
             let h = hashed_id(&idl_name);
             (quote!(#h), Some(h))
@@ -82,9 +103,20 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             }
         };
         if attrs.bound.is_some() && vec_inner(value_ty).is_none() && !is_string(value_ty) {
-            return Err(syn::Error::new_spanned(field, "bound applies to String and Vec<T> members"));
+            return Err(syn::Error::new_spanned(
+                field,
+                "bound applies to String and Vec<T> members",
+            ));
         }
-        members.push(Member { ident, value_ty, name: idl_name, attrs, id, id_value, optional });
+        members.push(Member {
+            ident,
+            value_ty,
+            name: idl_name,
+            attrs,
+            id,
+            id_value,
+            optional,
+        });
     }
     let next_id = match (absolute, base) {
         (Some(n), _) => quote!(#n),
@@ -104,7 +136,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         let n = &m.name;
         let id = &m.id;
         let vt = m.value_ty;
-        let mu = m.attrs.must_understand || m.attrs.key;
+        // Keys carry no must-understand flag: Cyclone DDS leaves it off (for RTI's sake).
+        let mu = m.attrs.must_understand;
         if ext == Ext::Mutable {
             let value = encode_value(m, quote!(v));
             let body = quote! {
@@ -125,7 +158,7 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             });
             quote! {
                 #pre
-                ::ferrodds_cdr::member::encode_optional(&self.#ident, #id, e).map_err(|err| err.in_member(#n))?;
+                ::ferrodds_cdr::member::encode_optional(&self.#ident, #id, #mu, e).map_err(|err| err.in_member(#n))?;
             }
         } else {
             let value = encode_value(m, quote!(&self.#ident));
@@ -200,7 +233,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             }
         }
     });
-    let finish_base = base.map(|(ident, ty)| quote! { #ident: <#ty>::__cdr_finish(slots.__base, d)?, });
+    let finish_base =
+        base.map(|(ident, ty)| quote! { #ident: <#ty>::__cdr_finish(slots.__base, d)?, });
 
     let mutable_items = if ext == Ext::Mutable {
         quote! {
@@ -290,7 +324,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             let ident = m.ident;
             let id = &m.id;
             let n = &m.name;
-            quote! { ::ferrodds_cdr::member::encode_optional(&self.#ident, #id, e).map_err(|err| err.in_member(#n))?; }
+            let mu = m.attrs.must_understand;
+            quote! { ::ferrodds_cdr::member::encode_optional(&self.#ident, #id, #mu, e).map_err(|err| err.in_member(#n))?; }
         } else {
             encode_key_of(m)
         }
@@ -308,7 +343,11 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
     };
     let key_max_keys = own_keys.iter().map(|m| key_max_of(m));
     let key_max_all = members.iter().map(|m| {
-        if is_optional(m) { quote! { return ::core::option::Option::None; } } else { key_max_of(m) }
+        if is_optional(m) {
+            quote! { return ::core::option::Option::None; }
+        } else {
+            key_max_of(m)
+        }
     });
     let (base_key_max, base_all_max) = match base {
         Some((_, ty)) => (
@@ -325,7 +364,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             quote! { end = #v?; }
         }
     });
-    let base_members_max = base.map(|(_, ty)| quote! { end = <#ty>::__cdr_members_max_end(end, max_align)?; });
+    let base_members_max =
+        base.map(|(_, ty)| quote! { end = <#ty>::__cdr_members_max_end(end, max_align)?; });
     let max_end_body = match ext {
         Ext::Final => quote! { Self::__cdr_members_max_end(offset, max_align) },
         Ext::Appendable => quote! {
@@ -342,7 +382,9 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
     let min_base = base.map(|(_, ty)| quote! { + <#ty as ::ferrodds_cdr::Cdr>::MIN_SIZE });
     let min_size = match ext {
         Ext::Final => quote! { 0 #min_base #(#min_terms)* },
-        Ext::Appendable => quote! { { let s = 0 #min_base #(#min_terms)*; if s < 4 { s } else { 4 } } },
+        Ext::Appendable => {
+            quote! { { let s = 0 #min_base #(#min_terms)*; if s < 4 { s } else { 4 } } }
+        }
         Ext::Mutable => quote! { 0 },
     };
     let missing_fields = members.iter().map(|m| {
@@ -354,7 +396,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             quote! { #ident: <#vt as ::ferrodds_cdr::Cdr>::missing()?, }
         }
     });
-    let missing_base = base.map(|(ident, ty)| quote! { #ident: <#ty as ::ferrodds_cdr::Cdr>::missing()?, });
+    let missing_base =
+        base.map(|(ident, ty)| quote! { #ident: <#ty as ::ferrodds_cdr::Cdr>::missing()?, });
     let json_out = members.iter().map(|m| {
         let ident = m.ident;
         let n = &m.name;
@@ -366,7 +409,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         let n = &m.name;
         quote! { #ident: ::ferrodds_cdr::json_member(object, #n)?, }
     });
-    let json_in_base = base.map(|(ident, ty)| quote! { #ident: <#ty>::__cdr_from_json_members(object)?, });
+    let json_in_base =
+        base.map(|(ident, ty)| quote! { #ident: <#ty>::__cdr_from_json_members(object)?, });
 
     Ok(quote! {
         #slots_struct
@@ -497,7 +541,9 @@ fn is_string(ty: &Type) -> bool {
 
 fn encode_value(m: &Member, access: TokenStream) -> TokenStream {
     match (m.attrs.bound, vec_inner(m.value_ty)) {
-        (Some(b), Some(_)) => quote! { ::ferrodds_cdr::member::encode_bounded_sequence(#access, #b, e) },
+        (Some(b), Some(_)) => {
+            quote! { ::ferrodds_cdr::member::encode_bounded_sequence(#access, #b, e) }
+        }
         (Some(b), None) => quote! { ::ferrodds_cdr::member::encode_bounded_string(#access, #b, e) },
         (None, _) => quote! { ::ferrodds_cdr::Cdr::encode(#access, e) },
     }
@@ -517,8 +563,12 @@ fn decode_value(m: &Member) -> TokenStream {
 fn max_value(m: &Member) -> TokenStream {
     let vt = m.value_ty;
     match (m.attrs.bound, vec_inner(vt)) {
-        (Some(b), Some(inner)) => quote! { ::ferrodds_cdr::member::bounded_sequence_max_end::<#inner>(end, #b, max_align) },
-        (Some(b), None) => quote! { ::ferrodds_cdr::member::bounded_string_max_end(end, #b, max_align) },
+        (Some(b), Some(inner)) => {
+            quote! { ::ferrodds_cdr::member::bounded_sequence_max_end::<#inner>(end, #b, max_align) }
+        }
+        (Some(b), None) => {
+            quote! { ::ferrodds_cdr::member::bounded_string_max_end(end, #b, max_align) }
+        }
         (None, _) => quote! { <#vt as ::ferrodds_cdr::Cdr>::max_end(end, max_align) },
     }
 }
@@ -547,7 +597,10 @@ fn missing_value(m: &Member, type_name: &str) -> TokenStream {
 /// The path of the hidden slots struct of a base type `a::b::Base`: `a::b::__CdrSlots_Base`.
 fn slots_path(ty: &Type) -> syn::Result<syn::Path> {
     let Type::Path(p) = ty else {
-        return Err(syn::Error::new_spanned(ty, "a base struct must be named by a path"));
+        return Err(syn::Error::new_spanned(
+            ty,
+            "a base struct must be named by a path",
+        ));
     };
     let mut path = p.path.clone();
     let last = path
@@ -558,22 +611,43 @@ fn slots_path(ty: &Type) -> syn::Result<syn::Path> {
     Ok(path)
 }
 
-fn expand_transparent(input: &DeriveInput, data: &DataStruct, container: &Container) -> syn::Result<TokenStream> {
+fn expand_transparent(
+    input: &DeriveInput,
+    data: &DataStruct,
+    container: &Container,
+) -> syn::Result<TokenStream> {
     let name = &input.ident;
     let Fields::Unnamed(fields) = &data.fields else {
-        return Err(syn::Error::new_spanned(name, "#[cdr(bitmask)] needs a tuple struct with one field"));
+        return Err(syn::Error::new_spanned(
+            name,
+            "#[cdr(bitmask)] needs a tuple struct with one field",
+        ));
     };
     if fields.unnamed.len() != 1 {
-        return Err(syn::Error::new_spanned(name, "#[cdr(bitmask)] needs a tuple struct with one field"));
+        return Err(syn::Error::new_spanned(
+            name,
+            "#[cdr(bitmask)] needs a tuple struct with one field",
+        ));
     }
     let Some(inner) = fields.unnamed.first().map(|f| &f.ty) else {
-        return Err(syn::Error::new_spanned(name, "#[cdr(bitmask)] needs a tuple struct with one field"));
+        return Err(syn::Error::new_spanned(
+            name,
+            "#[cdr(bitmask)] needs a tuple struct with one field",
+        ));
     };
-    let type_name = container.type_name.clone().unwrap_or_else(|| name.to_string());
+    let type_name = container
+        .type_name
+        .clone()
+        .unwrap_or_else(|| name.to_string());
+    let kind = if container.bitmask {
+        quote! { ::ferrodds_cdr::TypeKind::Enumerated { size: <#inner as ::ferrodds_cdr::Cdr>::KIND.primitive_size() } }
+    } else {
+        quote! { <#inner as ::ferrodds_cdr::Cdr>::KIND }
+    };
     Ok(quote! {
         impl ::ferrodds_cdr::Cdr for #name {
             const TYPE_NAME: &'static str = #type_name;
-            const KIND: ::ferrodds_cdr::TypeKind = <#inner as ::ferrodds_cdr::Cdr>::KIND;
+            const KIND: ::ferrodds_cdr::TypeKind = #kind;
             const MIN_SIZE: usize = <#inner as ::ferrodds_cdr::Cdr>::MIN_SIZE;
 
             #[inline]

@@ -12,16 +12,31 @@ enum Shape {
     Value,
     /// (discriminator, value), for several labels or the default branch.
     DiscriminatorAndValue,
+    /// The discriminator of a union without a default branch that selects no branch.
+    DiscriminatorOnly,
 }
 
-pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container) -> syn::Result<TokenStream> {
+pub(crate) fn expand(
+    input: &DeriveInput,
+    data: &DataEnum,
+    container: Container,
+) -> syn::Result<TokenStream> {
     let name = &input.ident;
-    let type_name = container.type_name.clone().unwrap_or_else(|| name.to_string());
+    let type_name = container
+        .type_name
+        .clone()
+        .unwrap_or_else(|| name.to_string());
     let Some(disc_ty) = container.union.clone() else {
-        return Err(syn::Error::new_spanned(name, "a union needs #[cdr(discriminator = T)]"));
+        return Err(syn::Error::new_spanned(
+            name,
+            "a union needs #[cdr(discriminator = T)]",
+        ));
     };
     if container.ext == Ext::Mutable {
-        return Err(syn::Error::new_spanned(name, "mutable unions are not supported yet; use final or appendable"));
+        return Err(syn::Error::new_spanned(
+            name,
+            "mutable unions are not supported yet; use final or appendable",
+        ));
     }
     let ext = container.ext.tokens();
 
@@ -34,14 +49,31 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container)
     for v in &data.variants {
         let attrs = Variant::parse(&v.attrs)?;
         let ident = &v.ident;
-        let member = attrs.name.clone().unwrap_or_else(|| snake(&ident.to_string()));
+        let member = attrs
+            .name
+            .clone()
+            .unwrap_or_else(|| snake(&ident.to_string()));
         let count = match &v.fields {
             Fields::Unit => 0,
             Fields::Unnamed(f) => f.unnamed.len(),
-            Fields::Named(_) => return Err(syn::Error::new_spanned(v, "union branches are tuple or unit variants")),
+            Fields::Named(_) => {
+                return Err(syn::Error::new_spanned(
+                    v,
+                    "union branches are tuple or unit variants",
+                ))
+            }
         };
         let single = attrs.cases.len() == 1 && !attrs.default;
-        let shape = match (count, single) {
+        let shape = if attrs.no_branch {
+            if count != 1 || attrs.default || !attrs.cases.is_empty() {
+                return Err(syn::Error::new_spanned(
+                    v,
+                    "a no_branch variant holds just the discriminator, and has no case labels",
+                ));
+            }
+            Shape::DiscriminatorOnly
+        } else {
+            match (count, single) {
             (0, true) => Shape::Unit,
             (1, true) => Shape::Value,
             (2, _) => Shape::DiscriminatorAndValue,
@@ -52,9 +84,13 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container)
                 ))
             }
             _ => return Err(syn::Error::new_spanned(v, "a union branch holds at most (discriminator, value)")),
+        }
         };
-        if attrs.cases.is_empty() && !attrs.default {
-            return Err(syn::Error::new_spanned(v, "a union branch needs #[cdr(case = …)] or #[cdr(default)]"));
+        if attrs.cases.is_empty() && !attrs.default && !attrs.no_branch {
+            return Err(syn::Error::new_spanned(
+                v,
+                "a union branch needs #[cdr(case = …)] or #[cdr(default)]",
+            ));
         }
         let cases = &attrs.cases;
         let label = cases.first().cloned();
@@ -85,6 +121,10 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container)
                     map.insert(#member.into(), ::ferrodds_cdr::JsonView::to_json(v));
                 } },
             ),
+            Shape::DiscriminatorOnly => (
+                quote! { #name::#ident(disc) => { ::ferrodds_cdr::Cdr::encode(disc, e)?; } },
+                quote! { #name::#ident(disc) => { map.insert("discriminator".into(), ::ferrodds_cdr::JsonView::to_json(disc)); } },
+            ),
         };
         encode_arms.push(encode);
         json_arms.push(json);
@@ -98,10 +138,17 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum, container: Container)
                 quote! { #name::#ident(disc, ::ferrodds_cdr::Cdr::decode(d).map_err(|err| err.in_member(#member))?) },
                 quote! { #name::#ident(disc, ::ferrodds_cdr::json_member(object, #member)?) },
             ),
+            Shape::DiscriminatorOnly => (
+                quote! { #name::#ident(disc) },
+                quote! { #name::#ident(disc) },
+            ),
         };
-        if attrs.default {
+        if attrs.default || attrs.no_branch {
             if default_branch.is_some() {
-                return Err(syn::Error::new_spanned(v, "a union has at most one default branch"));
+                return Err(syn::Error::new_spanned(
+                    v,
+                    "a union has at most one default or no_branch variant",
+                ));
             }
             default_branch = Some(build);
             default_json = Some(build_json);

@@ -20,13 +20,19 @@ struct ShapeType {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.chunks(4).map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>().join(" ")
+    bytes
+        .chunks(4)
+        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn parse_arg(args: &[String], index: usize, name: &str, default: i32) -> Result<i32, String> {
     match args.get(index) {
         None => Ok(default),
-        Some(text) => text.parse().map_err(|_| format!("{name} must be an integer, got {text:?}")),
+        Some(text) => text
+            .parse()
+            .map_err(|_| format!("{name} must be an integer, got {text:?}")),
     }
 }
 

@@ -233,7 +233,9 @@ impl Cdr for String {
 
 impl<T: Cdr> Cdr for Vec<T> {
     const TYPE_NAME: &'static str = "sequence";
-    const KIND: TypeKind = TypeKind::Sequence;
+    const KIND: TypeKind = TypeKind::Sequence {
+        primitive_element_size: T::KIND.primitive_size(),
+    };
     const MIN_SIZE: usize = 4;
 
     #[inline]
@@ -254,7 +256,9 @@ impl<T: Cdr> Cdr for Vec<T> {
 
 impl<T: Cdr, const N: usize> Cdr for [T; N] {
     const TYPE_NAME: &'static str = "array";
-    const KIND: TypeKind = TypeKind::Array;
+    const KIND: TypeKind = TypeKind::Array {
+        primitive_elements: T::FLAT_ELEMENT_IS_PRIMITIVE,
+    };
     const MIN_SIZE: usize = N * T::MIN_SIZE;
     const IS_ARRAY: bool = true;
     const FLAT_ELEMENT_IS_PRIMITIVE: bool = T::FLAT_ELEMENT_IS_PRIMITIVE;
@@ -296,7 +300,9 @@ impl<T: Cdr, const N: usize> Cdr for [T; N] {
         }
         let items = T::decode_elements(d, N)?;
         // INVARIANT: decode_elements returns exactly N items or an error.
-        Ok(items.try_into().unwrap_or_else(|_| unreachable!("decode_elements returned a wrong count")))
+        Ok(items
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("decode_elements returned a wrong count")))
     }
 
     fn encode_key(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -304,8 +310,11 @@ impl<T: Cdr, const N: usize> Cdr for [T; N] {
     }
 
     fn max_end(offset: usize, max_align: usize) -> Option<usize> {
-        let mut end =
-            if !T::FLAT_ELEMENT_IS_PRIMITIVE && max_align == 4 { align_up(offset, 4, 4) + 4 } else { offset };
+        let mut end = if !T::FLAT_ELEMENT_IS_PRIMITIVE && max_align == 4 {
+            align_up(offset, 4, 4) + 4
+        } else {
+            offset
+        };
         for _ in 0..N {
             end = T::max_end(end, max_align)?;
         }

@@ -14,6 +14,8 @@ pub struct Decoder<'a> {
     data: &'a [u8],
     pos: usize,
     end: usize,
+    /// Where alignment counts from (moved inside XCDR1 parameters).
+    origin: usize,
     max_align: usize,
     big_endian: bool,
     version: XcdrVersion,
@@ -40,6 +42,7 @@ impl<'a> Decoder<'a> {
             data,
             pos: 0,
             end: data.len(),
+            origin: 0,
             max_align: version.max_align(),
             big_endian: endianness == Endianness::Big,
             version,
@@ -94,14 +97,18 @@ impl<'a> Decoder<'a> {
 
     #[cold]
     fn unexpected_end(&self, what: &'static str, needed: usize) -> DecodeError {
-        self.error(DecodeErrorKind::UnexpectedEnd { what, needed, remaining: self.remaining() })
+        self.error(DecodeErrorKind::UnexpectedEnd {
+            what,
+            needed,
+            remaining: self.remaining(),
+        })
     }
 
     /// Skips padding to a multiple of `size` (capped at the version's maximum alignment).
     #[inline]
     pub fn align(&mut self, size: usize) -> Result<(), DecodeError> {
         let align = size.min(self.max_align);
-        let pad = self.pos.wrapping_neg() & (align - 1);
+        let pad = self.pos.wrapping_sub(self.origin).wrapping_neg() & (align - 1);
         if pad > self.remaining() {
             return Err(self.unexpected_end("alignment padding", pad));
         }
@@ -183,7 +190,11 @@ impl<'a> Decoder<'a> {
     /// takes at least `min_element_size` bytes (elements of size 0 count as 1, so that a
     /// count can never exceed the bytes left).
     #[inline]
-    pub fn read_count(&mut self, what: &'static str, min_element_size: usize) -> Result<usize, DecodeError> {
+    pub fn read_count(
+        &mut self,
+        what: &'static str,
+        min_element_size: usize,
+    ) -> Result<usize, DecodeError> {
         let count = self.read_u32()?;
         let min = min_element_size.max(1) as u64;
         if u64::from(count).saturating_mul(min) > self.remaining() as u64 {
@@ -212,7 +223,12 @@ impl<'a> Decoder<'a> {
             return Err(self.error(DecodeErrorKind::StringNotTerminated(nul[0])));
         }
         std::str::from_utf8(text).map_err(|e| {
-            DecodeError::new(DecodeErrorKind::InvalidUtf8 { valid_up_to: e.valid_up_to() }, start)
+            DecodeError::new(
+                DecodeErrorKind::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                },
+                start,
+            )
         })
     }
 
@@ -248,9 +264,24 @@ impl<'a> Decoder<'a> {
             Ok(outer) => Ok(outer),
             Err(e) => {
                 self.pos -= 4;
-                Err(DecodeError { offset: self.pos, ..e })
+                Err(DecodeError {
+                    offset: self.pos,
+                    ..e
+                })
             }
         }
+    }
+
+    /// Moves the alignment origin to the current position; returns the previous one.
+    #[inline]
+    pub(crate) fn set_origin_here(&mut self) -> usize {
+        std::mem::replace(&mut self.origin, self.pos)
+    }
+
+    /// Restores an origin returned by [`Decoder::set_origin_here`].
+    #[inline]
+    pub(crate) fn restore_origin(&mut self, origin: usize) {
+        self.origin = origin;
     }
 
     /// The absolute position, for rewinding with [`Decoder::rewind`].
@@ -294,7 +325,11 @@ mod tests {
         assert_eq!(err.offset, 0);
         assert_eq!(
             err.kind,
-            DecodeErrorKind::LengthExceedsInput { what: "sequence length", claimed: u32::MAX as u64, remaining: 16 }
+            DecodeErrorKind::LengthExceedsInput {
+                what: "sequence length",
+                claimed: u32::MAX as u64,
+                remaining: 16
+            }
         );
     }
 
@@ -312,17 +347,37 @@ mod tests {
 
     #[test]
     fn strings_must_be_terminated_and_utf8() {
-        let mut d = Decoder::new(&[3, 0, 0, 0, b'a', b'b', b'c'], XcdrVersion::Xcdr1, Endianness::Little);
-        assert_eq!(d.read_str().unwrap_err().kind, DecodeErrorKind::StringNotTerminated(b'c'));
-        let mut d = Decoder::new(&[3, 0, 0, 0, 0xff, 0xfe, 0], XcdrVersion::Xcdr1, Endianness::Little);
-        assert_eq!(d.read_str().unwrap_err().kind, DecodeErrorKind::InvalidUtf8 { valid_up_to: 0 });
+        let mut d = Decoder::new(
+            &[3, 0, 0, 0, b'a', b'b', b'c'],
+            XcdrVersion::Xcdr1,
+            Endianness::Little,
+        );
+        assert_eq!(
+            d.read_str().unwrap_err().kind,
+            DecodeErrorKind::StringNotTerminated(b'c')
+        );
+        let mut d = Decoder::new(
+            &[3, 0, 0, 0, 0xff, 0xfe, 0],
+            XcdrVersion::Xcdr1,
+            Endianness::Little,
+        );
+        assert_eq!(
+            d.read_str().unwrap_err().kind,
+            DecodeErrorKind::InvalidUtf8 { valid_up_to: 0 }
+        );
         let mut d = Decoder::new(&[0, 0, 0, 0], XcdrVersion::Xcdr1, Endianness::Little);
-        assert_eq!(d.read_str().unwrap_err().kind, DecodeErrorKind::StringLengthZero);
+        assert_eq!(
+            d.read_str().unwrap_err().kind,
+            DecodeErrorKind::StringLengthZero
+        );
     }
 
     #[test]
     fn booleans_are_zero_or_one() {
         let mut d = Decoder::new(&[2], XcdrVersion::Xcdr1, Endianness::Little);
-        assert_eq!(d.read_bool().unwrap_err().kind, DecodeErrorKind::InvalidBool(2));
+        assert_eq!(
+            d.read_bool().unwrap_err().kind,
+            DecodeErrorKind::InvalidBool(2)
+        );
     }
 }

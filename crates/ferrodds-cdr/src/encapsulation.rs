@@ -33,7 +33,11 @@ pub enum RepresentationId {
 
 impl RepresentationId {
     /// The identifier for a type of extensibility `ext` written as `version` in `endianness`.
-    pub const fn for_type(version: XcdrVersion, ext: Extensibility, endianness: Endianness) -> Self {
+    pub const fn for_type(
+        version: XcdrVersion,
+        ext: Extensibility,
+        endianness: Endianness,
+    ) -> Self {
         use RepresentationId::*;
         let le = matches!(endianness, Endianness::Little);
         match (version, ext, le) {
@@ -115,7 +119,10 @@ impl EncapsulationHeader {
         let raw = u16::from_be_bytes([a, b]);
         let id = RepresentationId::from_u16(raw)
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::UnsupportedEncapsulation(raw), 0))?;
-        Ok(Self { id, options: u16::from_be_bytes([c, d]) })
+        Ok(Self {
+            id,
+            options: u16::from_be_bytes([c, d]),
+        })
     }
 
     /// The header's four bytes.
@@ -149,11 +156,19 @@ mod tests {
     #[test]
     fn header_parses_and_emits() {
         let h = EncapsulationHeader::parse(&[0x00, 0x09, 0x00, 0x02, 0xff]).unwrap();
-        assert_eq!(h, EncapsulationHeader { id: RepresentationId::DCdr2Le, options: 2 });
+        assert_eq!(
+            h,
+            EncapsulationHeader {
+                id: RepresentationId::DCdr2Le,
+                options: 2
+            }
+        );
         assert_eq!(h.padding(), 2);
         assert_eq!(h.to_bytes(), [0x00, 0x09, 0x00, 0x02]);
         assert_eq!(
-            EncapsulationHeader::parse(&[0x00, 0x04, 0, 0]).unwrap_err().kind,
+            EncapsulationHeader::parse(&[0x00, 0x04, 0, 0])
+                .unwrap_err()
+                .kind,
             DecodeErrorKind::UnsupportedEncapsulation(4)
         );
         assert!(EncapsulationHeader::parse(&[0x00]).is_err());

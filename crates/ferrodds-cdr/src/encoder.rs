@@ -115,8 +115,8 @@ impl<'a> Encoder<'a> {
     /// Writes a length as a 32-bit unsigned integer, refusing lengths that do not fit.
     #[inline]
     pub fn write_length(&mut self, len: usize) -> Result<(), EncodeError> {
-        let len32 =
-            u32::try_from(len).map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
+        let len32 = u32::try_from(len)
+            .map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
         self.write_u32(len32);
         Ok(())
     }
@@ -148,26 +148,16 @@ impl<'a> Encoder<'a> {
     #[inline]
     pub fn end_length(&mut self, at: usize) -> Result<(), EncodeError> {
         let len = self.buf.len() - at - 4;
-        let len32 =
-            u32::try_from(len).map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
-        let bytes = if self.big_endian { len32.to_be_bytes() } else { len32.to_le_bytes() };
+        let len32 = u32::try_from(len)
+            .map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
+        let bytes = if self.big_endian {
+            len32.to_be_bytes()
+        } else {
+            len32.to_le_bytes()
+        };
         // INVARIANT: `at` came from begin_length on this buffer, which only grows.
         self.buf[at..at + 4].copy_from_slice(&bytes);
         Ok(())
-    }
-
-    /// Overwrites a 16-bit value written earlier at absolute buffer index `at`.
-    #[inline]
-    pub(crate) fn patch_u16(&mut self, at: usize, value: u16) {
-        let bytes = if self.big_endian { value.to_be_bytes() } else { value.to_le_bytes() };
-        self.buf[at..at + 2].copy_from_slice(&bytes);
-    }
-
-    /// Overwrites a 32-bit value written earlier at absolute buffer index `at`.
-    #[inline]
-    pub(crate) fn patch_u32(&mut self, at: usize, value: u32) {
-        let bytes = if self.big_endian { value.to_be_bytes() } else { value.to_le_bytes() };
-        self.buf[at..at + 4].copy_from_slice(&bytes);
     }
 
     /// The absolute index in the buffer where the next byte goes.
@@ -176,15 +166,11 @@ impl<'a> Encoder<'a> {
         self.buf.len()
     }
 
-    /// Copies the bytes from absolute index `from` to the end into `out`; returns their count.
-    pub(crate) fn take_tail(&mut self, from: usize, out: &mut Vec<u8>) -> usize {
-        out.extend_from_slice(&self.buf[from..]);
-        self.buf.len() - from
-    }
-
-    /// Drops everything from absolute index `at` on.
-    pub(crate) fn truncate_to(&mut self, at: usize) {
-        self.buf.truncate(at);
+    /// Moves the alignment origin to absolute index `at` (XCDR1 parameters align their value
+    /// from its own start); returns the previous origin, to restore.
+    #[inline]
+    pub(crate) fn set_origin(&mut self, at: usize) -> usize {
+        std::mem::replace(&mut self.origin, at)
     }
 
     /// True when the host's byte order is the one being written.
@@ -207,7 +193,10 @@ mod tests {
     #[test]
     fn alignment_is_capped_by_version() {
         for (version, expected) in [
-            (XcdrVersion::Xcdr1, vec![1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]),
+            (
+                XcdrVersion::Xcdr1,
+                vec![1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0],
+            ),
             (XcdrVersion::Xcdr2, vec![1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]),
         ] {
             let mut buf = Vec::new();

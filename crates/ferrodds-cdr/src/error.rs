@@ -133,7 +133,9 @@ pub enum DecodeErrorKind {
         id: u32,
     },
     /// An EMHEADER length code whose implied length disagrees with the member.
-    #[error("member header length code {code} says {claimed} byte(s), but the member needs {needed}")]
+    #[error(
+        "member header length code {code} says {claimed} byte(s), but the member needs {needed}"
+    )]
     LengthCodeMismatch {
         /// The length code.
         code: u8,
@@ -143,7 +145,9 @@ pub enum DecodeErrorKind {
         needed: usize,
     },
     /// An encapsulation header this crate cannot decode.
-    #[error("expected an encapsulation id of CDR, PL_CDR, CDR2, D_CDR2 or PL_CDR2, found {0:#06x}")]
+    #[error(
+        "expected an encapsulation id of CDR, PL_CDR, CDR2, D_CDR2 or PL_CDR2, found {0:#06x}"
+    )]
     UnsupportedEncapsulation(u16),
     /// An encapsulation that does not fit the type (for example PL_CDR for a final type).
     #[error("expected {expected} for this type, found encapsulation {found:#06x}")]
@@ -176,7 +180,11 @@ pub struct DecodeError {
 impl DecodeError {
     /// A new error at `offset`.
     pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
-        Self { kind, offset, path: Path::default() }
+        Self {
+            kind,
+            offset,
+            path: Path::default(),
+        }
     }
 
     /// Adds the member the error happened in (called while unwinding).
@@ -225,7 +233,9 @@ pub enum EncodeErrorKind {
     #[error("expected a character in ISO-8859-1 (IDL char is 8 bits), found {0:?}")]
     CharOutOfRange(char),
     /// A `char` outside the basic multilingual plane, which IDL `wchar` cannot hold.
-    #[error("expected a character in the basic multilingual plane (IDL wchar is 16 bits), found {0:?}")]
+    #[error(
+        "expected a character in the basic multilingual plane (IDL wchar is 16 bits), found {0:?}"
+    )]
     WideCharOutOfRange(char),
     /// A string holding NUL, which CDR strings cannot carry.
     #[error("expected a string without NUL characters, found one at byte {0}")]
@@ -244,7 +254,10 @@ pub struct EncodeError {
 impl EncodeError {
     /// A new error at the top level.
     pub fn new(kind: EncodeErrorKind) -> Self {
-        Self { kind, path: Path::default() }
+        Self {
+            kind,
+            path: Path::default(),
+        }
     }
 
     /// Adds the member the error happened in (called while unwinding).
@@ -285,6 +298,9 @@ mod tests {
             .at_index(2)
             .in_member("pts")
             .in_member("Shape");
-        assert_eq!(e.to_string(), "at byte 12 (Shape.pts[2].x): expected a boolean (0 or 1), found 7");
+        assert_eq!(
+            e.to_string(),
+            "at byte 12 (Shape.pts[2].x): expected a boolean (0 or 1), found 7"
+        );
     }
 }

@@ -34,7 +34,11 @@ impl JsonError {
     /// A new error at the top level.
     #[cold]
     pub fn new(expected: impl Into<String>, found: impl Into<String>) -> Self {
-        Self { path: Path::default(), expected: expected.into(), found: found.into() }
+        Self {
+            path: Path::default(),
+            expected: expected.into(),
+            found: found.into(),
+        }
     }
 
     /// Adds the member the error happened in (called while unwinding).
@@ -57,7 +61,11 @@ impl fmt::Display for JsonError {
         if self.path.is_empty() {
             write!(f, "expected {}, found {}", self.expected, self.found)
         } else {
-            write!(f, "at {}: expected {}, found {}", self.path, self.expected, self.found)
+            write!(
+                f,
+                "at {}: expected {}, found {}",
+                self.path, self.expected, self.found
+            )
         }
     }
 }
@@ -87,7 +95,14 @@ pub fn to_json_string<T: JsonView>(sample: &T) -> String {
 /// Reads a sample from JSON text; syntax errors say line and column.
 pub fn from_json_str<T: JsonView>(text: &str) -> Result<T, JsonError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        JsonError::new("JSON text", format!("a syntax error at line {} column {}: {e}", e.line(), e.column()))
+        JsonError::new(
+            "JSON text",
+            format!(
+                "a syntax error at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
     })?;
     T::from_json(&value)
 }
@@ -158,7 +173,9 @@ impl JsonView for f32 {
         float_to_json(f64::from(*self))
     }
     fn from_json(value: &Value) -> Result<Self, JsonError> {
-        float_from_json(value).map(|v| v as f32).ok_or_else(|| JsonError::new("a number", found(value)))
+        float_from_json(value)
+            .map(|v| v as f32)
+            .ok_or_else(|| JsonError::new("a number", found(value)))
     }
 }
 
@@ -167,7 +184,9 @@ impl JsonView for bool {
         Value::Bool(*self)
     }
     fn from_json(value: &Value) -> Result<Self, JsonError> {
-        value.as_bool().ok_or_else(|| JsonError::new("a boolean", found(value)))
+        value
+            .as_bool()
+            .ok_or_else(|| JsonError::new("a boolean", found(value)))
     }
 }
 
@@ -189,7 +208,10 @@ impl JsonView for String {
         Value::String(self.clone())
     }
     fn from_json(value: &Value) -> Result<Self, JsonError> {
-        value.as_str().map(str::to_owned).ok_or_else(|| JsonError::new("a string", found(value)))
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| JsonError::new("a string", found(value)))
     }
 }
 
@@ -198,7 +220,9 @@ impl<T: JsonView> JsonView for Vec<T> {
         Value::Array(self.iter().map(T::to_json).collect())
     }
     fn from_json(value: &Value) -> Result<Self, JsonError> {
-        let items = value.as_array().ok_or_else(|| JsonError::new("an array", found(value)))?;
+        let items = value
+            .as_array()
+            .ok_or_else(|| JsonError::new("an array", found(value)))?;
         items
             .iter()
             .enumerate()
@@ -214,7 +238,12 @@ impl<T: JsonView, const N: usize> JsonView for [T; N] {
     fn from_json(value: &Value) -> Result<Self, JsonError> {
         let items = match value.as_array() {
             Some(items) if items.len() == N => items,
-            _ => return Err(JsonError::new(format!("an array of {N} element(s)"), found(value))),
+            _ => {
+                return Err(JsonError::new(
+                    format!("an array of {N} element(s)"),
+                    found(value),
+                ))
+            }
         };
         let values: Vec<T> = items
             .iter()
@@ -222,7 +251,9 @@ impl<T: JsonView, const N: usize> JsonView for [T; N] {
             .map(|(i, v)| T::from_json(v).map_err(|e| e.at_index(i)))
             .collect::<Result<_, _>>()?;
         // INVARIANT: exactly N items were converted.
-        Ok(values.try_into().unwrap_or_else(|_| unreachable!("length checked above")))
+        Ok(values
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("length checked above")))
     }
 }
 
@@ -242,13 +273,21 @@ impl<T: JsonView> JsonView for Option<T> {
 }
 
 /// The object a struct's or union's view must be (used by derived code).
-pub fn expect_object<'v>(value: &'v Value, type_name: &str) -> Result<&'v Map<String, Value>, JsonError> {
-    value.as_object().ok_or_else(|| JsonError::new(format!("an object for {type_name}"), found(value)))
+pub fn expect_object<'v>(
+    value: &'v Value,
+    type_name: &str,
+) -> Result<&'v Map<String, Value>, JsonError> {
+    value
+        .as_object()
+        .ok_or_else(|| JsonError::new(format!("an object for {type_name}"), found(value)))
 }
 
 /// Reads member `name` of an object; a missing member reads as `null`, so that absent
 /// optional members may be left out.
-pub fn member<T: JsonView>(object: &Map<String, Value>, name: &'static str) -> Result<T, JsonError> {
+pub fn member<T: JsonView>(
+    object: &Map<String, Value>,
+    name: &'static str,
+) -> Result<T, JsonError> {
     T::from_json(object.get(name).unwrap_or(&Value::Null)).map_err(|e| e.in_member(name))
 }
 
@@ -259,19 +298,28 @@ mod tests {
     #[test]
     fn integer_errors_give_the_range() {
         let e = i8::from_json(&Value::from(300)).unwrap_err();
-        assert_eq!(e.to_string(), "expected an integer in -128..=127 (int8), found number 300");
+        assert_eq!(
+            e.to_string(),
+            "expected an integer in -128..=127 (int8), found number 300"
+        );
     }
 
     #[test]
     fn non_finite_floats_survive() {
         assert!(f64::from_json(&f64::NAN.to_json()).unwrap().is_nan());
-        assert_eq!(f32::from_json(&f32::NEG_INFINITY.to_json()).unwrap(), f32::NEG_INFINITY);
+        assert_eq!(
+            f32::from_json(&f32::NEG_INFINITY.to_json()).unwrap(),
+            f32::NEG_INFINITY
+        );
     }
 
     #[test]
     fn nested_errors_name_the_element() {
         let e = Vec::<[u8; 2]>::from_json(&serde_json::json!([[1, 2], [3, "x"]])).unwrap_err();
-        assert_eq!(e.to_string(), "at [1][1]: expected an integer in 0..=255 (uint8), found string \"x\"");
+        assert_eq!(
+            e.to_string(),
+            "at [1][1]: expected an integer in 0..=255 (uint8), found string \"x\""
+        );
     }
 
     #[test]

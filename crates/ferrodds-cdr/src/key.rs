@@ -1,5 +1,6 @@
 //! Key hashes (RTPS 9.6.4.8, XTypes 7.6.8): the key holder serialized big-endian, padded
-//! with zeros to 16 bytes, or its MD5 when the holder's maximum size exceeds 16 bytes.
+//! with zeros to 16 bytes, or its MD5 when the holder's maximum size exceeds 16 bytes (the
+//! holder zero-padded to at least 16 bytes first, as Cyclone DDS does).
 
 use crate::error::EncodeError;
 use crate::{Cdr, Encoder, Endianness, XcdrVersion};
@@ -31,6 +32,11 @@ pub fn key_hash<T: Cdr>(sample: &T, version: XcdrVersion) -> Result<KeyHash, Enc
     if fits && holder.len() <= 16 {
         hash[..holder.len()].copy_from_slice(&holder);
     } else {
+        // Cyclone DDS hashes a holder shorter than 16 bytes padded with zeros to 16
+        // (checked against its vectors: KeyString "abc" hashes 0000000461626300 + 8 zeros).
+        if holder.len() < 16 {
+            holder.resize(16, 0);
+        }
         hash.copy_from_slice(&Md5::digest(&holder));
     }
     Ok(KeyHash(hash))
@@ -49,7 +55,7 @@ mod tests {
     #[test]
     fn an_unbounded_key_is_hashed() {
         let h = key_hash(&String::from("a"), XcdrVersion::Xcdr2).unwrap();
-        let expected = Md5::digest([0, 0, 0, 2, b'a', 0]);
+        let expected = Md5::digest([0, 0, 0, 2, b'a', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
         assert_eq!(h.0.as_slice(), expected.as_slice());
     }
 }

@@ -51,7 +51,9 @@ pub use decoder::Decoder;
 pub use encapsulation::{EncapsulationHeader, RepresentationId};
 pub use encoder::Encoder;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Path, PathSegment};
-pub use json::{expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView};
+pub use json::{
+    expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView,
+};
 pub use key::{key_hash, KeyHash};
 pub use sample::{deserialize, serialize, serialize_into};
 pub use wide::{WChar, WString};
@@ -90,8 +92,11 @@ pub enum Endianness {
 
 impl Endianness {
     /// The host's byte order, which encoders use unless asked otherwise.
-    pub const NATIVE: Endianness =
-        if cfg!(target_endian = "big") { Endianness::Big } else { Endianness::Little };
+    pub const NATIVE: Endianness = if cfg!(target_endian = "big") {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
 }
 
 /// How a type may evolve, which decides its encoding (XTypes 7.2.2.4.4).
@@ -108,18 +113,31 @@ pub enum Extensibility {
 /// What kind of type this is, as far as the encoding rules care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TypeKind {
-    /// A primitive (boolean, octet, char, integers, floats) or an enum or bitmask, with its
-    /// size in XCDR2. Collections of primitives carry no DHEADER in XCDR2.
+    /// A primitive (boolean, octet, char, integers, floats), with its size. Collections of
+    /// primitives carry no DHEADER in XCDR2.
     Primitive {
+        /// Encoded size in bytes.
+        size: usize,
+    },
+    /// An enum or bitmask: sized like a primitive, but collections of them carry a DHEADER in
+    /// XCDR2 (as Cyclone DDS writes them).
+    Enumerated {
         /// Encoded size in bytes.
         size: usize,
     },
     /// A string or wide string.
     String,
     /// A sequence.
-    Sequence,
+    Sequence {
+        /// The size of the elements when they are primitive, else 0 (it picks the EMHEADER
+        /// length code of a mutable member).
+        primitive_element_size: usize,
+    },
     /// An array (of any number of dimensions).
-    Array,
+    Array {
+        /// True when the innermost elements are primitive (then there is no DHEADER).
+        primitive_elements: bool,
+    },
     /// A struct of the given extensibility.
     Struct(Extensibility),
     /// A union of the given extensibility.
@@ -127,10 +145,19 @@ pub enum TypeKind {
 }
 
 impl TypeKind {
-    /// True for primitives, enums and bitmasks.
+    /// True for primitives (not enums and bitmasks).
     #[inline]
     pub const fn is_primitive(self) -> bool {
         matches!(self, TypeKind::Primitive { .. })
+    }
+
+    /// The size of a primitive, 0 for other kinds.
+    #[inline]
+    pub const fn primitive_size(self) -> usize {
+        match self {
+            TypeKind::Primitive { size } => size,
+            _ => 0,
+        }
     }
 }
 

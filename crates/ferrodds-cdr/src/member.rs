@@ -41,7 +41,7 @@ pub fn end_aggregate(
 ) -> Result<(), EncodeError> {
     if ext == Extensibility::Mutable && !e.is_xcdr2() {
         e.align(4);
-        e.write_u16(PID_LIST_END);
+        e.write_u16(PID_LIST_END | PID_FLAG_MUST_UNDERSTAND);
         e.write_u16(0);
     }
     match dheader {
@@ -73,103 +73,122 @@ pub fn end_aggregate_decode(d: &mut Decoder<'_>, outer: Option<usize>) {
     }
 }
 
-/// Where a member of a mutable type began, for [`end_member`].
+/// Where a member of a mutable type (or an XCDR1 optional) began, for [`end_member`].
 #[derive(Debug)]
 pub struct MemberStart {
     /// Buffer index of the length field to patch, if any.
     length_at: Option<usize>,
-    /// Buffer index of the XCDR1 parameter header.
-    header_at: usize,
-    id: u32,
-    must_understand: bool,
+    /// XCDR1: the outer alignment origin, restored after the parameter's value.
+    outer_origin: Option<usize>,
+    /// XCDR1: pad the parameter to a multiple of 4 (members of mutable types; optionals of
+    /// final and appendable types are not padded).
+    pad: bool,
+}
+
+/// The EMHEADER length code for a member of kind `kind` (XTypes 7.4.3.5.4), chosen as
+/// Cyclone DDS chooses it, and whether a separate NEXTINT follows. With codes 5–7 the
+/// member's own first word (string length, sequence count or DHEADER) is the NEXTINT.
+#[inline]
+pub const fn length_code(kind: TypeKind) -> (u32, bool) {
+    match kind {
+        TypeKind::Primitive { size: 1 } | TypeKind::Enumerated { size: 1 } => (0, false),
+        TypeKind::Primitive { size: 2 } | TypeKind::Enumerated { size: 2 } => (1, false),
+        TypeKind::Primitive { size: 4 } | TypeKind::Enumerated { size: 4 } => (2, false),
+        TypeKind::Primitive { size: 8 } | TypeKind::Enumerated { size: 8 } => (3, false),
+        TypeKind::String => (5, false),
+        TypeKind::Sequence {
+            primitive_element_size: 0 | 1,
+        } => (5, false),
+        TypeKind::Sequence {
+            primitive_element_size: 4,
+        } => (6, false),
+        TypeKind::Sequence {
+            primitive_element_size: 8,
+        } => (7, false),
+        TypeKind::Array {
+            primitive_elements: false,
+        } => (5, false),
+        _ => (4, true),
+    }
 }
 
 /// Writes the header of member `id` of a mutable type; the member follows, then
 /// [`end_member`].
 ///
-/// XCDR2 (7.4.3.5.4): an EMHEADER, with length code 0–3 for 1-, 2-, 4- and 8-byte
-/// primitives and otherwise code 4 with a NEXTINT giving the member's size. XCDR1
-/// (7.4.1.2.1): a short parameter header (16-bit id and length) when the id fits, else
-/// PID_EXTENDED with 32-bit id and length.
+/// XCDR2 (7.4.3.5.4): an EMHEADER with the length code of [`length_code`]. XCDR1
+/// (7.4.1.2.1): a PID_EXTENDED parameter header with the 32-bit id and length, which is what
+/// Cyclone DDS writes for every member; the value is aligned from its own start and padded
+/// to a multiple of 4.
 #[inline]
-pub fn begin_member(e: &mut Encoder<'_>, id: u32, must_understand: bool, kind: TypeKind) -> MemberStart {
+pub fn begin_member(
+    e: &mut Encoder<'_>,
+    id: u32,
+    must_understand: bool,
+    kind: TypeKind,
+) -> MemberStart {
     e.align(4);
-    let header_at = e.buffer_index();
     if e.is_xcdr2() {
-        let m = if must_understand { EMHEADER_MUST_UNDERSTAND } else { 0 };
-        let lc = match kind {
-            TypeKind::Primitive { size: 1 } => Some(0),
-            TypeKind::Primitive { size: 2 } => Some(1),
-            TypeKind::Primitive { size: 4 } => Some(2),
-            TypeKind::Primitive { size: 8 } => Some(3),
-            _ => None,
+        let m = if must_understand {
+            EMHEADER_MUST_UNDERSTAND
+        } else {
+            0
         };
-        match lc {
-            Some(lc) => {
-                e.write_u32(m | (lc << 28) | (id & MAX_MEMBER_ID));
-                MemberStart { length_at: None, header_at, id, must_understand }
-            }
-            None => {
-                e.write_u32(m | (4 << 28) | (id & MAX_MEMBER_ID));
-                let at = e.begin_length();
-                MemberStart { length_at: Some(at), header_at, id, must_understand }
-            }
+        let (lc, nextint) = length_code(kind);
+        e.write_u32(m | (lc << 28) | (id & MAX_MEMBER_ID));
+        let length_at = if nextint {
+            Some(e.begin_length())
+        } else {
+            None
+        };
+        MemberStart {
+            length_at,
+            outer_origin: None,
+            pad: false,
         }
-    } else if id < u32::from(PID_EXTENDED) {
-        let flag = if must_understand { PID_FLAG_MUST_UNDERSTAND } else { 0 };
-        e.write_u16(flag | id as u16);
-        e.write_u16(0);
-        MemberStart { length_at: Some(header_at + 2), header_at, id, must_understand }
     } else {
-        write_extended_header(e, id, must_understand);
-        MemberStart { length_at: Some(header_at + 8), header_at, id, must_understand }
+        begin_parameter(e, id, must_understand, true)
     }
 }
 
-fn write_extended_header(e: &mut Encoder<'_>, id: u32, must_understand: bool) {
+/// XCDR1's extended parameter header (`PID_EXTENDED | must-understand`, length 8, flags and
+/// id, value length), the value's alignment origin set to its start.
+fn begin_parameter(e: &mut Encoder<'_>, id: u32, must_understand: bool, pad: bool) -> MemberStart {
+    e.align(4);
     e.write_u16(PID_EXTENDED | PID_FLAG_MUST_UNDERSTAND);
     e.write_u16(8);
-    let m = if must_understand { EMHEADER_MUST_UNDERSTAND } else { 0 };
+    let m = if must_understand {
+        PL_EXTENDED_MUST_UNDERSTAND
+    } else {
+        0
+    };
     e.write_u32(m | (id & MAX_MEMBER_ID));
+    let length_at = e.buffer_index();
     e.write_u32(0);
+    let outer_origin = e.set_origin(e.buffer_index());
+    MemberStart {
+        length_at: Some(length_at),
+        outer_origin: Some(outer_origin),
+        pad,
+    }
 }
 
 /// Finishes a member begun with [`begin_member`], filling in its length.
 #[inline]
 pub fn end_member(e: &mut Encoder<'_>, start: MemberStart) -> Result<(), EncodeError> {
-    let Some(length_at) = start.length_at else { return Ok(()) };
-    if e.is_xcdr2() {
-        return e.end_length(length_at);
+    if start.pad {
+        e.align(4);
     }
-    // XCDR1: the parameter's length counts from after the header, padded to 4 (7.4.1.2.1).
-    e.align(4);
-    let end = e.buffer_index();
-    if length_at == start.header_at + 2 {
-        let len = end - (length_at + 2);
-        if let Ok(len16) = u16::try_from(len) {
-            e.patch_u16(length_at, len16);
-            return Ok(());
-        }
-        // Too long for a short header: switch to the extended form. Moving the value by 8
-        // bytes keeps its alignment, since XCDR1 aligns to at most 8.
-        let mut tail = Vec::new();
-        let value = e.take_tail(start.header_at + 4, &mut tail);
-        debug_assert_eq!(value, len);
-        e.truncate_to(start.header_at);
-        write_extended_header(e, start.id, start.must_understand);
-        e.write_bytes(&tail);
-        let len32 = u32::try_from(len)
-            .map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
-        e.patch_u32(start.header_at + 8, len32);
-        Ok(())
-    } else {
-        let len = end - (length_at + 4);
-        let len32 = u32::try_from(len)
-            .map_err(|_| EncodeError::new(EncodeErrorKind::LengthOverflow(len)))?;
-        e.patch_u32(length_at, len32);
-        Ok(())
+    if let Some(origin) = start.outer_origin {
+        e.set_origin(origin);
+    }
+    match start.length_at {
+        Some(at) => e.end_length(at),
+        None => Ok(()),
     }
 }
+
+/// The must-understand flag inside XCDR1's extended parameter header.
+pub const PL_EXTENDED_MUST_UNDERSTAND: u32 = 0x4000_0000;
 
 /// The header of a member of a mutable type, as read.
 #[derive(Debug)]
@@ -179,6 +198,7 @@ pub struct MemberHeader {
     /// True when the sender marked the member must-understand.
     pub must_understand: bool,
     outer_end: usize,
+    outer_origin: Option<usize>,
 }
 
 /// Reads the next member header of a mutable type, narrowing the window to the member;
@@ -198,9 +218,9 @@ pub fn next_member(d: &mut Decoder<'_>) -> Result<Option<MemberHeader>, DecodeEr
             4 => d.read_u32()? as usize,
             // Codes 5-7: NEXTINT is also the member's first word (its DHEADER or sequence
             // length), so it stays in the member's window.
-            5..=7 => {
+            _ => {
                 let mark = d.mark();
-                let next = d.read_u32()? as u64;
+                let next = u64::from(d.read_u32()?);
                 d.rewind(mark);
                 let len = match lc {
                     5 => 4 + next,
@@ -209,70 +229,100 @@ pub fn next_member(d: &mut Decoder<'_>) -> Result<Option<MemberHeader>, DecodeEr
                 };
                 usize::try_from(len).unwrap_or(usize::MAX)
             }
-            _ => unreachable!("a 3-bit field"),
         };
         let outer_end = d.limit(len, "member length")?;
-        Ok(Some(MemberHeader { id, must_understand, outer_end }))
+        Ok(Some(MemberHeader {
+            id,
+            must_understand,
+            outer_end,
+            outer_origin: None,
+        }))
     } else {
         loop {
             if d.is_at_end() {
                 // Tolerated: a list that ends without PID_LIST_END at the end of the input.
                 return Ok(None);
             }
-            d.align(4)?;
-            let pid = d.read_u16()?;
-            let len = d.read_u16()? as usize;
-            let flags = pid & (PID_FLAG_MUST_UNDERSTAND | PID_FLAG_IMPL_SPECIFIC);
-            let short_id = pid & 0x3fff;
-            if short_id == PID_LIST_END {
-                return Ok(None);
+            match next_parameter(d)? {
+                Parameter::End => return Ok(None),
+                Parameter::VendorSpecific(header) => end_member_decode(d, header),
+                Parameter::Member(header) => return Ok(Some(header)),
             }
-            if short_id == PID_EXTENDED {
-                if len != 8 {
-                    return Err(d.error(DecodeErrorKind::LengthCodeMismatch {
-                        code: 1,
-                        claimed: len as u64,
-                        needed: 8,
-                    }));
-                }
-                let ext = d.read_u32()?;
-                let len = d.read_u32()? as usize;
-                let outer_end = d.limit(len, "member length")?;
-                return Ok(Some(MemberHeader {
-                    id: ext & MAX_MEMBER_ID,
-                    must_understand: ext & EMHEADER_MUST_UNDERSTAND != 0
-                        || flags & PID_FLAG_MUST_UNDERSTAND != 0,
-                    outer_end,
-                }));
-            }
-            let outer_end = d.limit(len, "parameter length")?;
-            if flags & PID_FLAG_IMPL_SPECIFIC != 0 {
-                // Vendor parameters are not members of the type: skip them.
-                d.restore(outer_end);
-                continue;
-            }
-            return Ok(Some(MemberHeader {
-                id: u32::from(short_id),
-                must_understand: flags & PID_FLAG_MUST_UNDERSTAND != 0,
-                outer_end,
-            }));
         }
     }
+}
+
+enum Parameter {
+    End,
+    VendorSpecific(MemberHeader),
+    Member(MemberHeader),
+}
+
+/// Reads one XCDR1 parameter header, short or extended (7.4.1.2.1).
+fn next_parameter(d: &mut Decoder<'_>) -> Result<Parameter, DecodeError> {
+    d.align(4)?;
+    let pid = d.read_u16()?;
+    let short_len = d.read_u16()? as usize;
+    let flags = pid & (PID_FLAG_MUST_UNDERSTAND | PID_FLAG_IMPL_SPECIFIC);
+    let short_id = pid & 0x3fff;
+    if short_id == PID_LIST_END {
+        return Ok(Parameter::End);
+    }
+    let (id, must_understand, len) = if short_id == PID_EXTENDED {
+        if short_len != 8 {
+            return Err(d.error(DecodeErrorKind::LengthCodeMismatch {
+                code: 1,
+                claimed: short_len as u64,
+                needed: 8,
+            }));
+        }
+        let ext = d.read_u32()?;
+        let len = d.read_u32()? as usize;
+        // Bit 30 is the flag; Cyclone's Python binding sets bit 31 for optional members.
+        (
+            ext & MAX_MEMBER_ID,
+            ext & (PL_EXTENDED_MUST_UNDERSTAND | EMHEADER_MUST_UNDERSTAND) != 0,
+            len,
+        )
+    } else {
+        (
+            u32::from(short_id),
+            flags & PID_FLAG_MUST_UNDERSTAND != 0,
+            short_len,
+        )
+    };
+    let outer_end = d.limit(len, "parameter length")?;
+    let outer_origin = Some(d.set_origin_here());
+    let header = MemberHeader {
+        id,
+        must_understand,
+        outer_end,
+        outer_origin,
+    };
+    if short_id != PID_EXTENDED && flags & PID_FLAG_IMPL_SPECIFIC != 0 {
+        // Vendor parameters are not members of the type.
+        return Ok(Parameter::VendorSpecific(header));
+    }
+    Ok(Parameter::Member(header))
 }
 
 /// Finishes a member read after [`next_member`], skipping whatever of it was not read.
 #[inline]
 pub fn end_member_decode(d: &mut Decoder<'_>, header: MemberHeader) {
+    if let Some(origin) = header.outer_origin {
+        d.restore_origin(origin);
+    }
     d.restore(header.outer_end);
 }
 
 /// Encodes an optional member of a final or appendable type: XCDR2 writes a boolean
-/// presence flag and the value (7.4.3.5.3); XCDR1 writes the value as a parameter with
-/// a short header, of length 0 when absent (7.4.1.1.2).
+/// presence flag and the value (7.4.3.5.3); XCDR1 writes an extended parameter header whose
+/// length is the value's, 0 when absent, and no padding (7.4.1.1.2).
 #[inline]
 pub fn encode_optional<T: Cdr>(
     value: &Option<T>,
     id: u32,
+    must_understand: bool,
     e: &mut Encoder<'_>,
 ) -> Result<(), EncodeError> {
     if e.is_xcdr2() {
@@ -282,7 +332,7 @@ pub fn encode_optional<T: Cdr>(
             None => Ok(()),
         }
     } else {
-        let start = begin_member(e, id, false, TypeKind::Sequence);
+        let start = begin_parameter(e, id, must_understand, false);
         if let Some(v) = value {
             v.encode(e)?;
         }
@@ -300,8 +350,21 @@ pub fn decode_optional<T: Cdr>(d: &mut Decoder<'_>) -> Result<Option<T>, DecodeE
             Ok(None)
         }
     } else {
-        let Some(header) = next_member(d)? else { return Ok(None) };
-        let value = if d.is_at_end() { None } else { Some(T::decode(d)?) };
+        let header = match next_parameter(d)? {
+            Parameter::Member(h) | Parameter::VendorSpecific(h) => h,
+            Parameter::End => {
+                return Err(d.error(DecodeErrorKind::UnexpectedEnd {
+                    what: "optional member parameter",
+                    needed: 4,
+                    remaining: d.remaining(),
+                }))
+            }
+        };
+        let value = if d.is_at_end() {
+            None
+        } else {
+            Some(T::decode(d)?)
+        };
         end_member_decode(d, header);
         Ok(value)
     }
@@ -324,7 +387,10 @@ pub fn encode_sequence<T: Cdr>(items: &[T], e: &mut Encoder<'_>) -> Result<(), E
 
 /// Decodes a sequence (see [`encode_sequence`]), refusing more than `bound` elements.
 #[inline]
-pub fn decode_sequence<T: Cdr>(d: &mut Decoder<'_>, bound: Option<usize>) -> Result<Vec<T>, DecodeError> {
+pub fn decode_sequence<T: Cdr>(
+    d: &mut Decoder<'_>,
+    bound: Option<usize>,
+) -> Result<Vec<T>, DecodeError> {
     let outer = if d.is_xcdr2() && !T::KIND.is_primitive() {
         Some(d.begin_delimited("sequence DHEADER")?)
     } else {
@@ -335,7 +401,10 @@ pub fn decode_sequence<T: Cdr>(d: &mut Decoder<'_>, bound: Option<usize>) -> Res
     if let Some(bound) = bound {
         if count > bound {
             return Err(DecodeError::new(
-                DecodeErrorKind::BoundExceeded { bound, found: count as u64 },
+                DecodeErrorKind::BoundExceeded {
+                    bound,
+                    found: count as u64,
+                },
                 start,
             ));
         }
@@ -360,7 +429,11 @@ pub fn encode_bounded_sequence<T: Cdr>(
 
 /// Encodes a string of at most `bound` bytes.
 #[inline]
-pub fn encode_bounded_string(s: &str, bound: usize, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
+pub fn encode_bounded_string(
+    s: &str,
+    bound: usize,
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
     check_bound(s.len(), bound)?;
     e.write_str(s)
 }
@@ -372,7 +445,10 @@ pub fn decode_bounded_string(d: &mut Decoder<'_>, bound: usize) -> Result<String
     let s = d.read_str()?;
     if s.len() > bound {
         return Err(DecodeError::new(
-            DecodeErrorKind::BoundExceeded { bound, found: s.len() as u64 },
+            DecodeErrorKind::BoundExceeded {
+                bound,
+                found: s.len() as u64,
+            },
             start,
         ));
     }
@@ -383,7 +459,10 @@ pub fn decode_bounded_string(d: &mut Decoder<'_>, bound: usize) -> Result<String
 #[inline]
 pub fn check_bound(len: usize, bound: usize) -> Result<(), EncodeError> {
     if len > bound {
-        Err(EncodeError::new(EncodeErrorKind::BoundExceeded { bound, found: len }))
+        Err(EncodeError::new(EncodeErrorKind::BoundExceeded {
+            bound,
+            found: len,
+        }))
     } else {
         Ok(())
     }
@@ -395,7 +474,11 @@ pub fn bounded_string_max_end(offset: usize, bound: usize, max_align: usize) -> 
 }
 
 /// Where a bounded sequence ends at most (for key hashes).
-pub fn bounded_sequence_max_end<T: Cdr>(offset: usize, bound: usize, max_align: usize) -> Option<usize> {
+pub fn bounded_sequence_max_end<T: Cdr>(
+    offset: usize,
+    bound: usize,
+    max_align: usize,
+) -> Option<usize> {
     let mut end = crate::align_up(offset, 4, max_align);
     if max_align == XcdrVersion::Xcdr2.max_align() && !T::KIND.is_primitive() {
         end += 4;
@@ -442,7 +525,11 @@ pub fn hashed_member_id(name: &str) -> u32 {
 
 /// The error for a member that is absent and has no default.
 #[cold]
-pub fn missing_member(d: &Decoder<'_>, type_name: &'static str, member: &'static str) -> DecodeError {
+pub fn missing_member(
+    d: &Decoder<'_>,
+    type_name: &'static str,
+    member: &'static str,
+) -> DecodeError {
     d.error(DecodeErrorKind::MissingMember { type_name, member })
 }
 
@@ -470,16 +557,28 @@ mod tests {
     }
 
     #[test]
-    fn xcdr1_long_parameters_switch_to_the_extended_header() {
+    fn xcdr1_members_use_the_extended_header_and_align_from_their_value() {
         let mut buf = Vec::new();
         let mut e = Encoder::new(&mut buf, XcdrVersion::Xcdr1, Endianness::Little);
-        let start = begin_member(&mut e, 5, true, TypeKind::Sequence);
-        e.write_bytes(&vec![7u8; 70_000]);
+        let start = begin_member(&mut e, 5, true, TypeKind::Primitive { size: 8 });
+        e.write_u8(9);
+        e.write_u64(2);
         end_member(&mut e, start).unwrap();
-        assert_eq!(&buf[..12], &[0x01, 0x7f, 8, 0, 5, 0, 0, 0x80, 0x70, 0x11, 0x01, 0]);
+        // The value starts at byte 12; its u64 is 8-aligned from there (byte 20), where the
+        // stream's own alignment would have put it at 24.
+        assert_eq!(
+            buf,
+            [
+                1, 0x7f, 8, 0, 5, 0, 0, 0x40, 16, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0,
+                0, 0, 0
+            ]
+        );
         let mut d = Decoder::new(&buf, XcdrVersion::Xcdr1, Endianness::Little);
         let h = next_member(&mut d).unwrap().unwrap();
-        assert_eq!((h.id, h.must_understand, d.remaining()), (5, true, 70_000));
+        assert_eq!((h.id, h.must_understand), (5, true));
+        assert_eq!((d.read_u8().unwrap(), d.read_u64().unwrap()), (9, 2));
+        end_member_decode(&mut d, h);
+        assert!(d.is_at_end());
     }
 
     #[test]

@@ -46,5 +46,11 @@ pub fn deserialize<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> {
     let header = EncapsulationHeader::parse(payload)?;
     let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
     let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
-    T::decode(&mut d).map_err(|e| DecodeError { offset: e.offset + 4, ..e }.in_member(T::TYPE_NAME))
+    T::decode(&mut d).map_err(|e| {
+        DecodeError {
+            offset: e.offset + 4,
+            ..e
+        }
+        .in_member(T::TYPE_NAME)
+    })
 }

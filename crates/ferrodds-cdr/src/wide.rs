@@ -36,7 +36,9 @@ impl Cdr for WChar {
                 e.write_u16(units[0]);
                 Ok(())
             }
-            _ => Err(EncodeError::new(EncodeErrorKind::WideCharOutOfRange(self.0))),
+            _ => Err(EncodeError::new(EncodeErrorKind::WideCharOutOfRange(
+                self.0,
+            ))),
         }
     }
 
@@ -63,7 +65,11 @@ impl Cdr for WString {
 
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
         let units: Vec<u16> = self.0.encode_utf16().collect();
-        let len = if e.is_xcdr2() { units.len() * 2 } else { units.len() };
+        let len = if e.is_xcdr2() {
+            units.len() * 2
+        } else {
+            units.len()
+        };
         e.write_length(len)?;
         u16::encode_elements(&units, e)
     }
@@ -74,7 +80,11 @@ impl Cdr for WString {
             let bytes = d.read_count("wstring length", 1)?;
             if bytes % 2 != 0 {
                 return Err(DecodeError::new(
-                    DecodeErrorKind::LengthCodeMismatch { code: 0, claimed: bytes as u64, needed: bytes + 1 },
+                    DecodeErrorKind::LengthCodeMismatch {
+                        code: 0,
+                        claimed: bytes as u64,
+                        needed: bytes + 1,
+                    },
                     start,
                 ));
             }
@@ -105,7 +115,10 @@ impl JsonView for WChar {
     fn from_json(value: &Value) -> Result<Self, JsonError> {
         let c = char::from_json(value)?;
         if c.len_utf16() != 1 {
-            return Err(JsonError::new("a character of the basic multilingual plane", found(value)));
+            return Err(JsonError::new(
+                "a character of the basic multilingual plane",
+                found(value),
+            ));
         }
         Ok(WChar(c))
     }

@@ -130,7 +130,13 @@ fn sample() -> Mut {
         value: 1.5,
         opt: Some(3),
         mu: 9,
-        app: App { id: 1, name: "n".into(), p: Point { x: 1, y: 2 }, pts: vec![Point { x: 3, y: 4 }], opt: None },
+        app: App {
+            id: 1,
+            name: "n".into(),
+            p: Point { x: 1, y: 2 },
+            pts: vec![Point { x: 3, y: 4 }],
+            opt: None,
+        },
         grid: [[1, 2, 3], [4, 5, 6]],
         names: ["a".into(), "".into()],
         nested: vec![vec![1], vec![], vec![2, 3]],
@@ -150,7 +156,8 @@ fn round_trip<T: Cdr + PartialEq + std::fmt::Debug>(value: &T) {
         for endianness in [Endianness::Little, Endianness::Big] {
             let bytes = serialize(value, version, endianness).unwrap();
             assert_eq!(bytes.len() % 4, 0);
-            let back: T = deserialize(&bytes).unwrap_or_else(|e| panic!("{version:?} {endianness:?}: {e}"));
+            let back: T =
+                deserialize(&bytes).unwrap_or_else(|e| panic!("{version:?} {endianness:?}: {e}"));
             assert_eq!(&back, value, "{version:?} {endianness:?}");
         }
     }
@@ -161,8 +168,15 @@ fn round_trip<T: Cdr + PartialEq + std::fmt::Debug>(value: &T) {
 #[test]
 fn every_shape_round_trips() {
     round_trip(&sample());
-    round_trip(&DerivedM { base: BaseM { id: 1, a: 2 }, b: "x".into() });
-    round_trip(&DerivedF { base: BaseF { id: 1, a: 2 }, b: "x".into(), c: 0.5 });
+    round_trip(&DerivedM {
+        base: BaseM { id: 1, a: 2 },
+        b: "x".into(),
+    });
+    round_trip(&DerivedF {
+        base: BaseF { id: 1, a: 2 },
+        b: "x".into(),
+        c: 0.5,
+    });
     round_trip(&U::A(2, 5));
     round_trip(&U::B("b".into()));
     round_trip(&UE::P(Point { x: 1, y: 1 }));
@@ -171,12 +185,20 @@ fn every_shape_round_trips() {
 #[test]
 fn json_view_reads_like_the_idl() {
     let json = sample().to_json();
-    assert_eq!(json["u"], serde_json::json!({"discriminator": 99, "c": -2.25}));
+    assert_eq!(
+        json["u"],
+        serde_json::json!({"discriminator": 99, "c": -2.25})
+    );
     assert_eq!(json["ue"], serde_json::json!({"discriminator": "GREEN"}));
     assert_eq!(json["colors"], serde_json::json!(["BLUE", "RED"]));
     assert_eq!(json["app"]["opt"], serde_json::Value::Null);
     assert_eq!(json["c"], "é");
-    let derived = DerivedF { base: BaseF { id: 1, a: 2 }, b: "x".into(), c: 0.5 }.to_json();
+    let derived = DerivedF {
+        base: BaseF { id: 1, a: 2 },
+        b: "x".into(),
+        c: 0.5,
+    }
+    .to_json();
     assert_eq!(derived.to_string(), r#"{"id":1,"a":2,"b":"x","c":0.5}"#);
 }
 
@@ -185,14 +207,25 @@ fn errors_name_the_member() {
     let mut s = sample();
     s.app.name = "too long a name".into();
     let err = serialize(&s, XcdrVersion::Xcdr2, Endianness::Little).unwrap_err();
-    assert_eq!(err.to_string(), "Mut.app.name: expected at most 8 element(s), found 15");
+    assert_eq!(
+        err.to_string(),
+        "Mut.app.name: expected at most 8 element(s), found 15"
+    );
 
     let mut json = sample().to_json();
     json["app"]["pts"][0]["y"] = serde_json::json!("four");
     let err = Mut::from_json(&json).unwrap_err();
     assert_eq!(err.to_string(), "at app.pts[0].y: expected an integer in -2147483648..=2147483647 (int32), found string \"four\"");
 
-    let bytes = serialize(&Point { x: 1, y: 2 }, XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+    let bytes = serialize(
+        &Point { x: 1, y: 2 },
+        XcdrVersion::Xcdr2,
+        Endianness::Little,
+    )
+    .unwrap();
     let err = deserialize::<Point>(&bytes[..9]).unwrap_err();
-    assert_eq!(err.to_string(), "at byte 8 (t::Point.y): expected 4 byte(s) of int32, found only 1");
+    assert_eq!(
+        err.to_string(),
+        "at byte 8 (t::Point.y): expected 4 byte(s) of int32, found only 1"
+    );
 }

@@ -1,1 +1,19 @@
-//! placeholder
+//! The RTPS protocol of FerroDDS, without I/O.
+//!
+//! What this crate does today: [`wire`], the RTPS 2.5 wire representation — parsing
+//! (zero-copy, both byte orders, never panicking on hostile input) and emitting of the
+//! message header, every submessage of DDSI-RTPS 2.5 §9.4.5, parameter lists, and the
+//! basic types (GUIDs, sequence numbers and their sets, locators, timestamps, vendor ids).
+//!
+//! What it does not do (yet): discovery (SPDP/SEDP data types and matching), writers,
+//! readers, history caches, fragment reassembly and timers — these will live beside
+//! `wire/` as the design describes. It never does I/O: no sockets, clocks or threads.
+//! It does not interpret serialized payloads (CDR lives in `ferrodds-cdr`), only the
+//! parameter-list framing that discovery data and inline QoS share. RTPS security
+//! submessages (SEC_*, SRTPS_*) and the DDSI-RTPS 2.4/2.5 group-information extensions of
+//! HEARTBEAT and GAP are not decoded: the former are skipped as not understood, the
+//! latter ignored as trailing bytes.
+
+#![forbid(unsafe_code)]
+
+pub mod wire;

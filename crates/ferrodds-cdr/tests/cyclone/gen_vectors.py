@@ -47,7 +47,6 @@ from cyclonedds.idl.types import (int8, int16, int32, int64, uint8, uint16, uint
 from cyclonedds.idl._support import Endianness
 from cyclonedds.idl._type_normalize import (get_extended_type_hints, get_idl_annotations,
                                             get_idl_field_annotations)
-from cyclonedds.idl._main import IdlMeta
 
 # ---------------------------------------------------------------------------------------------
 # Types (IDL module "vec").  typename "vec.X" is reported by the library as "vec::X".

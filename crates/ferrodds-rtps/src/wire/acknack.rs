@@ -201,8 +201,8 @@ mod tests {
     fn acknack_preemptive_zero_base_accepted() {
         // Fast DDS / RTI pre-emptive ACKNACK: base 0, numBits 0.
         let b = [
-            0x06, 0x03, 0x18, 0x00, 0, 0, 3, 0xc7, 0, 0, 3, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0, 0, 1, 0, 0, 0,
+            0x06, 0x03, 0x18, 0x00, 0, 0, 3, 0xc7, 0, 0, 3, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 1, 0, 0, 0,
         ];
         let Ok(Submessage::AckNack(a)) = parse(&b) else {
             panic!()
@@ -246,7 +246,7 @@ mod tests {
         b[20..24].copy_from_slice(&256u32.to_le_bytes());
         assert!(matches!(
             parse(&b),
-            Err(MalformedError::Truncated { offset: 28, .. })
+            Err(MalformedError::Truncated { offset: 32, .. })
         ));
         // Base near the top of the sequence number space.
         let mut b = ACKNACK_LE;

@@ -58,7 +58,10 @@ impl<'a> Reader<'a> {
     /// The next `n` bytes, or a [`MalformedError::Truncated`] if fewer remain.
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], MalformedError> {
         let end = self.pos.checked_add(n).ok_or_else(|| self.truncated(n))?;
-        let bytes = self.buf.get(self.pos..end).ok_or_else(|| self.truncated(n))?;
+        let bytes = self
+            .buf
+            .get(self.pos..end)
+            .ok_or_else(|| self.truncated(n))?;
         self.pos = end;
         Ok(bytes)
     }

@@ -449,29 +449,29 @@ mod tests {
 
     // DATA, little endian, flags Q|D|E: reader 0x000004c7, writer 0x000004c2, SN 2,
     // inline QoS { PID_KEY_HASH 16 bytes }, payload CDR_LE 01 02 03 04.
-    static DATA_LE: [u8; 60] = [
-        0x15, 0x07, 0x38, 0x00, // DATA, flags Q|D|E, octetsToNextHeader 56
+    static DATA_LE: [u8; 56] = [
+        0x15, 0x07, 0x34, 0x00, // DATA, flags Q|D|E, octetsToNextHeader 52
         0x00, 0x00, 0x10, 0x00, // extraFlags 0, octetsToInlineQos 16
         0x00, 0x00, 0x04, 0xc7, // readerId
         0x00, 0x00, 0x04, 0xc2, // writerId
         0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, // writerSN 2
         0x70, 0x00, 0x10, 0x00, // PID_KEY_HASH, 16
-        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-        0x0f, 0x10, //
+        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+        0x10, //
         0x01, 0x00, 0x00, 0x00, // PID_SENTINEL
         0x00, 0x01, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04, // CDR_LE payload
     ];
 
     // The same DATA in big endian.
-    static DATA_BE: [u8; 60] = [
-        0x15, 0x06, 0x00, 0x38, //
+    static DATA_BE: [u8; 56] = [
+        0x15, 0x06, 0x00, 0x34, //
         0x00, 0x00, 0x00, 0x10, //
         0x00, 0x00, 0x04, 0xc7, //
         0x00, 0x00, 0x04, 0xc2, //
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, //
         0x00, 0x70, 0x00, 0x10, //
-        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-        0x0f, 0x10, //
+        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+        0x10, //
         0x00, 0x01, 0x00, 0x00, //
         0x00, 0x01, 0x00, 0x00, 0x01, 0x02, 0x03, 0x04,
     ];
@@ -545,8 +545,8 @@ mod tests {
     fn data_without_qos_or_payload() {
         // HEARTBEAT-like DATA with no flags: octetsToInlineQos is not used.
         let bytes = [
-            0x15, 0x01, 0x14, 0x00, 0x00, 0x00, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 1, 0xc2, 0, 0, 0,
-            0, 1, 0, 0, 0,
+            0x15, 0x01, 0x14, 0x00, 0x00, 0x00, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 1, 0xc2, 0, 0, 0, 0,
+            1, 0, 0, 0,
         ];
         let Submessage::Data(d) = parse(&bytes).expect("valid") else {
             panic!()
@@ -611,7 +611,7 @@ mod tests {
                 offset: 6,
                 submessage: 0x15,
                 value: 255,
-                available: 52
+                available: 48
             })
         );
         // Inline QoS whose parameter length runs past the end.
@@ -625,14 +625,14 @@ mod tests {
                     offset: 24,
                     pid: 0x70,
                     length: 0xf0,
-                    remaining: 32
+                    remaining: 28
                 }
             })
         );
         // D flag with only 2 payload bytes.
         let short = [
-            0x15, 0x05, 0x16, 0x00, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0xc2, 0, 0, 0, 0, 1, 0,
-            0, 0, 0, 1,
+            0x15, 0x05, 0x16, 0x00, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0xc2, 0, 0, 0, 0, 1, 0, 0,
+            0, 0, 1,
         ];
         assert_eq!(
             parse(&short),
@@ -644,6 +644,18 @@ mod tests {
         );
         check_truncations(&DATA_LE);
         check_truncations(&DATA_BE);
+    }
+
+    #[test]
+    fn data_inline_qos_sentinel_with_length() {
+        // PID_SENTINEL with length 4 (as RTI Connext 7 may send): the payload starts right
+        // after the sentinel's 4-byte header, its length is ignored.
+        let mut b = DATA_LE;
+        b[46] = 4;
+        let Submessage::Data(d) = parse(&b).expect("valid") else {
+            panic!("not DATA")
+        };
+        check_data(&d, Endianness::Little);
     }
 
     #[test]
@@ -727,7 +739,7 @@ mod tests {
         let with = |i: usize, v: u8| {
             let mut b = DATA_FRAG_LE;
             b[i] = v;
-            parse(&b)
+            parse(&b).map(|_| ())
         };
         assert_eq!(
             with(30, 0),

@@ -85,7 +85,9 @@ pub enum MalformedError {
     /// A writer sequence number that is not strictly positive (nor, for DATA and
     /// DATA_FRAG, `SEQUENCENUMBER_UNKNOWN`) (§8.3.7.2.3, §8.3.7.3.3, §8.3.7.6.3,
     /// §8.3.7.7.3).
-    #[error("submessage 0x{submessage:02x}: sequence number {value} at offset {offset} is not positive")]
+    #[error(
+        "submessage 0x{submessage:02x}: sequence number {value} at offset {offset} is not positive"
+    )]
     InvalidSequenceNumber {
         /// Offset of the sequence number.
         offset: usize,

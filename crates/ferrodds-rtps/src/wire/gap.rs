@@ -128,9 +128,7 @@ mod tests {
         assert_eq!(parse(&GAP_LE), Ok(Submessage::Gap(gap())));
         assert_eq!(parse(&GAP_BE), Ok(Submessage::Gap(gap())));
         let g = gap();
-        let irrelevant: Vec<i64> = (1..10)
-            .filter(|&i| g.contains(SequenceNumber(i)))
-            .collect();
+        let irrelevant: Vec<i64> = (1..10).filter(|&i| g.contains(SequenceNumber(i))).collect();
         assert_eq!(irrelevant, [3, 4, 5, 8]);
     }
 

@@ -173,24 +173,26 @@ mod tests {
     use crate::wire::{Endianness, Submessage};
 
     // HEARTBEAT from Cyclone DDS 0.10.2 (cyclone_pingpong.pcap, frame 6):
-    //   submessageId HEARTBEAT (0x07), flags 0x03 (Final, Endianness), length 28
-    //   readerEntityId ENTITYID_UNKNOWN, writerEntityId ENTITYID_BUILTIN_PUBLICATIONS_WRITER
-    //   firstSeqNumber 1, lastSeqNumber 0 (nothing yet), count 1
+    //   submessageId: HEARTBEAT (0x07), Flags: 0x01 (Endianness bit), octetsToNextHeader: 28
+    //   readerEntityId: ENTITYID_UNKNOWN (0x00000000)
+    //   writerEntityId: ENTITYID_BUILTIN_PUBLICATIONS_WRITER (0x000003c2)
+    //   firstAvailableSeqNumber: 1, lastSeqNumber: 4, count: 1
     static HB_LE: [u8; 32] = [
-        0x07, 0x03, 0x1c, 0x00, //
+        0x07, 0x01, 0x1c, 0x00, //
         0x00, 0x00, 0x00, 0x00, //
         0x00, 0x00, 0x03, 0xc2, //
         0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, //
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, //
+        0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, //
         0x01, 0x00, 0x00, 0x00,
     ];
 
+    // The same HEARTBEAT in big endian.
     static HB_BE: [u8; 32] = [
-        0x07, 0x02, 0x00, 0x1c, //
+        0x07, 0x00, 0x00, 0x1c, //
         0x00, 0x00, 0x00, 0x00, //
         0x00, 0x00, 0x03, 0xc2, //
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, //
-        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, //
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, //
         0x00, 0x00, 0x00, 0x01,
     ];
 
@@ -199,9 +201,9 @@ mod tests {
             reader_id: EntityId::UNKNOWN,
             writer_id: EntityId::SEDP_PUBLICATIONS_WRITER,
             first_sn: SequenceNumber(1),
-            last_sn: SequenceNumber(0),
+            last_sn: SequenceNumber(4),
             count: 1,
-            final_flag: true,
+            final_flag: false,
             liveliness_flag: false,
         }
     }
@@ -221,18 +223,21 @@ mod tests {
     #[test]
     fn heartbeat_flags() {
         let mut b = HB_LE;
-        b[1] = 0x05; // L|E
+        b[1] = 0x07; // L|F|E
         let Ok(Submessage::Heartbeat(h)) = parse(&b) else {
             panic!()
         };
-        assert!(h.liveliness_flag && !h.final_flag);
+        assert!(h.liveliness_flag && h.final_flag);
         assert_eq!(emit(&h.into(), Endianness::Little), b.to_vec());
     }
 
     #[test]
     fn heartbeat_first_after_last_plus_one_is_malformed() {
-        // firstSN 3, lastSN 1.
+        // firstSN 1, lastSN 0 is "nothing available" and valid.
         let mut b = HB_LE;
+        b[24] = 0;
+        assert!(parse(&b).is_ok());
+        // firstSN 3, lastSN 1.
         b[16] = 3;
         b[24] = 1;
         assert_eq!(

@@ -64,10 +64,10 @@ pub use gap::Gap;
 pub use header::Header;
 pub use heartbeat::{Heartbeat, HeartbeatFrag};
 pub use info::{
-    InfoDestination, InfoReply, InfoReplyIp4, InfoSource, InfoTimestamp, LocatorList,
-    LocatorUdpV4, Pad,
+    InfoDestination, InfoReply, InfoReplyIp4, InfoSource, InfoTimestamp, LocatorList, LocatorUdpV4,
+    Pad,
 };
-pub use message::{Message, MessageBuilder, SubmessageIter};
+pub use message::{message_to_vec, Message, MessageBuilder, SubmessageIter};
 pub use parameter_list::{Parameter, ParameterList, ParameterListBuilder};
 pub use submessage::{submessage_id, Submessage, SubmessageHeader};
 pub use types::{

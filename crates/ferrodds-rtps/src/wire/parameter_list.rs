@@ -449,7 +449,9 @@ impl<'v> ParameterListBuilder<'v> {
         self.out.extend_from_slice(&self.endianness.u16_to(pid));
         self.out.extend_from_slice(&self.endianness.u16_to(padded));
         self.out.extend_from_slice(value);
-        self.out.extend_from_slice(&[0u8; 3][..pad]);
+        // pad < 4 because `padded` is `value.len()` rounded up to a multiple of 4.
+        self.out
+            .extend_from_slice([0u8; 3].get(..pad).unwrap_or(&[]));
         Ok(self)
     }
 
@@ -490,7 +492,8 @@ impl<'v> ParameterListBuilder<'v> {
 
     /// Appends the sentinel and returns the byte order used.
     pub fn finish(self) -> Endianness {
-        self.out.extend_from_slice(&self.endianness.u16_to(pid::SENTINEL));
+        self.out
+            .extend_from_slice(&self.endianness.u16_to(pid::SENTINEL));
         self.out.extend_from_slice(&[0, 0]);
         self.endianness
     }
@@ -508,8 +511,8 @@ mod tests {
         0x05, 0x00, 0x08, 0x00, // PID_TOPIC_NAME, length 8
         0x03, 0x00, 0x00, 0x00, b'a', b'b', 0x00, 0x00, // "ab\0" + pad
         0x1a, 0x00, 0x0c, 0x00, // PID_RELIABILITY, length 12
-        0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-        0x00, 0x00, 0x04, 0x00, 0xee, 0xee, 0xee, 0xee, // PID_PAD, length 4
+        0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04,
+        0x00, 0xee, 0xee, 0xee, 0xee, // PID_PAD, length 4
         0x07, 0x80, 0x00, 0x00, // 0x8007, length 0
         0x01, 0x00, 0x00, 0x00, // PID_SENTINEL
     ];

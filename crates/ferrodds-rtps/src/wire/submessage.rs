@@ -15,8 +15,8 @@
 use super::codec::{Reader, Writer};
 use super::{
     align4, AckNack, Data, DataFrag, EmitError, Endianness, Gap, Heartbeat, HeartbeatFrag,
-    InfoDestination, InfoReply, InfoReplyIp4, InfoSource, InfoTimestamp, MalformedError,
-    NackFrag, Pad,
+    InfoDestination, InfoReply, InfoReplyIp4, InfoSource, InfoTimestamp, MalformedError, NackFrag,
+    Pad,
 };
 
 /// Submessage ids (DDSI-RTPS 2.5 §9.4.5.1.1). Ids 0x80–0xff are vendor-specific.
@@ -230,7 +230,8 @@ impl<'a> Submessage<'a> {
         let endianness = self.emit_endianness(endianness);
         let body_len = self.body_len();
         let padded = align4(body_len).ok_or(EmitError::SubmessageTooLong { len: body_len })?;
-        let octets = u16::try_from(padded).map_err(|_| EmitError::SubmessageTooLong { len: padded })?;
+        let octets =
+            u16::try_from(padded).map_err(|_| EmitError::SubmessageTooLong { len: padded })?;
         let mut w = Writer::new(buf, endianness);
         w.put_u8(self.id())?;
         w.put_u8(self.flags() | endianness.flag())?;

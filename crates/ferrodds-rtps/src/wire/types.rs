@@ -633,11 +633,6 @@ impl Locator {
         b
     }
 
-    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self, MalformedError> {
-        let b = r.array::<24>()?;
-        Ok(Locator::from_bytes(b, r.endianness()))
-    }
-
     pub(crate) fn write(&self, w: &mut Writer<'_>) -> Result<(), EmitError> {
         let b = self.to_bytes(w.endianness());
         w.put(&b)

@@ -1,0 +1,176 @@
+//! Serialization speed: a keyed struct with an octet payload at 64 B … 64 KiB (sizes are the
+//! whole serialized sample, encapsulation header included), a mixed struct of ~20 members,
+//! and a plain copy of the same bytes as the floor.
+//!
+//! `cargo bench -p ferrodds-cdr --bench serialization`
+
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ferrodds_cdr::{deserialize, serialize_into, Cdr, Endianness, XcdrVersion};
+
+/// `@appendable struct KeyedPayload { @key int32 id; sequence<uint8> payload; };`
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "bench::KeyedPayload")]
+struct KeyedPayload {
+    #[cdr(key)]
+    id: i32,
+    payload: Vec<u8>,
+}
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(final, type_name = "bench::Vec3")]
+struct Vec3 {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "bench::Mixed")]
+struct Mixed {
+    #[cdr(key)]
+    id: u32,
+    #[cdr(key)]
+    frame_id: String,
+    stamp_sec: i32,
+    stamp_nanosec: u32,
+    position: Vec3,
+    velocity: Vec3,
+    orientation: [f64; 4],
+    covariance: [f64; 9],
+    valid: bool,
+    mode: u8,
+    temperature: f32,
+    pressure: f32,
+    battery: f32,
+    name: String,
+    labels: Vec<String>,
+    tags: Vec<u16>,
+    waypoints: Vec<Vec3>,
+    history: Vec<Vec<i32>>,
+    seq: u64,
+    status: i16,
+}
+
+fn mixed() -> Mixed {
+    let p = |v: f64| Vec3 {
+        x: v,
+        y: v + 1.0,
+        z: v + 2.0,
+    };
+    Mixed {
+        id: 17,
+        frame_id: "base_link".into(),
+        stamp_sec: 1_700_000_000,
+        stamp_nanosec: 123_456_789,
+        position: p(1.0),
+        velocity: p(0.1),
+        orientation: [0.0, 0.0, 0.0, 1.0],
+        covariance: [0.01; 9],
+        valid: true,
+        mode: 3,
+        temperature: 21.5,
+        pressure: 1013.25,
+        battery: 0.87,
+        name: "rover-1".into(),
+        labels: vec!["outdoor".into(), "survey".into(), "night".into()],
+        tags: vec![1, 2, 3, 5, 8, 13],
+        waypoints: (0..4).map(|i| p(f64::from(i))).collect(),
+        history: vec![vec![1, 2, 3], vec![4, 5], vec![6]],
+        seq: 99,
+        status: -1,
+    }
+}
+
+const SIZES: [usize; 5] = [64, 256, 1024, 4096, 65536];
+/// Encapsulation header, DHEADER, id and sequence length.
+const OVERHEAD: usize = 16;
+
+fn bench_payloads(c: &mut Criterion) {
+    for version in [XcdrVersion::Xcdr2, XcdrVersion::Xcdr1] {
+        let mut group = c.benchmark_group(format!("keyed_payload_{version:?}").to_lowercase());
+        for size in SIZES {
+            let sample = KeyedPayload {
+                id: 7,
+                payload: (0..size - OVERHEAD).map(|i| i as u8).collect(),
+            };
+            let mut buf = Vec::with_capacity(size + 64);
+            serialize_into(&sample, version, Endianness::Little, &mut buf).unwrap();
+            if version == XcdrVersion::Xcdr2 {
+                assert_eq!(buf.len(), size, "the sample is exactly the nominal size");
+            }
+            let bytes = buf.clone();
+            group.throughput(Throughput::Bytes(size as u64));
+            group.bench_with_input(BenchmarkId::new("serialize", size), &sample, |b, s| {
+                b.iter(|| {
+                    buf.clear();
+                    serialize_into(black_box(s), version, Endianness::Little, &mut buf).unwrap();
+                    black_box(buf.len())
+                })
+            });
+            group.bench_with_input(BenchmarkId::new("deserialize", size), &bytes, |b, bytes| {
+                b.iter(|| black_box(deserialize::<KeyedPayload>(black_box(bytes)).unwrap()))
+            });
+            // The floor: copying the same number of bytes into a reused buffer, and into a
+            // new one (deserializing must allocate the payload it returns).
+            group.bench_with_input(BenchmarkId::new("memcpy", size), &bytes, |b, bytes| {
+                b.iter(|| {
+                    buf.clear();
+                    buf.extend_from_slice(black_box(bytes));
+                    black_box(buf.len())
+                })
+            });
+            group.bench_with_input(
+                BenchmarkId::new("memcpy_alloc", size),
+                &bytes,
+                |b, bytes| b.iter(|| black_box(black_box(bytes.as_slice()).to_vec())),
+            );
+        }
+        group.finish();
+    }
+}
+
+fn bench_mixed(c: &mut Criterion) {
+    let sample = mixed();
+    let mut group = c.benchmark_group("mixed_20_members");
+    for version in [XcdrVersion::Xcdr2, XcdrVersion::Xcdr1] {
+        let mut buf = Vec::with_capacity(1024);
+        serialize_into(&sample, version, Endianness::Little, &mut buf).unwrap();
+        let bytes = buf.clone();
+        let name = format!("{version:?}").to_lowercase();
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function(BenchmarkId::new("serialize", &name), |b| {
+            b.iter(|| {
+                buf.clear();
+                serialize_into(black_box(&sample), version, Endianness::Little, &mut buf).unwrap();
+                black_box(buf.len())
+            })
+        });
+        group.bench_function(BenchmarkId::new("deserialize", &name), |b| {
+            b.iter(|| black_box(deserialize::<Mixed>(black_box(&bytes)).unwrap()))
+        });
+    }
+    group.finish();
+}
+
+fn bench_key_hash(c: &mut Criterion) {
+    let sample = mixed();
+    let keyed = KeyedPayload {
+        id: 7,
+        payload: vec![0; 48],
+    };
+    let mut group = c.benchmark_group("key_hash");
+    group.bench_function("int32_key", |b| {
+        b.iter(|| black_box(ferrodds_cdr::key_hash(black_box(&keyed), XcdrVersion::Xcdr2).unwrap()))
+    });
+    group.bench_function("string_key_md5", |b| {
+        b.iter(|| {
+            black_box(ferrodds_cdr::key_hash(black_box(&sample), XcdrVersion::Xcdr2).unwrap())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_payloads, bench_mixed, bench_key_hash);
+criterion_main!(benches);
