@@ -264,10 +264,7 @@ impl<'a> Decoder<'a> {
             Ok(outer) => Ok(outer),
             Err(e) => {
                 self.pos -= 4;
-                Err(DecodeError {
-                    offset: self.pos,
-                    ..e
-                })
+                Err(e.at_offset(self.pos))
             }
         }
     }

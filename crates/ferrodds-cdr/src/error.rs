@@ -166,8 +166,15 @@ pub enum DecodeErrorKind {
 }
 
 /// A decoding failure: what, at which byte offset of the payload, and in which member.
+///
+/// The details sit behind a box (read them through `Deref`, e.g. `err.kind`) so that a
+/// `Result<T, DecodeError>` stays one word wider than `T` on the hot path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecodeError {
+pub struct DecodeError(Box<DecodeErrorDetail>);
+
+/// What a [`DecodeError`] says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeErrorDetail {
     /// What went wrong.
     pub kind: DecodeErrorKind,
     /// Byte offset of the problem: from the start of the payload for [`crate::deserialize`]
@@ -179,26 +186,38 @@ pub struct DecodeError {
 
 impl DecodeError {
     /// A new error at `offset`.
+    #[cold]
     pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
-        Self {
-            kind,
-            offset,
-            path: Path::default(),
-        }
+        Self(Box::new(DecodeErrorDetail { kind, offset, path: Path::default() }))
     }
 
     /// Adds the member the error happened in (called while unwinding).
     #[cold]
     pub fn in_member(mut self, name: &'static str) -> Self {
-        self.path.push_front(PathSegment::Member(name));
+        self.0.path.push_front(PathSegment::Member(name));
         self
     }
 
     /// Adds the element index the error happened in (called while unwinding).
     #[cold]
     pub fn at_index(mut self, index: usize) -> Self {
-        self.path.push_front(PathSegment::Index(index));
+        self.0.path.push_front(PathSegment::Index(index));
         self
+    }
+
+    /// Moves the error's offset (for example past a header the decoder did not see).
+    #[cold]
+    pub fn at_offset(mut self, offset: usize) -> Self {
+        self.0.offset = offset;
+        self
+    }
+}
+
+impl std::ops::Deref for DecodeError {
+    type Target = DecodeErrorDetail;
+
+    fn deref(&self) -> &DecodeErrorDetail {
+        &self.0
     }
 }
 

@@ -50,7 +50,7 @@ mod wide;
 pub use decoder::Decoder;
 pub use encapsulation::{EncapsulationHeader, RepresentationId};
 pub use encoder::Encoder;
-pub use error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Path, PathSegment};
+pub use error::{DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorKind, Path, PathSegment};
 pub use json::{
     expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView,
 };

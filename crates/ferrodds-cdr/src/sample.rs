@@ -47,10 +47,7 @@ pub fn deserialize<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> {
     let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
     let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
     T::decode(&mut d).map_err(|e| {
-        DecodeError {
-            offset: e.offset + 4,
-            ..e
-        }
-        .in_member(T::TYPE_NAME)
+        let offset = e.offset + EncapsulationHeader::LEN;
+        e.at_offset(offset).in_member(T::TYPE_NAME)
     })
 }

@@ -1,6 +1,8 @@
 //! Every shape the derive macro supports compiles, round-trips in both versions and byte
 //! orders, and reports errors with member paths.
 
+#![allow(clippy::unwrap_used)]
+
 use ferrodds_cdr::{deserialize, serialize, Cdr, Endianness, JsonView, WString, XcdrVersion};
 
 #[derive(Cdr, Debug, Clone, PartialEq)]
