@@ -17,3 +17,18 @@
 #![forbid(unsafe_code)]
 
 pub mod wire;
+
+mod endpoint;
+pub mod participant;
+pub mod reader;
+pub mod receiver;
+mod time;
+mod transmit;
+pub mod writer;
+
+pub use endpoint::{ChangeKind, History};
+pub use participant::{Participant, ReceiveStats};
+pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter};
+pub use time::Timestamp;
+pub use transmit::Transmit;
+pub use writer::{Change, RemoteReader, WriteError, Writer, WriterConfig, WriterStats};

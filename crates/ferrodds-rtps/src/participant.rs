@@ -1,0 +1,224 @@
+//! A participant's endpoints and the routing of received submessages to them.
+//!
+//! The driver hands every datagram to [`Participant::handle_datagram`], calls
+//! [`Participant::handle_timeout`] when [`Participant::poll_timeout`] says so, and sends
+//! what [`Participant::poll_transmit`] gives. Matching endpoints is discovery's job; it
+//! calls the writers' and readers' `match_*` methods.
+
+use std::collections::BTreeMap;
+
+use crate::reader::Reader;
+use crate::receiver::{walk, Context};
+use crate::time::{earliest, Timestamp};
+use crate::transmit::Transmit;
+use crate::wire::{EntityId, Guid, GuidPrefix, MessageError, Submessage};
+use crate::writer::Writer;
+
+/// Counters of what arrived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReceiveStats {
+    /// Datagrams handled.
+    pub datagrams: u64,
+    /// Datagrams dropped whole: not RTPS, or a bad header.
+    pub bad_datagrams: u64,
+    /// Datagrams whose walk ended at a malformed submessage.
+    pub malformed: u64,
+    /// Submessages skipped as not understood.
+    pub not_understood: u64,
+    /// Submessages for another participant (INFO_DST), or for no local endpoint.
+    pub not_for_us: u64,
+    /// Our own datagrams (multicast loops back), ignored.
+    pub own: u64,
+}
+
+/// A participant's local writers and readers, without I/O.
+#[derive(Debug)]
+pub struct Participant {
+    prefix: GuidPrefix,
+    writers: BTreeMap<EntityId, Writer>,
+    readers: BTreeMap<EntityId, Reader>,
+    stats: ReceiveStats,
+}
+
+impl Participant {
+    /// A participant with GUID prefix `prefix`.
+    pub fn new(prefix: GuidPrefix) -> Self {
+        Self {
+            prefix,
+            writers: BTreeMap::new(),
+            readers: BTreeMap::new(),
+            stats: ReceiveStats::default(),
+        }
+    }
+
+    /// The GUID prefix.
+    pub fn prefix(&self) -> GuidPrefix {
+        self.prefix
+    }
+
+    /// What arrived, counted.
+    pub fn stats(&self) -> ReceiveStats {
+        self.stats
+    }
+
+    /// Adds a writer (its GUID prefix must be the participant's).
+    pub fn add_writer(&mut self, writer: Writer) {
+        self.writers.insert(writer.guid().entity_id, writer);
+    }
+
+    /// Adds a reader (its GUID prefix must be the participant's).
+    pub fn add_reader(&mut self, reader: Reader) {
+        self.readers.insert(reader.guid().entity_id, reader);
+    }
+
+    /// A writer by entity id.
+    pub fn writer(&mut self, id: EntityId) -> Option<&mut Writer> {
+        self.writers.get_mut(&id)
+    }
+
+    /// A reader by entity id.
+    pub fn reader(&mut self, id: EntityId) -> Option<&mut Reader> {
+        self.readers.get_mut(&id)
+    }
+
+    /// Removes a writer.
+    pub fn remove_writer(&mut self, id: EntityId) -> Option<Writer> {
+        self.writers.remove(&id)
+    }
+
+    /// Removes a reader.
+    pub fn remove_reader(&mut self, id: EntityId) -> Option<Reader> {
+        self.readers.remove(&id)
+    }
+
+    /// Handles a received datagram.
+    pub fn handle_datagram(&mut self, now: Timestamp, datagram: &[u8]) {
+        self.stats.datagrams += 1;
+        let prefix = self.prefix;
+        let writers = &mut self.writers;
+        let readers = &mut self.readers;
+        let mut not_for_us = 0u64;
+        let mut own = false;
+        let result = walk(datagram, |ctx: &Context, sm| {
+            if ctx.source == prefix {
+                own = true;
+                return;
+            }
+            if ctx.destination != GuidPrefix::UNKNOWN && ctx.destination != prefix {
+                not_for_us += 1;
+                return;
+            }
+            let routed = route(now, ctx, sm, writers, readers);
+            if !routed {
+                not_for_us += 1;
+            }
+        });
+        self.stats.not_for_us += not_for_us;
+        match result {
+            Ok((_, walk)) => {
+                if own {
+                    self.stats.own += 1;
+                }
+                self.stats.not_understood += walk.not_understood as u64;
+                if walk.malformed {
+                    self.stats.malformed += 1;
+                }
+            }
+            Err(MessageError::ConnextPing) => {}
+            Err(_) => self.stats.bad_datagrams += 1,
+        }
+    }
+
+    /// Runs the endpoints' timers that are due.
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        for w in self.writers.values_mut() {
+            w.handle_timeout(now);
+        }
+        for r in self.readers.values_mut() {
+            r.handle_timeout(now);
+        }
+    }
+
+    /// The earliest time an endpoint has work.
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        let w = self.writers.values().filter_map(Writer::poll_timeout).min();
+        let r = self.readers.values().filter_map(Reader::poll_timeout).min();
+        earliest(w, r)
+    }
+
+    /// The next datagram any endpoint wants sent.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        for w in self.writers.values_mut() {
+            if let Some(t) = w.poll_transmit() {
+                return Some(t);
+            }
+        }
+        for r in self.readers.values_mut() {
+            if let Some(t) = r.poll_transmit() {
+                return Some(t);
+            }
+        }
+        None
+    }
+}
+
+/// Hands one submessage to the endpoint(s) it is for; false when there is none.
+fn route(
+    now: Timestamp,
+    ctx: &Context,
+    sm: Submessage<'_>,
+    writers: &mut BTreeMap<EntityId, Writer>,
+    readers: &mut BTreeMap<EntityId, Reader>,
+) -> bool {
+    // Reader-bound submessages go to the addressed reader, or to every reader matched with
+    // the writer when addressed to ENTITYID_UNKNOWN.
+    let to_readers = |reader_id: EntityId,
+                      writer_id: EntityId,
+                      readers: &mut BTreeMap<EntityId, Reader>,
+                      f: &mut dyn FnMut(&mut Reader)| {
+        let writer = Guid::new(ctx.source, writer_id);
+        let mut any = false;
+        if reader_id == EntityId::UNKNOWN {
+            for r in readers.values_mut().filter(|r| r.is_matched(writer)) {
+                f(r);
+                any = true;
+            }
+        } else if let Some(r) = readers.get_mut(&reader_id) {
+            f(r);
+            any = true;
+        }
+        any
+    };
+    match sm {
+        Submessage::Data(d) => to_readers(d.reader_id, d.writer_id, readers, &mut |r| {
+            r.handle_data(now, ctx.source, ctx.timestamp, &d)
+        }),
+        Submessage::DataFrag(d) => to_readers(d.reader_id, d.writer_id, readers, &mut |r| {
+            r.handle_data_frag(now, ctx.source, ctx.timestamp, &d)
+        }),
+        Submessage::Heartbeat(h) => to_readers(h.reader_id, h.writer_id, readers, &mut |r| {
+            r.handle_heartbeat(now, ctx.source, &h)
+        }),
+        Submessage::HeartbeatFrag(h) => to_readers(h.reader_id, h.writer_id, readers, &mut |r| {
+            r.handle_heartbeat_frag(now, ctx.source, &h)
+        }),
+        Submessage::Gap(g) => to_readers(g.reader_id, g.writer_id, readers, &mut |r| {
+            r.handle_gap(now, ctx.source, &g)
+        }),
+        Submessage::AckNack(a) => match writers.get_mut(&a.writer_id) {
+            Some(w) => {
+                w.handle_acknack(now, ctx.source, &a);
+                true
+            }
+            None => false,
+        },
+        Submessage::NackFrag(n) => match writers.get_mut(&n.writer_id) {
+            Some(w) => {
+                w.handle_nack_frag(now, ctx.source, &n);
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}

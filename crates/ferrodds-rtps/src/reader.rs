@@ -1,0 +1,635 @@
+//! The RTPS reader (RTPS 2.5 §8.4.10–8.4.12): per matched writer, what has arrived, what
+//! is missing, and the fragments of samples under reassembly.
+//!
+//! A reliable reader delivers each change once and in order: it holds changes that arrive
+//! early until the ones before them arrive or are declared irrelevant (GAP, or a HEARTBEAT
+//! whose first number moved past them), and answers HEARTBEATs with ACKNACKs listing what
+//! it misses (NACK_FRAG for samples it has in part). A best-effort reader delivers a
+//! change only if it is newer than the last one delivered from that writer.
+//!
+//! Reassembly never reserves what a DATA_FRAG merely claims: fragments are kept as they
+//! arrive and joined when the last one is in, and the bytes under reassembly per reader
+//! are bounded by `max_reassembly_bytes`.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use crate::endpoint::{build, ChangeKind};
+use crate::time::{earliest, Timestamp};
+use crate::transmit::Transmit;
+use crate::wire::{
+    parameter_list::pid, AckNack, Data, DataFrag, DataPayload, FragmentNumberSet, Gap, Guid,
+    GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber, SequenceNumberSet,
+    Time, MAX_SET_BITS,
+};
+
+/// How a reader behaves.
+#[derive(Debug, Clone)]
+pub struct ReaderConfig {
+    /// RELIABLE (true) or BEST_EFFORT.
+    pub reliable: bool,
+    /// The largest sample accepted (fragmented samples claiming more are dropped).
+    pub max_sample_size: usize,
+    /// Bytes held in fragments of incomplete samples, per reader, at most.
+    pub max_reassembly_bytes: usize,
+    /// Changes held ahead of a missing one, per writer, at most.
+    pub max_out_of_order: usize,
+    /// Delay before answering a HEARTBEAT (lets a burst of them collapse into one reply).
+    pub heartbeat_response_delay: Duration,
+}
+
+impl Default for ReaderConfig {
+    fn default() -> Self {
+        Self {
+            reliable: true,
+            max_sample_size: 256 * 1024 * 1024,
+            max_reassembly_bytes: 512 * 1024 * 1024,
+            max_out_of_order: 10_000,
+            heartbeat_response_delay: Duration::ZERO,
+        }
+    }
+}
+
+/// A matched remote writer, as discovery describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteWriter {
+    /// The writer's GUID.
+    pub guid: Guid,
+    /// Where to send ACKNACKs.
+    pub locators: Vec<Locator>,
+    /// RELIABLE writer.
+    pub reliable: bool,
+}
+
+/// A change delivered in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceivedChange {
+    /// The writer.
+    pub writer: Guid,
+    /// Its sequence number.
+    pub sequence_number: SequenceNumber,
+    /// What happened to the instance.
+    pub kind: ChangeKind,
+    /// The instance's key hash, when sent.
+    pub key_hash: Option<[u8; 16]>,
+    /// The source timestamp, when sent.
+    pub timestamp: Option<Time>,
+    /// The serialized sample or key, encapsulation included.
+    pub payload: Vec<u8>,
+}
+
+/// Counters for what the reader dropped or did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReaderStats {
+    /// Changes delivered.
+    pub delivered: u64,
+    /// Changes received again, dropped.
+    pub duplicates: u64,
+    /// Best-effort changes older than one already delivered, dropped.
+    pub out_of_order: u64,
+    /// Changes declared lost (GAP or heartbeat moved past them) without arriving.
+    pub lost: u64,
+    /// Submessages from writers not matched, dropped.
+    pub unknown_writer: u64,
+    /// Fragments dropped: inconsistent with earlier fragments, or beyond the limits.
+    pub bad_fragments: u64,
+    /// ACKNACKs sent.
+    pub acknacks: u64,
+    /// NACK_FRAGs sent.
+    pub nack_frags: u64,
+}
+
+#[derive(Debug)]
+enum Slot {
+    Change(ReceivedChange),
+    Irrelevant,
+}
+
+#[derive(Debug)]
+struct Reassembly {
+    sample_size: u32,
+    fragment_size: u16,
+    total: u32,
+    fragments: BTreeMap<u32, Vec<u8>>,
+    bytes: usize,
+    kind: ChangeKind,
+    key_hash: Option<[u8; 16]>,
+    timestamp: Option<Time>,
+}
+
+#[derive(Debug)]
+struct WriterProxy {
+    remote: RemoteWriter,
+    /// Every change before this one was delivered or declared irrelevant.
+    next_expected: i64,
+    /// The highest change the writer announced.
+    highest_announced: i64,
+    /// Changes (or irrelevant markers) that arrived ahead of `next_expected`.
+    ahead: BTreeMap<i64, Slot>,
+    reassembly: BTreeMap<i64, Reassembly>,
+    last_heartbeat: Option<u32>,
+    last_heartbeat_frag: Option<u32>,
+    ack_due: Option<Timestamp>,
+    ack_final: bool,
+    acknack_count: u32,
+    nack_frag_count: u32,
+}
+
+/// An RTPS reader without I/O.
+#[derive(Debug)]
+pub struct Reader {
+    guid: Guid,
+    config: ReaderConfig,
+    writers: Vec<WriterProxy>,
+    delivered: VecDeque<ReceivedChange>,
+    transmits: VecDeque<Transmit>,
+    reassembly_bytes: usize,
+    stats: ReaderStats,
+}
+
+impl Reader {
+    /// A reader with GUID `guid`.
+    pub fn new(guid: Guid, config: ReaderConfig) -> Self {
+        Self {
+            guid,
+            config,
+            writers: Vec::new(),
+            delivered: VecDeque::new(),
+            transmits: VecDeque::new(),
+            reassembly_bytes: 0,
+            stats: ReaderStats::default(),
+        }
+    }
+
+    /// The reader's GUID.
+    pub fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    /// What the reader counted.
+    pub fn stats(&self) -> ReaderStats {
+        self.stats
+    }
+
+    /// True when `writer` is matched.
+    pub fn is_matched(&self, writer: Guid) -> bool {
+        self.writers.iter().any(|w| w.remote.guid == writer)
+    }
+
+    /// The writers matched.
+    pub fn matched_writers(&self) -> impl Iterator<Item = &RemoteWriter> {
+        self.writers.iter().map(|w| &w.remote)
+    }
+
+    /// Matches a remote writer. A reliable reader sends a pre-emptive ACKNACK so the writer
+    /// tells it what it has.
+    pub fn match_writer(&mut self, now: Timestamp, remote: RemoteWriter) {
+        self.unmatch_writer(remote.guid);
+        let reliable = self.config.reliable && remote.reliable;
+        self.writers.push(WriterProxy {
+            remote,
+            next_expected: 1,
+            highest_announced: 0,
+            ahead: BTreeMap::new(),
+            reassembly: BTreeMap::new(),
+            last_heartbeat: None,
+            last_heartbeat_frag: None,
+            ack_due: None,
+            ack_final: false,
+            acknack_count: 0,
+            nack_frag_count: 0,
+        });
+        if reliable {
+            let i = self.writers.len() - 1;
+            self.writers[i].ack_due = Some(now);
+            self.writers[i].ack_final = false;
+            self.handle_timeout(now);
+        }
+    }
+
+    /// Forgets a remote writer.
+    pub fn unmatch_writer(&mut self, guid: Guid) {
+        if let Some(i) = self.writers.iter().position(|w| w.remote.guid == guid) {
+            let proxy = self.writers.swap_remove(i);
+            self.reassembly_bytes -= proxy.reassembly.values().map(|r| r.bytes).sum::<usize>();
+        }
+    }
+
+    fn proxy_index(&mut self, writer: Guid) -> Option<usize> {
+        let found = self.writers.iter().position(|w| w.remote.guid == writer);
+        if found.is_none() {
+            self.stats.unknown_writer += 1;
+        }
+        found
+    }
+
+    fn reliable_with(&self, i: usize) -> bool {
+        self.config.reliable && self.writers[i].remote.reliable
+    }
+
+    /// Handles a DATA from `source`, with the INFO_TS timestamp in force.
+    pub fn handle_data(
+        &mut self,
+        now: Timestamp,
+        source: GuidPrefix,
+        timestamp: Option<Time>,
+        data: &Data<'_>,
+    ) {
+        let writer = Guid::new(source, data.writer_id);
+        let Some(i) = self.proxy_index(writer) else {
+            return;
+        };
+        let (kind, key_hash) = read_inline_qos(
+            data.inline_qos.as_ref(),
+            !matches!(data.payload, DataPayload::Data(_)),
+        );
+        let change = ReceivedChange {
+            writer,
+            sequence_number: data.writer_sn,
+            kind,
+            key_hash,
+            timestamp,
+            payload: data.payload.bytes().unwrap_or_default().to_vec(),
+        };
+        self.accept(now, i, data.writer_sn.0, Slot::Change(change));
+    }
+
+    /// Handles a DATA_FRAG from `source`.
+    pub fn handle_data_frag(
+        &mut self,
+        now: Timestamp,
+        source: GuidPrefix,
+        timestamp: Option<Time>,
+        frag: &DataFrag<'_>,
+    ) {
+        let writer = Guid::new(source, frag.writer_id);
+        let Some(i) = self.proxy_index(writer) else {
+            return;
+        };
+        let seq = frag.writer_sn.0;
+        if self.is_settled(i, seq) {
+            self.stats.duplicates += 1;
+            return;
+        }
+        if frag.sample_size as usize > self.config.max_sample_size || frag.fragment_size == 0 {
+            self.stats.bad_fragments += 1;
+            return;
+        }
+        let total = frag.sample_size.div_ceil(u32::from(frag.fragment_size));
+        let proxy = &mut self.writers[i];
+        let entry = proxy.reassembly.entry(seq).or_insert_with(|| Reassembly {
+            sample_size: frag.sample_size,
+            fragment_size: frag.fragment_size,
+            total,
+            fragments: BTreeMap::new(),
+            bytes: 0,
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp,
+        });
+        if entry.sample_size != frag.sample_size || entry.fragment_size != frag.fragment_size {
+            self.stats.bad_fragments += 1;
+            return;
+        }
+        if frag.inline_qos.is_some() {
+            let (kind, key_hash) = read_inline_qos(frag.inline_qos.as_ref(), frag.key);
+            entry.kind = kind;
+            entry.key_hash = key_hash;
+        }
+        // The wire layer checked that the fragments fit the sample; split them up.
+        let size = usize::from(frag.fragment_size);
+        let mut added = 0usize;
+        for (k, chunk) in frag.fragments.chunks(size).enumerate() {
+            let n = frag.fragment_starting_num + k as u32;
+            let expected = if n == total {
+                entry.sample_size as usize - (total as usize - 1) * size
+            } else {
+                size
+            };
+            if n > total || chunk.len() != expected || entry.fragments.contains_key(&n) {
+                continue;
+            }
+            if self.reassembly_bytes + added + chunk.len() > self.config.max_reassembly_bytes {
+                self.stats.bad_fragments += 1;
+                break;
+            }
+            added += chunk.len();
+            entry.bytes += chunk.len();
+            entry.fragments.insert(n, chunk.to_vec());
+        }
+        self.reassembly_bytes += added;
+        if entry.fragments.len() as u32 == entry.total {
+            let Some(done) = proxy.reassembly.remove(&seq) else {
+                return;
+            };
+            self.reassembly_bytes -= done.bytes;
+            let mut payload = Vec::with_capacity(done.sample_size as usize);
+            for piece in done.fragments.into_values() {
+                payload.extend_from_slice(&piece);
+            }
+            let change = ReceivedChange {
+                writer,
+                sequence_number: frag.writer_sn,
+                kind: done.kind,
+                key_hash: done.key_hash,
+                timestamp: done.timestamp,
+                payload,
+            };
+            self.accept(now, i, seq, Slot::Change(change));
+        }
+    }
+
+    /// Handles a GAP: the listed changes will never come.
+    pub fn handle_gap(&mut self, now: Timestamp, source: GuidPrefix, gap: &Gap) {
+        let writer = Guid::new(source, gap.writer_id);
+        let Some(i) = self.proxy_index(writer) else {
+            return;
+        };
+        let end = gap.gap_list.base().0;
+        let from = gap.gap_start.0.max(self.writers[i].next_expected);
+        // Bounded: a GAP may cover a huge range; what lies below next_expected needs nothing,
+        // and a range start..end is applied by moving next_expected, not element by element.
+        if from < end {
+            self.mark_irrelevant_range(i, from, end);
+        }
+        for seq in gap.gap_list.iter() {
+            self.accept(now, i, seq.0, Slot::Irrelevant);
+        }
+        self.deliver(i);
+    }
+
+    /// Handles a HEARTBEAT: learns what the writer has, and schedules an ACKNACK when it
+    /// must answer (final flag clear) or has something to ask for.
+    pub fn handle_heartbeat(&mut self, now: Timestamp, source: GuidPrefix, hb: &Heartbeat) {
+        let writer = Guid::new(source, hb.writer_id);
+        let Some(i) = self.proxy_index(writer) else {
+            return;
+        };
+        if !self.reliable_with(i) {
+            return;
+        }
+        let proxy = &mut self.writers[i];
+        if proxy.last_heartbeat.is_some_and(|c| hb.count <= c) {
+            return;
+        }
+        proxy.last_heartbeat = Some(hb.count);
+        proxy.highest_announced = proxy.highest_announced.max(hb.last_sn.0);
+        // The writer no longer has what precedes `first`.
+        if hb.first_sn.0 > proxy.next_expected {
+            let end = hb.first_sn.0;
+            let from = proxy.next_expected;
+            self.mark_irrelevant_range(i, from, end);
+            self.deliver(i);
+        }
+        let proxy = &mut self.writers[i];
+        let missing = proxy.next_expected <= proxy.highest_announced;
+        if !hb.final_flag || missing {
+            let due = now.after(self.config.heartbeat_response_delay);
+            proxy.ack_due = earliest(proxy.ack_due, Some(due));
+            proxy.ack_final = false;
+        }
+        self.handle_timeout(now);
+    }
+
+    /// Handles a HEARTBEAT_FRAG: the writer has fragments up to `last_fragment_num`.
+    pub fn handle_heartbeat_frag(
+        &mut self,
+        now: Timestamp,
+        source: GuidPrefix,
+        hb: &HeartbeatFrag,
+    ) {
+        let writer = Guid::new(source, hb.writer_id);
+        let Some(i) = self.proxy_index(writer) else {
+            return;
+        };
+        let proxy = &mut self.writers[i];
+        if proxy.last_heartbeat_frag.is_some_and(|c| hb.count <= c) {
+            return;
+        }
+        proxy.last_heartbeat_frag = Some(hb.count);
+        if proxy.reassembly.contains_key(&hb.writer_sn.0) {
+            proxy.ack_due = earliest(proxy.ack_due, Some(now));
+        }
+        self.handle_timeout(now);
+    }
+
+    /// Sends the ACKNACKs and NACK_FRAGs that are due.
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        for i in 0..self.writers.len() {
+            if self.writers[i].ack_due.is_some_and(|due| due <= now) {
+                self.writers[i].ack_due = None;
+                self.send_acknack(i);
+            }
+        }
+    }
+
+    /// When [`Reader::handle_timeout`] next has work.
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        self.writers.iter().filter_map(|w| w.ack_due).min()
+    }
+
+    /// The next datagram to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next change, in order.
+    pub fn poll_change(&mut self) -> Option<ReceivedChange> {
+        self.delivered.pop_front()
+    }
+
+    fn is_settled(&self, i: usize, seq: i64) -> bool {
+        let proxy = &self.writers[i];
+        if self.reliable_with(i) {
+            seq < proxy.next_expected || proxy.ahead.contains_key(&seq)
+        } else {
+            seq < proxy.next_expected
+        }
+    }
+
+    fn accept(&mut self, _now: Timestamp, i: usize, seq: i64, slot: Slot) {
+        if seq < 1 {
+            return;
+        }
+        if self.is_settled(i, seq) {
+            if matches!(slot, Slot::Change(_)) {
+                if self.reliable_with(i) {
+                    self.stats.duplicates += 1;
+                } else {
+                    self.stats.out_of_order += 1;
+                }
+            }
+            return;
+        }
+        let reliable = self.reliable_with(i);
+        let proxy = &mut self.writers[i];
+        if let Some(r) = proxy.reassembly.remove(&seq) {
+            self.reassembly_bytes -= r.bytes;
+        }
+        if !reliable {
+            // Best effort: deliver now, and everything older is history.
+            proxy.next_expected = seq + 1;
+            let stale: Vec<i64> = proxy.reassembly.range(..seq).map(|(&s, _)| s).collect();
+            for s in stale {
+                if let Some(r) = proxy.reassembly.remove(&s) {
+                    self.reassembly_bytes -= r.bytes;
+                }
+            }
+            if let Slot::Change(change) = slot {
+                self.stats.delivered += 1;
+                self.delivered.push_back(change);
+            }
+            return;
+        }
+        if proxy.ahead.len() >= self.config.max_out_of_order && seq != proxy.next_expected {
+            // Full: it will be asked for again.
+            return;
+        }
+        proxy.highest_announced = proxy.highest_announced.max(seq);
+        proxy.ahead.insert(seq, slot);
+        self.deliver(i);
+    }
+
+    /// Declares `from..end` irrelevant (they were never received and never will be).
+    fn mark_irrelevant_range(&mut self, i: usize, from: i64, end: i64) {
+        let from = from.max(self.writers[i].next_expected);
+        if end <= from {
+            return;
+        }
+        let proxy = &mut self.writers[i];
+        // Whatever arrived in the range is still delivered, in order, before the jump.
+        let kept: Vec<i64> = proxy.ahead.range(from..end).map(|(&s, _)| s).collect();
+        let mut lost = (end - from) as u64;
+        for seq in kept {
+            let reliable = self.config.reliable && self.writers[i].remote.reliable;
+            let proxy = &mut self.writers[i];
+            if let Some(slot) = proxy.ahead.remove(&seq) {
+                if let Slot::Change(change) = slot {
+                    lost -= 1;
+                    if reliable {
+                        self.stats.delivered += 1;
+                        self.delivered.push_back(change);
+                    }
+                } else {
+                    lost -= 1;
+                }
+            }
+        }
+        let proxy = &mut self.writers[i];
+        let stale: Vec<i64> = proxy.reassembly.range(from..end).map(|(&s, _)| s).collect();
+        for s in stale {
+            if let Some(r) = proxy.reassembly.remove(&s) {
+                self.reassembly_bytes -= r.bytes;
+            }
+        }
+        self.stats.lost += lost;
+        self.writers[i].next_expected = end;
+    }
+
+    /// Delivers the run of changes starting at `next_expected`.
+    fn deliver(&mut self, i: usize) {
+        let proxy = &mut self.writers[i];
+        while let Some(slot) = proxy.ahead.remove(&proxy.next_expected) {
+            proxy.next_expected += 1;
+            if let Slot::Change(change) = slot {
+                self.stats.delivered += 1;
+                self.delivered.push_back(change);
+            }
+        }
+    }
+
+    fn send_acknack(&mut self, i: usize) {
+        let proxy = &mut self.writers[i];
+        let base = proxy.next_expected;
+        let mut set = SequenceNumberSet::new(SequenceNumber(base));
+        let mut nack_frags = Vec::new();
+        let last = proxy
+            .highest_announced
+            .min(base + i64::from(MAX_SET_BITS) - 1);
+        for seq in base..=last {
+            if proxy.ahead.contains_key(&seq) {
+                continue;
+            }
+            match proxy.reassembly.get(&seq) {
+                Some(r) => {
+                    let first_missing = (1..=r.total)
+                        .find(|n| !r.fragments.contains_key(n))
+                        .unwrap_or(1);
+                    let mut frags = FragmentNumberSet::new(first_missing);
+                    for n in
+                        first_missing..r.total.saturating_add(1).min(first_missing + MAX_SET_BITS)
+                    {
+                        if !r.fragments.contains_key(&n) {
+                            frags.insert(n);
+                        }
+                    }
+                    nack_frags.push((seq, frags));
+                }
+                None => {
+                    set.insert(SequenceNumber(seq));
+                }
+            }
+        }
+        proxy.acknack_count = proxy.acknack_count.wrapping_add(1);
+        let acknack = AckNack {
+            reader_id: self.guid.entity_id,
+            writer_id: proxy.remote.guid.entity_id,
+            reader_sn_state: set,
+            count: proxy.acknack_count,
+            final_flag: set.is_empty() && nack_frags.is_empty(),
+        };
+        let mut subs = vec![acknack.into()];
+        for (seq, frags) in nack_frags {
+            proxy.nack_frag_count = proxy.nack_frag_count.wrapping_add(1);
+            self.stats.nack_frags += 1;
+            subs.push(
+                NackFrag {
+                    reader_id: self.guid.entity_id,
+                    writer_id: proxy.remote.guid.entity_id,
+                    writer_sn: SequenceNumber(seq),
+                    fragment_number_state: frags,
+                    count: proxy.nack_frag_count,
+                }
+                .into(),
+            );
+        }
+        self.stats.acknacks += 1;
+        let destination = proxy.remote.guid.prefix;
+        if let Some(t) = build(
+            self.guid.prefix,
+            Some(destination),
+            &subs,
+            &proxy.remote.locators,
+        ) {
+            self.transmits.push_back(t);
+        }
+    }
+}
+
+/// The change kind and key hash inline QoS carry. Without PID_STATUS_INFO, a DATA with a
+/// key payload (K flag) is a dispose (the pre-2.3 convention some peers still follow).
+fn read_inline_qos(
+    qos: Option<&crate::wire::ParameterList<'_>>,
+    key_only: bool,
+) -> (ChangeKind, Option<[u8; 16]>) {
+    let mut kind = if key_only {
+        ChangeKind::Disposed
+    } else {
+        ChangeKind::Alive
+    };
+    let mut key_hash = None;
+    if let Some(qos) = qos {
+        for p in qos.iter() {
+            match p.id {
+                pid::KEY_HASH => key_hash = <[u8; 16]>::try_from(p.value).ok(),
+                pid::STATUS_INFO => {
+                    if let Ok(b) = <[u8; 4]>::try_from(p.value) {
+                        kind = ChangeKind::from_status_info(u32::from_be_bytes(b));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (kind, key_hash)
+}

@@ -1,0 +1,693 @@
+//! The RTPS writer (RTPS 2.5 §8.4.7–8.4.9): a history cache and, per matched reader, the
+//! state of what it has been sent and has acknowledged.
+//!
+//! Push mode: `write` sends the change to every matched reader at once. A reliable writer
+//! piggy-backs a HEARTBEAT on the data, sends HEARTBEATs every `heartbeat_period` while a
+//! reliable reader has not acknowledged everything, answers an ACKNACK by resending what it
+//! still has and sending GAP for what it no longer has, and answers NACK_FRAG by resending
+//! fragments. Samples larger than `fragment_size` go out as DATA_FRAG.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
+use crate::time::{earliest, Timestamp};
+use crate::transmit::Transmit;
+use crate::wire::{
+    AckNack, Data, DataFrag, DataPayload, FragmentNumberSet, Gap, Guid, GuidPrefix, Heartbeat,
+    InfoTimestamp, Locator, NackFrag, SequenceNumber, SequenceNumberSet, Submessage, Time,
+    MAX_SET_BITS,
+};
+
+/// How a writer behaves.
+#[derive(Debug, Clone)]
+pub struct WriterConfig {
+    /// RELIABLE (true) or BEST_EFFORT.
+    pub reliable: bool,
+    /// TRANSIENT_LOCAL: keep the history for readers that match later.
+    pub transient_local: bool,
+    /// The history kind.
+    pub history: History,
+    /// The most samples the history holds (RESOURCE_LIMITS max_samples); a KEEP_ALL writer
+    /// refuses writes beyond it until readers acknowledge.
+    pub max_samples: usize,
+    /// Period of HEARTBEATs while readers have unacknowledged samples.
+    pub heartbeat_period: Duration,
+    /// Samples larger than this go out as DATA_FRAG fragments of this size.
+    pub fragment_size: usize,
+    /// The largest datagram to build.
+    pub max_message_size: usize,
+    /// A piggy-backed HEARTBEAT asks for an acknowledgment (final flag clear) once a reader
+    /// has this many unacknowledged samples.
+    pub ack_request_threshold: usize,
+}
+
+impl Default for WriterConfig {
+    fn default() -> Self {
+        Self {
+            reliable: true,
+            transient_local: false,
+            history: History::KeepLast(1),
+            max_samples: 5000,
+            heartbeat_period: Duration::from_millis(100),
+            fragment_size: 16 * 1024,
+            max_message_size: 63 * 1024,
+            ack_request_threshold: 16,
+        }
+    }
+}
+
+/// A change to hand to [`Writer::write`].
+#[derive(Debug, Clone)]
+pub struct Change {
+    /// What happened to the instance.
+    pub kind: ChangeKind,
+    /// The instance's key hash, on keyed topics.
+    pub key_hash: Option<[u8; 16]>,
+    /// The source timestamp.
+    pub timestamp: Option<Time>,
+    /// The serialized sample (or key, for dispose/unregister), encapsulation included.
+    pub payload: Arc<[u8]>,
+}
+
+/// A matched remote reader, as discovery describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteReader {
+    /// The reader's GUID.
+    pub guid: Guid,
+    /// Where to send to it.
+    pub locators: Vec<Locator>,
+    /// RELIABLE reader.
+    pub reliable: bool,
+    /// TRANSIENT_LOCAL (or stronger) reader: it wants the history a TRANSIENT_LOCAL writer
+    /// kept.
+    pub transient_local: bool,
+}
+
+/// Why a write was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// A KEEP_ALL history holds `max_samples` unacknowledged samples: wait for
+    /// acknowledgments (the driver blocks up to max_blocking_time) and try again.
+    #[error(
+        "the history holds {0} unacknowledged samples, its limit: wait for readers to acknowledge"
+    )]
+    HistoryFull(usize),
+    /// The sample is larger than fragmentation can carry (2^32 bytes).
+    #[error("a sample of {0} bytes is larger than RTPS can carry")]
+    TooLarge(usize),
+}
+
+#[derive(Debug)]
+struct ReaderProxy {
+    remote: RemoteReader,
+    /// Every change up to this one is acknowledged (or was never meant for this reader).
+    acked: i64,
+    /// The first change not yet pushed to this reader.
+    next_unsent: i64,
+    /// The first change meant for this reader (later than the history for a VOLATILE
+    /// reader that matched late): earlier ones are answered with GAP.
+    first_relevant: i64,
+    /// Changes the reader asked for again.
+    requested: BTreeSet<i64>,
+    last_acknack: Option<u32>,
+    last_nack_frag: Option<u32>,
+}
+
+/// Counters for what the writer saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriterStats {
+    /// Changes written.
+    pub written: u64,
+    /// Changes resent on request.
+    pub resent: u64,
+    /// Fragments resent on request.
+    pub fragments_resent: u64,
+    /// GAPs sent for changes no longer in the history.
+    pub gaps: u64,
+    /// HEARTBEATs sent.
+    pub heartbeats: u64,
+    /// ACKNACKs and NACK_FRAGs from unknown readers or repeated, ignored.
+    pub ignored_acknacks: u64,
+}
+
+/// An RTPS writer without I/O.
+#[derive(Debug)]
+pub struct Writer {
+    guid: Guid,
+    config: WriterConfig,
+    history: BTreeMap<i64, Change>,
+    last_seq: i64,
+    readers: Vec<ReaderProxy>,
+    heartbeat_count: u32,
+    next_heartbeat: Option<Timestamp>,
+    transmits: VecDeque<Transmit>,
+    stats: WriterStats,
+}
+
+impl Writer {
+    /// A writer with GUID `guid`.
+    pub fn new(guid: Guid, config: WriterConfig) -> Self {
+        Self {
+            guid,
+            config,
+            history: BTreeMap::new(),
+            last_seq: 0,
+            readers: Vec::new(),
+            heartbeat_count: 0,
+            next_heartbeat: None,
+            transmits: VecDeque::new(),
+            stats: WriterStats::default(),
+        }
+    }
+
+    /// The writer's GUID.
+    pub fn guid(&self) -> Guid {
+        self.guid
+    }
+
+    /// What the writer counted.
+    pub fn stats(&self) -> WriterStats {
+        self.stats
+    }
+
+    /// The highest sequence number written.
+    pub fn last_sequence_number(&self) -> SequenceNumber {
+        SequenceNumber(self.last_seq)
+    }
+
+    /// The number of changes in the history.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    /// True when every reliable reader acknowledged every change up to `seq`.
+    pub fn is_acknowledged(&self, seq: SequenceNumber) -> bool {
+        self.readers
+            .iter()
+            .filter(|r| r.remote.reliable)
+            .all(|r| r.acked >= seq.0)
+    }
+
+    /// True when every reliable reader acknowledged everything written.
+    pub fn all_acknowledged(&self) -> bool {
+        self.is_acknowledged(SequenceNumber(self.last_seq))
+    }
+
+    /// The readers matched.
+    pub fn matched_readers(&self) -> impl Iterator<Item = &RemoteReader> {
+        self.readers.iter().map(|r| &r.remote)
+    }
+
+    /// Matches a remote reader. A TRANSIENT_LOCAL writer sends a TRANSIENT_LOCAL reader
+    /// the history it keeps; other readers start with the next change.
+    pub fn match_reader(&mut self, now: Timestamp, remote: RemoteReader) {
+        self.unmatch_reader(remote.guid);
+        let first = self
+            .history
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(self.last_seq + 1);
+        let next_unsent = if self.config.transient_local && remote.transient_local {
+            first
+        } else {
+            self.last_seq + 1
+        };
+        let mut proxy = ReaderProxy {
+            remote,
+            acked: next_unsent - 1,
+            next_unsent,
+            first_relevant: next_unsent,
+            requested: BTreeSet::new(),
+            last_acknack: None,
+            last_nack_frag: None,
+        };
+        if proxy.next_unsent <= self.last_seq {
+            self.send_unsent(&mut proxy);
+        }
+        if proxy.remote.reliable && self.config.reliable {
+            // Tell the reader where the writer stands, so it can ask for what it misses.
+            self.send_heartbeat(&proxy, false);
+            self.schedule_heartbeat(now);
+        }
+        self.readers.push(proxy);
+    }
+
+    /// Forgets a remote reader (unmatched, or its participant is gone).
+    pub fn unmatch_reader(&mut self, guid: Guid) {
+        self.readers.retain(|r| r.remote.guid != guid);
+        self.purge_acknowledged();
+    }
+
+    /// Adds a change to the history and pushes it to every matched reader.
+    pub fn write(&mut self, now: Timestamp, change: Change) -> Result<SequenceNumber, WriteError> {
+        if u32::try_from(change.payload.len()).is_err() {
+            return Err(WriteError::TooLarge(change.payload.len()));
+        }
+        if self.config.history == History::KeepAll && self.history.len() >= self.config.max_samples
+        {
+            self.purge_acknowledged();
+            if self.history.len() >= self.config.max_samples {
+                return Err(WriteError::HistoryFull(self.history.len()));
+            }
+        }
+        self.last_seq += 1;
+        let seq = self.last_seq;
+        self.history.insert(seq, change);
+        self.stats.written += 1;
+        self.trim_history(seq);
+
+        let mut readers = std::mem::take(&mut self.readers);
+        // Readers at the same locators get one datagram addressed to any reader.
+        let mut done = vec![false; readers.len()];
+        for i in 0..readers.len() {
+            if done[i] || readers[i].next_unsent != seq {
+                continue;
+            }
+            let group: Vec<usize> = (i..readers.len())
+                .filter(|&j| {
+                    !done[j]
+                        && readers[j].next_unsent == seq
+                        && readers[j].remote.locators == readers[i].remote.locators
+                })
+                .collect();
+            let reader_id = if group.len() == 1 {
+                readers[i].remote.guid.entity_id
+            } else {
+                ANY_READER
+            };
+            let wants_ack = group.iter().any(|&j| {
+                readers[j].remote.reliable
+                    && (self.last_seq - readers[j].acked) as usize
+                        >= self.config.ack_request_threshold
+            });
+            let reliable =
+                self.config.reliable && group.iter().any(|&j| readers[j].remote.reliable);
+            let locators = readers[i].remote.locators.clone();
+            self.send_change(
+                seq,
+                reader_id,
+                None,
+                &locators,
+                None,
+                reliable.then_some(!wants_ack),
+            );
+            for &j in &group {
+                done[j] = true;
+                readers[j].next_unsent = seq + 1;
+            }
+        }
+        // Readers still catching up on history get it in order.
+        for proxy in readers.iter_mut().filter(|r| r.next_unsent <= seq) {
+            self.send_unsent(proxy);
+        }
+        self.readers = readers;
+        if self.config.reliable && self.readers.iter().any(|r| r.remote.reliable) {
+            self.schedule_heartbeat(now);
+        }
+        if !self.config.transient_local {
+            self.purge_acknowledged();
+        }
+        Ok(SequenceNumber(seq))
+    }
+
+    /// Handles an ACKNACK from reader `source` + `acknack.reader_id`.
+    pub fn handle_acknack(&mut self, now: Timestamp, source: GuidPrefix, acknack: &AckNack) {
+        let reader = Guid::new(source, acknack.reader_id);
+        let Some(index) = self.readers.iter().position(|r| r.remote.guid == reader) else {
+            self.stats.ignored_acknacks += 1;
+            return;
+        };
+        let mut proxy = self.readers.swap_remove(index);
+        if proxy.last_acknack.is_some_and(|c| acknack.count <= c) {
+            self.stats.ignored_acknacks += 1;
+            self.readers.push(proxy);
+            return;
+        }
+        proxy.last_acknack = Some(acknack.count);
+        let base = acknack.reader_sn_state.base().0;
+        // base - 1 is acknowledged; a reader cannot acknowledge what was not written.
+        proxy.acked = proxy.acked.max((base - 1).min(self.last_seq));
+        for seq in acknack.reader_sn_state.iter() {
+            if seq.0 >= 1 && seq.0 <= self.last_seq {
+                proxy.requested.insert(seq.0);
+            }
+        }
+        let had_requests = !proxy.requested.is_empty();
+        self.send_requested(&mut proxy);
+        // A reader that asked without knowing all we have learns it from a heartbeat.
+        if had_requests
+            || (acknack.reader_sn_state.is_empty() && base <= self.last_seq && !acknack.final_flag)
+        {
+            self.send_heartbeat(&proxy, true);
+        }
+        self.readers.push(proxy);
+        self.purge_acknowledged();
+        if !self.all_acknowledged() {
+            self.schedule_heartbeat(now);
+        }
+    }
+
+    /// Handles a NACK_FRAG: resends the fragments the reader lists.
+    pub fn handle_nack_frag(&mut self, _now: Timestamp, source: GuidPrefix, nack: &NackFrag) {
+        let reader = Guid::new(source, nack.reader_id);
+        let Some(index) = self.readers.iter().position(|r| r.remote.guid == reader) else {
+            self.stats.ignored_acknacks += 1;
+            return;
+        };
+        if self.readers[index]
+            .last_nack_frag
+            .is_some_and(|c| nack.count <= c)
+        {
+            self.stats.ignored_acknacks += 1;
+            return;
+        }
+        self.readers[index].last_nack_frag = Some(nack.count);
+        let seq = nack.writer_sn.0;
+        let locators = self.readers[index].remote.locators.clone();
+        let reader_id = self.readers[index].remote.guid.entity_id;
+        if self.history.contains_key(&seq) {
+            self.stats.fragments_resent += nack.fragment_number_state.iter().count() as u64;
+            self.send_change(
+                seq,
+                reader_id,
+                Some(source),
+                &locators,
+                Some(&nack.fragment_number_state),
+                None,
+            );
+        } else if seq >= 1 && seq <= self.last_seq {
+            self.send_gap(reader_id, source, &locators, &[seq]);
+        }
+    }
+
+    /// Runs what is due at `now`: periodic HEARTBEATs.
+    pub fn handle_timeout(&mut self, now: Timestamp) {
+        let Some(due) = self.next_heartbeat else {
+            return;
+        };
+        if now < due {
+            return;
+        }
+        self.next_heartbeat = None;
+        let readers = std::mem::take(&mut self.readers);
+        let mut unacked = false;
+        let last = self.last_seq;
+        for proxy in readers
+            .iter()
+            .filter(|r| r.remote.reliable && r.acked < last)
+        {
+            unacked = true;
+            self.send_heartbeat(proxy, false);
+        }
+        self.readers = readers;
+        if unacked {
+            self.schedule_heartbeat(now);
+        }
+    }
+
+    /// When [`Writer::handle_timeout`] next has work.
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        self.next_heartbeat
+    }
+
+    /// The next datagram to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    fn schedule_heartbeat(&mut self, now: Timestamp) {
+        if self.config.reliable {
+            self.next_heartbeat = earliest(
+                self.next_heartbeat,
+                Some(now.after(self.config.heartbeat_period)),
+            );
+        }
+    }
+
+    /// KEEP_LAST: drop the oldest change of the instance (or of the writer, when keyless)
+    /// beyond the depth. KEEP_ALL keeps everything until acknowledged.
+    fn trim_history(&mut self, newest: i64) {
+        let History::KeepLast(depth) = self.config.history else {
+            return;
+        };
+        let depth = depth.max(1);
+        let key = self.history.get(&newest).and_then(|c| c.key_hash);
+        let same: Vec<i64> = self
+            .history
+            .iter()
+            .filter(|(_, c)| c.key_hash == key)
+            .map(|(&s, _)| s)
+            .collect();
+        if same.len() > depth {
+            for seq in &same[..same.len() - depth] {
+                self.history.remove(seq);
+            }
+        }
+        while self.history.len() > self.config.max_samples.max(1) {
+            self.history.pop_first();
+        }
+    }
+
+    /// Drops what every reliable reader acknowledged. A TRANSIENT_LOCAL writer keeps its
+    /// history for late joiners instead (KEEP_LAST trims it; a KEEP_ALL one gives up
+    /// acknowledged changes only when full). Best-effort readers need nothing kept.
+    fn purge_acknowledged(&mut self) {
+        if self.config.transient_local
+            && (self.config.history != History::KeepAll
+                || self.history.len() < self.config.max_samples)
+        {
+            return;
+        }
+        let floor = self
+            .readers
+            .iter()
+            .filter(|r| r.remote.reliable)
+            .map(|r| r.acked.min(r.next_unsent - 1))
+            .min()
+            .unwrap_or(self.last_seq);
+        while self
+            .history
+            .first_key_value()
+            .is_some_and(|(&seq, _)| seq <= floor)
+        {
+            self.history.pop_first();
+        }
+    }
+
+    fn send_unsent(&mut self, proxy: &mut ReaderProxy) {
+        let destination = proxy.remote.guid.prefix;
+        let locators = proxy.remote.locators.clone();
+        let reader_id = proxy.remote.guid.entity_id;
+        let mut missing = Vec::new();
+        for seq in proxy.next_unsent..=self.last_seq {
+            if self.history.contains_key(&seq) {
+                if !missing.is_empty() {
+                    self.send_gap(reader_id, destination, &locators, &missing);
+                    missing.clear();
+                }
+                self.send_change(seq, reader_id, Some(destination), &locators, None, None);
+            } else {
+                missing.push(seq);
+            }
+        }
+        if !missing.is_empty() {
+            self.send_gap(reader_id, destination, &locators, &missing);
+        }
+        proxy.next_unsent = self.last_seq + 1;
+    }
+
+    fn send_requested(&mut self, proxy: &mut ReaderProxy) {
+        let destination = proxy.remote.guid.prefix;
+        let locators = proxy.remote.locators.clone();
+        let reader_id = proxy.remote.guid.entity_id;
+        let requested = std::mem::take(&mut proxy.requested);
+        let mut missing = Vec::new();
+        for seq in requested {
+            if seq >= proxy.first_relevant && self.history.contains_key(&seq) {
+                self.stats.resent += 1;
+                self.send_change(seq, reader_id, Some(destination), &locators, None, None);
+            } else {
+                missing.push(seq);
+            }
+        }
+        if !missing.is_empty() {
+            self.send_gap(reader_id, destination, &locators, &missing);
+        }
+    }
+
+    /// Sends GAPs covering `seqs` (ascending), as few as the 256-bit list allows.
+    fn send_gap(
+        &mut self,
+        reader_id: crate::wire::EntityId,
+        destination: GuidPrefix,
+        locators: &[Locator],
+        seqs: &[i64],
+    ) {
+        let mut i = 0;
+        while i < seqs.len() {
+            let start = seqs[i];
+            // A run start..run_end is covered by gap_start..list base.
+            let mut run_end = start;
+            while i + 1 < seqs.len() && seqs[i + 1] == run_end + 1 {
+                i += 1;
+                run_end = seqs[i];
+            }
+            let mut list = SequenceNumberSet::new(SequenceNumber(run_end + 1));
+            let mut j = i + 1;
+            while j < seqs.len() && seqs[j] - (run_end + 1) < i64::from(MAX_SET_BITS) {
+                list.insert(SequenceNumber(seqs[j]));
+                j += 1;
+            }
+            i = j;
+            self.stats.gaps += 1;
+            let gap = Gap {
+                reader_id,
+                writer_id: self.guid.entity_id,
+                gap_start: SequenceNumber(start),
+                gap_list: list,
+            };
+            if let Some(t) = build(self.guid.prefix, Some(destination), &[gap.into()], locators) {
+                self.transmits.push_back(t);
+            }
+        }
+    }
+
+    fn heartbeat(
+        &mut self,
+        reader_id: crate::wire::EntityId,
+        final_flag: bool,
+        first_relevant: i64,
+    ) -> Heartbeat {
+        self.heartbeat_count = self.heartbeat_count.wrapping_add(1);
+        self.stats.heartbeats += 1;
+        let first = self
+            .history
+            .keys()
+            .next()
+            .copied()
+            .unwrap_or(self.last_seq + 1)
+            .max(first_relevant);
+        Heartbeat {
+            reader_id,
+            writer_id: self.guid.entity_id,
+            first_sn: SequenceNumber(first),
+            last_sn: SequenceNumber(self.last_seq),
+            count: self.heartbeat_count,
+            final_flag,
+            liveliness_flag: false,
+        }
+    }
+
+    fn send_heartbeat(&mut self, proxy: &ReaderProxy, final_flag: bool) {
+        let hb = self.heartbeat(
+            proxy.remote.guid.entity_id,
+            final_flag,
+            proxy.first_relevant,
+        );
+        if let Some(t) = build(
+            self.guid.prefix,
+            Some(proxy.remote.guid.prefix),
+            &[hb.into()],
+            &proxy.remote.locators,
+        ) {
+            self.transmits.push_back(t);
+        }
+    }
+
+    /// Sends change `seq` (whole, or the fragments in `fragments`), with a piggy-backed
+    /// HEARTBEAT of the given final flag when `heartbeat` is set.
+    fn send_change(
+        &mut self,
+        seq: i64,
+        reader_id: crate::wire::EntityId,
+        destination: Option<GuidPrefix>,
+        locators: &[Locator],
+        fragments: Option<&FragmentNumberSet>,
+        heartbeat: Option<bool>,
+    ) {
+        let Some(change) = self.history.get(&seq).cloned() else {
+            return;
+        };
+        let qos_bytes = inline_qos(change.key_hash, change.kind);
+        let qos = parse_inline_qos(&qos_bytes);
+        let ts = InfoTimestamp {
+            timestamp: change.timestamp,
+        };
+        let hb = heartbeat.map(|final_flag| self.heartbeat(reader_id, final_flag, 1));
+        let payload = &change.payload[..];
+        let fragment_size = self.config.fragment_size.clamp(64, usize::from(u16::MAX));
+        if payload.len() <= fragment_size && fragments.is_none() {
+            let data = Data {
+                extra_flags: 0,
+                reader_id,
+                writer_id: self.guid.entity_id,
+                writer_sn: SequenceNumber(seq),
+                inline_qos: qos,
+                payload: if payload.is_empty() {
+                    DataPayload::None
+                } else if change.kind == ChangeKind::Alive {
+                    DataPayload::Data(payload)
+                } else {
+                    DataPayload::Key(payload)
+                },
+                non_standard_payload: false,
+            };
+            let mut subs: Vec<Submessage<'_>> = vec![ts.into(), data.into()];
+            if let Some(hb) = hb {
+                subs.push(hb.into());
+            }
+            if let Some(t) = build(self.guid.prefix, destination, &subs, locators) {
+                self.transmits.push_back(t);
+            }
+            return;
+        }
+        let total = payload.len().div_ceil(fragment_size) as u32;
+        let per_message =
+            ((self.config.max_message_size.saturating_sub(128)) / fragment_size).max(1) as u32;
+        let wanted = |n: u32| fragments.is_none_or(|set| set.contains(n));
+        let mut n = 1u32;
+        let mut sent_any = false;
+        while n <= total {
+            if !wanted(n) {
+                n += 1;
+                continue;
+            }
+            let mut count = 1u32;
+            while count < per_message && n + count <= total && wanted(n + count) {
+                count += 1;
+            }
+            let start = (n as usize - 1) * fragment_size;
+            let end = ((n + count - 1) as usize * fragment_size).min(payload.len());
+            let frag = DataFrag {
+                extra_flags: 0,
+                reader_id,
+                writer_id: self.guid.entity_id,
+                writer_sn: SequenceNumber(seq),
+                fragment_starting_num: n,
+                fragments_in_submessage: count as u16,
+                fragment_size: fragment_size as u16,
+                sample_size: payload.len() as u32,
+                inline_qos: if sent_any { None } else { qos },
+                key: change.kind != ChangeKind::Alive,
+                non_standard_payload: false,
+                fragments: &payload[start..end],
+            };
+            sent_any = true;
+            let last = n + count > total || (n + count..=total).all(|m| !wanted(m));
+            let mut subs: Vec<Submessage<'_>> = vec![ts.into(), frag.into()];
+            if last {
+                if let Some(hb) = hb {
+                    subs.push(hb.into());
+                }
+            }
+            if let Some(t) = build(self.guid.prefix, destination, &subs, locators) {
+                self.transmits.push_back(t);
+            }
+            n += count;
+        }
+    }
+}

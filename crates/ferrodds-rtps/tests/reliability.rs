@@ -1,0 +1,411 @@
+//! Delivery over the simulated network: reliable KEEP_ALL delivers every sample once and
+//! in order through loss, duplication and reordering, fragmented samples included;
+//! best-effort never delivers a duplicate or an out-of-order sample; late joiners get what
+//! durability promises.
+
+#![allow(clippy::unwrap_used)]
+
+mod sim;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::{
+    Change, ChangeKind, History, Reader, ReaderConfig, RemoteReader, RemoteWriter, WriteError,
+    Writer, WriterConfig,
+};
+use sim::{Faults, Network};
+
+const WRITER_ID: EntityId = EntityId([0, 0, 1, 0x02]);
+const READER_ID: EntityId = EntityId([0, 0, 1, 0x07]);
+
+fn sample(i: u32, size: usize) -> Arc<[u8]> {
+    // An encapsulation header, the sample's number, then a pattern that depends on it.
+    let mut v = vec![0u8, 1, 0, 0];
+    v.extend_from_slice(&i.to_le_bytes());
+    v.extend((0..size).map(|k| (k as u32).wrapping_mul(31).wrapping_add(i) as u8));
+    v.into()
+}
+
+struct Setup {
+    net: Network,
+    writer: Guid,
+    reader: Guid,
+}
+
+/// A writer on node 0 and a reader on node 1, matched.
+fn setup(
+    seed: u64,
+    faults: Faults,
+    wc: WriterConfig,
+    rc: ReaderConfig,
+    transient_reader: bool,
+    match_now: bool,
+) -> Setup {
+    let mut net = Network::new(seed, faults);
+    let (_, wp, wl) = net.add_node();
+    let (_, rp, rl) = net.add_node();
+    let writer = Guid::new(wp, WRITER_ID);
+    let reader = Guid::new(rp, READER_ID);
+    let reliable_w = wc.reliable;
+    let reliable_r = rc.reliable;
+    net.nodes[0].add_writer(Writer::new(writer, wc));
+    net.nodes[1].add_reader(Reader::new(reader, rc));
+    let mut s = Setup {
+        net,
+        writer,
+        reader,
+    };
+    if match_now {
+        connect(&mut s, reliable_w, reliable_r, transient_reader, wl, rl);
+    }
+    s
+}
+
+fn connect(
+    s: &mut Setup,
+    reliable_w: bool,
+    reliable_r: bool,
+    transient_reader: bool,
+    wl: ferrodds_rtps::wire::Locator,
+    rl: ferrodds_rtps::wire::Locator,
+) {
+    let now = s.net.now;
+    s.net.nodes[0].writer(WRITER_ID).unwrap().match_reader(
+        now,
+        RemoteReader {
+            guid: s.reader,
+            locators: vec![rl],
+            reliable: reliable_r,
+            transient_local: transient_reader,
+        },
+    );
+    s.net.nodes[1].reader(READER_ID).unwrap().match_writer(
+        now,
+        RemoteWriter {
+            guid: s.writer,
+            locators: vec![wl],
+            reliable: reliable_w,
+        },
+    );
+}
+
+fn drain(net: &mut Network, got: &mut Vec<(i64, Vec<u8>)>) {
+    while let Some(c) = net.nodes[1].reader(READER_ID).unwrap().poll_change() {
+        got.push((c.sequence_number.0, c.payload));
+    }
+}
+
+/// Writes `count` samples of `size` bytes, in bursts, blocking (in simulated time) while a
+/// KEEP_ALL history is full, then waits until the reader has them all or `limit` passes.
+/// What a run delivered, what was written, and (dropped datagrams, changes resent).
+type Run = (Vec<(i64, Vec<u8>)>, Vec<Arc<[u8]>>, (u64, u64));
+
+fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterConfig) -> Run {
+    let mut s = setup(seed, faults, wc, ReaderConfig::default(), false, true);
+    let mut got = Vec::new();
+    let mut written = Vec::new();
+    let mut i = 0u32;
+    let mut blocked_steps = 0;
+    while i < count {
+        let burst = 1 + s.net.rng.below(5) as u32;
+        for _ in 0..burst.min(count - i) {
+            let payload = sample(i, size);
+            let now = s.net.now;
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: None,
+                timestamp: None,
+                payload: payload.clone(),
+            };
+            match s.net.nodes[0].writer(WRITER_ID).unwrap().write(now, change) {
+                Ok(_) => {
+                    written.push(payload);
+                    i += 1;
+                }
+                Err(WriteError::HistoryFull(_)) => {
+                    blocked_steps += 1;
+                    assert!(
+                        blocked_steps < 100_000,
+                        "seed {seed}: writer blocked for good"
+                    );
+                    break;
+                }
+                Err(e) => panic!("seed {seed}: {e}"),
+            }
+        }
+        let pause = Duration::from_micros(100 + s.net.rng.below(2000));
+        s.net.advance(pause);
+        drain(&mut s.net, &mut got);
+    }
+    let want = count as usize;
+    let finished = s.net.run_until(Duration::from_secs(120), |n| {
+        drain(n, &mut got);
+        got.len() >= want
+    });
+    drain(&mut s.net, &mut got);
+    assert!(
+        finished,
+        "seed {seed}: only {} of {count} samples after 120 s simulated",
+        got.len()
+    );
+    let stats = s.net.nodes[0].writer(WRITER_ID).unwrap().stats();
+    (
+        got,
+        written,
+        (
+            s.net.datagrams_dropped,
+            stats.resent + stats.fragments_resent,
+        ),
+    )
+}
+
+fn assert_exactly_once_in_order(seed: u64, got: &[(i64, Vec<u8>)], written: &[Arc<[u8]>]) {
+    assert_eq!(got.len(), written.len(), "seed {seed}: delivered count");
+    for (k, ((seq, payload), sent)) in got.iter().zip(written).enumerate() {
+        assert_eq!(*seq, k as i64 + 1, "seed {seed}: sample {k} out of order");
+        assert_eq!(
+            payload.as_slice(),
+            &sent[..],
+            "seed {seed}: sample {k} corrupted"
+        );
+    }
+}
+
+#[test]
+fn reliable_keep_all_delivers_everything_once_in_order_under_20_percent_faults() {
+    let wc = WriterConfig {
+        history: History::KeepAll,
+        max_samples: 16,
+        ..WriterConfig::default()
+    };
+    let (mut dropped, mut resent) = (0, 0);
+    for seed in 0..1000 {
+        let (got, written, (d, r)) = run_reliable(seed, Faults::lossy(0.2), 40, 32, wc.clone());
+        assert_exactly_once_in_order(seed, &got, &written);
+        dropped += d;
+        resent += r;
+    }
+    // The faults really happened, and repair really worked.
+    assert!(
+        dropped > 10_000 && resent > 5_000,
+        "dropped {dropped}, resent {resent}"
+    );
+}
+
+#[test]
+fn reliable_fragmented_samples_survive_20_percent_faults() {
+    let wc = WriterConfig {
+        history: History::KeepAll,
+        max_samples: 4,
+        fragment_size: 1024,
+        max_message_size: 4 * 1024,
+        ..WriterConfig::default()
+    };
+    let mut resent = 0;
+    for seed in 0..200 {
+        let (got, written, (_, r)) = run_reliable(seed, Faults::lossy(0.2), 6, 20_000, wc.clone());
+        assert_exactly_once_in_order(seed, &got, &written);
+        resent += r;
+    }
+    assert!(resent > 200, "fragments were repaired: {resent}");
+}
+
+#[test]
+fn a_perfect_network_needs_no_repair() {
+    let wc = WriterConfig {
+        history: History::KeepAll,
+        ..WriterConfig::default()
+    };
+    let mut s = setup(1, Faults::NONE, wc, ReaderConfig::default(), false, true);
+    for i in 0..100 {
+        let now = s.net.now;
+        let change = Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: None,
+            payload: sample(i, 100),
+        };
+        s.net.nodes[0]
+            .writer(WRITER_ID)
+            .unwrap()
+            .write(now, change)
+            .unwrap();
+    }
+    let mut got = Vec::new();
+    assert!(s.net.run_until(Duration::from_secs(1), |n| {
+        drain(n, &mut got);
+        got.len() == 100
+    }));
+    let w = s.net.nodes[0].writer(WRITER_ID).unwrap();
+    assert_eq!(w.stats().resent, 0);
+    assert!(s.net.run_until(Duration::from_secs(1), |n| n.nodes[0]
+        .writer(WRITER_ID)
+        .unwrap()
+        .all_acknowledged()));
+}
+
+#[test]
+fn best_effort_never_delivers_a_duplicate_or_out_of_order() {
+    for seed in 0..1000 {
+        let wc = WriterConfig {
+            reliable: false,
+            history: History::KeepLast(1),
+            ..WriterConfig::default()
+        };
+        let rc = ReaderConfig {
+            reliable: false,
+            ..ReaderConfig::default()
+        };
+        let mut s = setup(seed, Faults::lossy(0.2), wc, rc, false, true);
+        let mut got = Vec::new();
+        for i in 0..50 {
+            let now = s.net.now;
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: None,
+                timestamp: None,
+                payload: sample(i, 16),
+            };
+            s.net.nodes[0]
+                .writer(WRITER_ID)
+                .unwrap()
+                .write(now, change)
+                .unwrap();
+            let pause = Duration::from_micros(s.net.rng.below(1500));
+            s.net.advance(pause);
+            drain(&mut s.net, &mut got);
+        }
+        s.net.advance(Duration::from_millis(50));
+        drain(&mut s.net, &mut got);
+        assert!(
+            got.len() > 5,
+            "seed {seed}: best effort at 20% loss still delivers most"
+        );
+        for pair in got.windows(2) {
+            assert!(
+                pair[0].0 < pair[1].0,
+                "seed {seed}: {} then {}",
+                pair[0].0,
+                pair[1].0
+            );
+        }
+        for (seq, payload) in &got {
+            assert_eq!(
+                payload.as_slice(),
+                &sample(*seq as u32 - 1, 16)[..],
+                "seed {seed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn transient_local_late_joiner_receives_the_history() {
+    for seed in 0..50 {
+        let wc = WriterConfig {
+            transient_local: true,
+            history: History::KeepLast(3),
+            ..WriterConfig::default()
+        };
+        let mut s = setup(
+            seed,
+            Faults::lossy(0.1),
+            wc,
+            ReaderConfig::default(),
+            true,
+            false,
+        );
+        for i in 0..5 {
+            let now = s.net.now;
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: None,
+                timestamp: None,
+                payload: sample(i, 8),
+            };
+            s.net.nodes[0]
+                .writer(WRITER_ID)
+                .unwrap()
+                .write(now, change)
+                .unwrap();
+        }
+        let (wl, rl) = (
+            ferrodds_rtps::wire::Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7410),
+            ferrodds_rtps::wire::Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7412),
+        );
+        connect(&mut s, true, true, true, wl, rl);
+        let mut got = Vec::new();
+        assert!(
+            s.net.run_until(Duration::from_secs(30), |n| {
+                drain(n, &mut got);
+                got.len() >= 3
+            }),
+            "seed {seed}: got {got:?}"
+        );
+        let seqs: Vec<i64> = got.iter().map(|(s, _)| *s).collect();
+        assert_eq!(
+            seqs,
+            vec![3, 4, 5],
+            "seed {seed}: KEEP_LAST(3) history, in order"
+        );
+    }
+}
+
+#[test]
+fn volatile_late_joiner_receives_only_new_samples() {
+    let wc = WriterConfig {
+        transient_local: true,
+        history: History::KeepLast(3),
+        ..WriterConfig::default()
+    };
+    let mut s = setup(
+        7,
+        Faults::lossy(0.1),
+        wc,
+        ReaderConfig::default(),
+        false,
+        false,
+    );
+    for i in 0..5 {
+        let now = s.net.now;
+        let change = Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: None,
+            payload: sample(i, 8),
+        };
+        s.net.nodes[0]
+            .writer(WRITER_ID)
+            .unwrap()
+            .write(now, change)
+            .unwrap();
+    }
+    let (wl, rl) = (
+        ferrodds_rtps::wire::Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7410),
+        ferrodds_rtps::wire::Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7412),
+    );
+    connect(&mut s, true, true, false, wl, rl);
+    s.net.advance(Duration::from_millis(500));
+    let now = s.net.now;
+    let change = Change {
+        kind: ChangeKind::Alive,
+        key_hash: None,
+        timestamp: None,
+        payload: sample(5, 8),
+    };
+    s.net.nodes[0]
+        .writer(WRITER_ID)
+        .unwrap()
+        .write(now, change)
+        .unwrap();
+    let mut got = Vec::new();
+    assert!(s.net.run_until(Duration::from_secs(30), |n| {
+        drain(n, &mut got);
+        !got.is_empty()
+    }));
+    s.net.advance(Duration::from_millis(500));
+    drain(&mut s.net, &mut got);
+    assert_eq!(got.iter().map(|(s, _)| *s).collect::<Vec<_>>(), vec![6]);
+}

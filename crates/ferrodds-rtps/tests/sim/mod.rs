@@ -1,0 +1,196 @@
+//! A deterministic network of participants in one process: datagrams are dropped,
+//! duplicated, reordered and delayed by a seeded generator, and time is simulated, so any
+//! failing seed replays exactly.
+
+#![allow(dead_code, unreachable_pub, missing_docs)]
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Duration;
+
+use ferrodds_rtps::wire::{GuidPrefix, Locator};
+use ferrodds_rtps::{Participant, Timestamp};
+
+/// SplitMix64: small, seedable, and good enough to pick which datagram to drop.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+
+    /// Uniform in 0..n.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+}
+
+/// How the network misbehaves.
+#[derive(Clone, Copy, Debug)]
+pub struct Faults {
+    pub loss: f64,
+    pub duplication: f64,
+    /// Each datagram gets an extra delay uniform in 0..jitter, which reorders them.
+    pub jitter: Duration,
+    pub latency: Duration,
+}
+
+impl Faults {
+    pub const NONE: Faults = Faults {
+        loss: 0.0,
+        duplication: 0.0,
+        jitter: Duration::ZERO,
+        latency: Duration::from_micros(50),
+    };
+
+    pub fn lossy(p: f64) -> Faults {
+        Faults {
+            loss: p,
+            duplication: p,
+            jitter: Duration::from_millis(5),
+            latency: Duration::from_micros(200),
+        }
+    }
+}
+
+/// A datagram in flight: when it lands, a tie-breaking order, the node, the bytes.
+type InFlight = Reverse<(Timestamp, u64, usize, Vec<u8>)>;
+
+pub struct Network {
+    pub nodes: Vec<Participant>,
+    locators: Vec<Locator>,
+    in_flight: BinaryHeap<InFlight>,
+    order: u64,
+    pub now: Timestamp,
+    pub rng: Rng,
+    pub faults: Faults,
+    pub datagrams_sent: u64,
+    pub datagrams_dropped: u64,
+}
+
+impl Network {
+    pub fn new(seed: u64, faults: Faults) -> Self {
+        Network {
+            nodes: Vec::new(),
+            locators: Vec::new(),
+            in_flight: BinaryHeap::new(),
+            order: 0,
+            now: Timestamp(1_000_000_000),
+            rng: Rng::new(seed),
+            faults,
+            datagrams_sent: 0,
+            datagrams_dropped: 0,
+        }
+    }
+
+    /// Adds a participant; returns its index, GUID prefix and locator.
+    pub fn add_node(&mut self) -> (usize, GuidPrefix, Locator) {
+        let i = self.nodes.len();
+        let mut prefix = [0u8; 12];
+        prefix[0] = 0xfe;
+        prefix[11] = i as u8 + 1;
+        let prefix = GuidPrefix(prefix);
+        let locator = Locator::udpv4(std::net::Ipv4Addr::new(127, 0, 0, 1), 7410 + 2 * i as u16);
+        self.nodes.push(Participant::new(prefix));
+        self.locators.push(locator);
+        (i, prefix, locator)
+    }
+
+    fn collect_transmits(&mut self) {
+        for from in 0..self.nodes.len() {
+            while let Some(t) = self.nodes[from].poll_transmit() {
+                for dest in &t.destinations {
+                    let Some(to) = self.locators.iter().position(|l| l == dest) else {
+                        continue;
+                    };
+                    self.datagrams_sent += 1;
+                    if self.rng.chance(self.faults.loss) {
+                        self.datagrams_dropped += 1;
+                        continue;
+                    }
+                    let copies = if self.rng.chance(self.faults.duplication) {
+                        2
+                    } else {
+                        1
+                    };
+                    for _ in 0..copies {
+                        let jitter = self.rng.below(self.faults.jitter.as_nanos() as u64);
+                        let at = self
+                            .now
+                            .after(self.faults.latency + Duration::from_nanos(jitter));
+                        self.order += 1;
+                        self.in_flight
+                            .push(Reverse((at, self.order, to, t.payload.clone())));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs until `done` holds or `limit` of simulated time passes; true when done.
+    pub fn run_until(
+        &mut self,
+        limit: Duration,
+        mut done: impl FnMut(&mut Network) -> bool,
+    ) -> bool {
+        let end = self.now.after(limit);
+        for _ in 0..10_000_000u64 {
+            self.collect_transmits();
+            if done(self) {
+                return true;
+            }
+            let next_delivery = self.in_flight.peek().map(|Reverse((at, ..))| *at);
+            let next_timer = self
+                .nodes
+                .iter()
+                .filter_map(Participant::poll_timeout)
+                .min();
+            let Some(next) = [next_delivery, next_timer].into_iter().flatten().min() else {
+                return done(self);
+            };
+            if next > end {
+                return done(self);
+            }
+            self.now = self.now.max(next);
+            while let Some(Reverse((at, ..))) = self.in_flight.peek() {
+                if *at > self.now {
+                    break;
+                }
+                let Some(Reverse((_, _, to, bytes))) = self.in_flight.pop() else {
+                    break;
+                };
+                self.nodes[to].handle_datagram(self.now, &bytes);
+            }
+            for node in &mut self.nodes {
+                if node.poll_timeout().is_some_and(|t| t <= self.now) {
+                    node.handle_timeout(self.now);
+                }
+            }
+        }
+        panic!("the simulation did not settle within its step bound");
+    }
+
+    /// Advances simulated time by `d`, delivering and running timers meanwhile.
+    pub fn advance(&mut self, d: Duration) {
+        let end = self.now.after(d);
+        self.run_until(d, |n| n.now >= end);
+        self.now = self.now.max(end);
+    }
+}
