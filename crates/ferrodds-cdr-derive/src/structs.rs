@@ -374,6 +374,58 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         Ext::Mutable => quote! { let _ = (offset, max_align); ::core::option::Option::None },
     };
 
+    // --- key-only samples (what dispose and unregister carry)
+    let key_sample_fields = members.iter().filter(|m| m.attrs.key).map(|m| {
+        let ident = m.ident;
+        let n = &m.name;
+        let id = &m.id;
+        let vt = m.value_ty;
+        if ext == Ext::Mutable {
+            quote! {
+                let start = ::ferrodds_cdr::member::begin_member(e, #id, false, <#vt as ::ferrodds_cdr::Cdr>::KIND);
+                ::ferrodds_cdr::Cdr::encode_key_sample(&self.#ident, e).map_err(|err| err.in_member(#n))?;
+                ::ferrodds_cdr::member::end_member(e, start).map_err(|err| err.in_member(#n))?;
+            }
+        } else {
+            quote! { ::ferrodds_cdr::Cdr::encode_key_sample(&self.#ident, e).map_err(|err| err.in_member(#n))?; }
+        }
+    });
+    let key_sample_base = base.map(|(ident, ty)| quote! {
+        if <#ty as ::ferrodds_cdr::Cdr>::IS_KEYED { self.#ident.__cdr_encode_key_sample_members(e)?; }
+    });
+    let decode_key_sample_fields = members.iter().map(|m| {
+        let ident = m.ident;
+        let n = &m.name;
+        let vt = m.value_ty;
+        if m.attrs.key {
+            quote! { #ident: <#vt as ::ferrodds_cdr::Cdr>::decode_key_sample(d).map_err(|err| err.in_member(#n))?, }
+        } else {
+            let missing = missing_value(m, &type_name);
+            quote! { #ident: #missing, }
+        }
+    });
+    let decode_key_sample_base = base.map(|(ident, ty)| quote! {
+        #ident: if <#ty as ::ferrodds_cdr::Cdr>::IS_KEYED {
+            <#ty>::__cdr_decode_key_sample_members(d)?
+        } else {
+            <#ty as ::ferrodds_cdr::Cdr>::missing().ok_or_else(|| ::ferrodds_cdr::member::missing_member(d, #type_name, "base"))?
+        },
+    });
+    let decode_key_sample_body = if ext == Ext::Mutable {
+        // Absent members of a mutable type take their defaults anyway.
+        quote! { <Self as ::ferrodds_cdr::Cdr>::decode(d) }
+    } else {
+        quote! {
+            if !<Self as ::ferrodds_cdr::Cdr>::IS_KEYED {
+                return <Self as ::ferrodds_cdr::Cdr>::decode(d);
+            }
+            let outer = ::ferrodds_cdr::member::begin_aggregate_decode(d, #ext_tokens)?;
+            let value = Self::__cdr_decode_key_sample_members(d)?;
+            ::ferrodds_cdr::member::end_aggregate_decode(d, outer);
+            ::core::result::Result::Ok(value)
+        }
+    };
+
     // --- min size, missing, json
     let min_terms = members.iter().filter(|m| !is_optional(m)).map(|m| {
         let vt = m.value_ty;
@@ -447,6 +499,22 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             }
 
             #[doc(hidden)]
+            pub fn __cdr_encode_key_sample_members(&self, e: &mut ::ferrodds_cdr::Encoder<'_>)
+                -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError>
+            {
+                #key_sample_base
+                #(#key_sample_fields)*
+                ::core::result::Result::Ok(())
+            }
+
+            #[doc(hidden)]
+            pub fn __cdr_decode_key_sample_members(d: &mut ::ferrodds_cdr::Decoder<'_>)
+                -> ::core::result::Result<Self, ::ferrodds_cdr::DecodeError>
+            {
+                ::core::result::Result::Ok(Self { #decode_key_sample_base #(#decode_key_sample_fields)* })
+            }
+
+            #[doc(hidden)]
             pub fn __cdr_key_max_end(offset: usize, max_align: usize) -> ::core::option::Option<usize> {
                 let mut end = offset;
                 if #has_own_keys || #base_keyed {
@@ -505,6 +573,19 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
 
             fn key_max_end(offset: usize, max_align: usize) -> ::core::option::Option<usize> {
                 Self::__cdr_key_max_end(offset, max_align)
+            }
+
+            fn encode_key_sample(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {
+                if !<Self as ::ferrodds_cdr::Cdr>::IS_KEYED {
+                    return ::ferrodds_cdr::Cdr::encode(self, e);
+                }
+                let dheader = ::ferrodds_cdr::member::begin_aggregate(e, #ext_tokens);
+                self.__cdr_encode_key_sample_members(e)?;
+                ::ferrodds_cdr::member::end_aggregate(e, #ext_tokens, dheader)
+            }
+
+            fn decode_key_sample(d: &mut ::ferrodds_cdr::Decoder<'_>) -> ::core::result::Result<Self, ::ferrodds_cdr::DecodeError> {
+                #decode_key_sample_body
             }
 
             fn max_end(offset: usize, max_align: usize) -> ::core::option::Option<usize> {

@@ -201,6 +201,19 @@ pub trait Cdr: Sized + JsonView {
         self.encode(e)
     }
 
+    /// Appends the key-only sample of `self`: the type's own encoding (headers included)
+    /// with only its key members, which is what a dispose or unregister carries as its
+    /// serialized key. For types without keys, the whole value.
+    fn encode_key_sample(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
+        self.encode(e)
+    }
+
+    /// Reads a key-only sample (see [`Cdr::encode_key_sample`]); members that are not keys
+    /// take their default value.
+    fn decode_key_sample(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+        Self::decode(d)
+    }
+
     /// Where the key holder ends at most, when it starts at `offset` of a stream aligned to
     /// at most `max_align`; `None` when unbounded.
     fn key_max_end(offset: usize, max_align: usize) -> Option<usize> {
