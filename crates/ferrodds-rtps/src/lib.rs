@@ -18,6 +18,10 @@
 
 pub mod wire;
 
+pub mod discovery;
+pub mod qos;
+
+pub mod discovery_engine;
 mod endpoint;
 pub mod participant;
 pub mod reader;
@@ -26,6 +30,7 @@ mod time;
 mod transmit;
 pub mod writer;
 
+pub use discovery_engine::{Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint};
 pub use endpoint::{ChangeKind, History};
 pub use participant::{Participant, ReceiveStats};
 pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter};

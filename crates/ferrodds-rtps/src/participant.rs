@@ -179,7 +179,10 @@ fn route(
         let writer = Guid::new(ctx.source, writer_id);
         let mut any = false;
         if reader_id == EntityId::UNKNOWN {
-            for r in readers.values_mut().filter(|r| r.is_matched(writer)) {
+            for r in readers
+                .values_mut()
+                .filter(|r| r.is_matched(writer) || r.accepts_any_writer())
+            {
                 f(r);
                 any = true;
             }

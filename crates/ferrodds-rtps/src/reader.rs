@@ -36,6 +36,9 @@ pub struct ReaderConfig {
     pub max_out_of_order: usize,
     /// Delay before answering a HEARTBEAT (lets a burst of them collapse into one reply).
     pub heartbeat_response_delay: Duration,
+    /// A stateless best-effort reader (RTPS 8.4.11) takes DATA from any writer, matched or
+    /// not, as the SPDP reader does.
+    pub stateless: bool,
 }
 
 impl Default for ReaderConfig {
@@ -46,6 +49,7 @@ impl Default for ReaderConfig {
             max_reassembly_bytes: 512 * 1024 * 1024,
             max_out_of_order: 10_000,
             heartbeat_response_delay: Duration::ZERO,
+            stateless: false,
         }
     }
 }
@@ -171,6 +175,11 @@ impl Reader {
         self.stats
     }
 
+    /// True for a stateless reader, which takes DATA from any writer.
+    pub fn accepts_any_writer(&self) -> bool {
+        self.config.stateless
+    }
+
     /// True when `writer` is matched.
     pub fn is_matched(&self, writer: Guid) -> bool {
         self.writers.iter().any(|w| w.remote.guid == writer)
@@ -236,9 +245,6 @@ impl Reader {
         data: &Data<'_>,
     ) {
         let writer = Guid::new(source, data.writer_id);
-        let Some(i) = self.proxy_index(writer) else {
-            return;
-        };
         let (kind, key_hash) = read_inline_qos(
             data.inline_qos.as_ref(),
             !matches!(data.payload, DataPayload::Data(_)),
@@ -250,6 +256,15 @@ impl Reader {
             key_hash,
             timestamp,
             payload: data.payload.bytes().unwrap_or_default().to_vec(),
+        };
+        if self.config.stateless {
+            // A stateless reader keeps no per-writer state: every DATA is delivered.
+            self.stats.delivered += 1;
+            self.delivered.push_back(change);
+            return;
+        }
+        let Some(i) = self.proxy_index(writer) else {
+            return;
         };
         self.accept(now, i, data.writer_sn.0, Slot::Change(change));
     }

@@ -1,1 +1,50 @@
-//! x
+//! The UDPv4 transport of FerroDDS.
+//!
+//! What this crate does:
+//! - [`ports`]: the RTPS well-known port mapping (DDSI-RTPS 2.5 §9.6.1.1), checked so that no
+//!   domain or participant id yields a port above 65535.
+//! - [`udp`]: UDPv4 sockets built with `socket2` — unicast, multicast group members that
+//!   share a port with the host's other participants (`SO_REUSEADDR`/`SO_REUSEPORT`), the
+//!   multicast send options (`IP_MULTICAST_IF`, `_TTL`, `_LOOP`), raised `SO_RCVBUF` and
+//!   `SO_SNDBUF` with the sizes the kernel granted reported, sending to lists of locators,
+//!   and receiving into a caller's buffer with the source address, blocking with a timeout
+//!   or not at all (for busy-polling).
+//! - [`interface`]: listing the host's IPv4 interfaces and choosing one by name, address or
+//!   automatically.
+//! - [`transport`]: [`UdpTransport`], the sockets of one participant, bound on the first
+//!   free participant index (as Cyclone DDS and Fast DDS do), with the SPDP destinations:
+//!   the multicast group and a list of unicast peers for networks without multicast.
+//! - [`config`]: [`TransportConfig`], from code (a builder) or from the TOML file named by
+//!   `FERRODDS_CONFIG` (see `docs/configuration.md`).
+//! - [`locator`]: RTPS locators and their socket addresses.
+//!
+//! What it does not do: it never parses or builds RTPS messages (that is `ferrodds-rtps`,
+//! which this crate does not depend on), runs no threads and keeps no clock — the runtime
+//! in `ferrodds` drives the sockets. It does not change system settings: when the kernel
+//! caps a buffer size (Linux's `net.core.rmem_max`) it reports it and goes on. IPv6,
+//! shared memory, TCP and batching of sends (`sendmmsg`, GSO) are not here yet. It is
+//! written for Unix and tested on Linux.
+//!
+//! It holds no `unsafe` code: `socket2` sets the socket options and `nix` lists interfaces
+//! and receives into `&mut [u8]`, both behind safe interfaces.
+
+#![forbid(unsafe_code)]
+
+pub mod config;
+pub mod interface;
+pub mod locator;
+pub mod ports;
+pub mod transport;
+pub mod udp;
+
+pub use config::{
+    ConfigError, ConfigOrigin, ConfigProblem, ParticipantIndex, Peer, PeerError, TransportConfig,
+    TransportConfigBuilder, CONFIG_ENV_VAR,
+};
+pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
+pub use locator::{Locator, LocatorError};
+pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};
+pub use transport::{MulticastStatus, TransportError, UdpTransport};
+pub use udp::{
+    BufferSize, BufferSizes, Received, SendSummary, SocketError, SocketOptions, UdpSocket,
+};

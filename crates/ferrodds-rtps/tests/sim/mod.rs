@@ -9,7 +9,7 @@ use std::collections::BinaryHeap;
 use std::time::Duration;
 
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
-use ferrodds_rtps::{Participant, Timestamp};
+use ferrodds_rtps::{Discovery, Participant, Timestamp};
 
 /// SplitMix64: small, seedable, and good enough to pick which datagram to drop.
 pub struct Rng(u64);
@@ -75,6 +75,8 @@ type InFlight = Reverse<(Timestamp, u64, usize, Vec<u8>)>;
 
 pub struct Network {
     pub nodes: Vec<Participant>,
+    /// The discovery engine of each node, when it runs one.
+    pub discovery: Vec<Option<Discovery>>,
     locators: Vec<Locator>,
     in_flight: BinaryHeap<InFlight>,
     order: u64,
@@ -89,6 +91,7 @@ impl Network {
     pub fn new(seed: u64, faults: Faults) -> Self {
         Network {
             nodes: Vec::new(),
+            discovery: Vec::new(),
             locators: Vec::new(),
             in_flight: BinaryHeap::new(),
             order: 0,
@@ -109,13 +112,29 @@ impl Network {
         let prefix = GuidPrefix(prefix);
         let locator = Locator::udpv4(std::net::Ipv4Addr::new(127, 0, 0, 1), 7410 + 2 * i as u16);
         self.nodes.push(Participant::new(prefix));
+        self.discovery.push(None);
         self.locators.push(locator);
         (i, prefix, locator)
     }
 
+    /// The locator of node `i`.
+    pub fn locator(&self, i: usize) -> Locator {
+        self.locators[i]
+    }
+
     fn collect_transmits(&mut self) {
         for from in 0..self.nodes.len() {
-            while let Some(t) = self.nodes[from].poll_transmit() {
+            loop {
+                let t = match self.discovery[from]
+                    .as_mut()
+                    .and_then(Discovery::poll_transmit)
+                {
+                    Some(t) => t,
+                    None => match self.nodes[from].poll_transmit() {
+                        Some(t) => t,
+                        None => break,
+                    },
+                };
                 for dest in &t.destinations {
                     let Some(to) = self.locators.iter().position(|l| l == dest) else {
                         continue;
@@ -161,6 +180,12 @@ impl Network {
                 .nodes
                 .iter()
                 .filter_map(Participant::poll_timeout)
+                .chain(
+                    self.discovery
+                        .iter()
+                        .flatten()
+                        .filter_map(Discovery::poll_timeout),
+                )
                 .min();
             let Some(next) = [next_delivery, next_timer].into_iter().flatten().min() else {
                 return done(self);
@@ -177,10 +202,19 @@ impl Network {
                     break;
                 };
                 self.nodes[to].handle_datagram(self.now, &bytes);
+                if let Some(d) = self.discovery[to].as_mut() {
+                    d.process(self.now, &mut self.nodes[to]);
+                }
             }
-            for node in &mut self.nodes {
+            for (node, discovery) in self.nodes.iter_mut().zip(self.discovery.iter_mut()) {
                 if node.poll_timeout().is_some_and(|t| t <= self.now) {
                     node.handle_timeout(self.now);
+                }
+                if let Some(d) = discovery.as_mut() {
+                    if d.poll_timeout().is_some_and(|t| t <= self.now) {
+                        d.handle_timeout(self.now, node);
+                    }
+                    d.process(self.now, node);
                 }
             }
         }

@@ -1,0 +1,713 @@
+//! Discovery (RTPS 2.5 §8.5): SPDP announces participants, SEDP announces endpoints, and
+//! local endpoints are matched with remote ones by topic, type, partition and QoS.
+//!
+//! The engine owns no sockets and no clock. It creates the builtin SEDP writers and
+//! readers inside a [`Participant`], reads what they deliver after each datagram
+//! ([`Discovery::process`]), sends SPDP announcements on its own, and reports matches and
+//! incompatibilities as [`DiscoveryEvent`]s.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use crate::discovery::EndpointKind;
+use crate::discovery::{
+    BuiltinEndpointSet, DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
+};
+use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History};
+use crate::participant::Participant;
+use crate::qos::{match_qos, Durability, EndpointQos, QosMismatch, QosPolicyId, ReliabilityKind};
+use crate::reader::{Reader, ReaderConfig, RemoteWriter};
+use crate::time::{earliest, Timestamp};
+use crate::transmit::Transmit;
+use crate::wire::Endianness as WireEndianness;
+use crate::wire::{
+    Data, DataPayload, EntityId, Guid, GuidPrefix, InfoTimestamp, Locator, SequenceNumber,
+    Submessage, Time, VendorId,
+};
+use crate::writer::{Change, RemoteReader, Writer, WriterConfig};
+
+/// A local endpoint to announce and match.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalEndpoint {
+    /// Its GUID (the participant's prefix).
+    pub guid: Guid,
+    /// Writer or reader.
+    pub kind: EndpointKind,
+    /// Topic name.
+    pub topic_name: String,
+    /// Type name, as peers know it.
+    pub type_name: String,
+    /// QoS.
+    pub qos: EndpointQos,
+    /// True when the topic's type has keys (the GUID's entity kind says so on the wire).
+    pub keyed: bool,
+}
+
+/// What discovery found out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DiscoveryEvent {
+    /// A remote participant appeared.
+    ParticipantDiscovered {
+        /// Its GUID prefix.
+        prefix: GuidPrefix,
+        /// Its vendor.
+        vendor: Option<VendorId>,
+    },
+    /// A remote participant left (goodbye) or its lease expired.
+    ParticipantLost {
+        /// Its GUID prefix.
+        prefix: GuidPrefix,
+    },
+    /// A local endpoint matched a remote one.
+    Matched {
+        /// The local endpoint.
+        local: Guid,
+        /// The remote endpoint.
+        remote: Guid,
+    },
+    /// A match ended.
+    Unmatched {
+        /// The local endpoint.
+        local: Guid,
+        /// The remote endpoint.
+        remote: Guid,
+    },
+    /// Same topic and type, but the QoS do not fit (DCPS on_offered/requested_incompatible_qos).
+    IncompatibleQos {
+        /// The local endpoint.
+        local: Guid,
+        /// The remote endpoint.
+        remote: Guid,
+        /// The policies that do not fit.
+        policies: Vec<QosPolicyId>,
+    },
+}
+
+/// How discovery behaves.
+#[derive(Debug, Clone)]
+pub struct DiscoveryConfig {
+    /// Our participant as SPDP announces it (locators filled in by the driver).
+    pub own: ParticipantData,
+    /// Where SPDP announcements go: the multicast group and the peers list.
+    pub spdp_destinations: Vec<Locator>,
+    /// Period of SPDP announcements after the first few.
+    pub announce_period: Duration,
+}
+
+#[derive(Debug)]
+struct RemoteParticipant {
+    data: ParticipantData,
+    expires: Timestamp,
+}
+
+#[derive(Debug, Clone)]
+struct RemoteEndpoint {
+    kind: EndpointKind,
+    data: EndpointData,
+}
+
+/// Delays of the first SPDP announcements after start, before the regular period: a
+/// participant that starts after us hears us soon even if the first datagram was lost.
+const STARTUP_ANNOUNCEMENTS: [Duration; 3] = [
+    Duration::from_millis(20),
+    Duration::from_millis(100),
+    Duration::from_millis(500),
+];
+
+/// The SPDP/SEDP engine, without I/O.
+#[derive(Debug)]
+pub struct Discovery {
+    config: DiscoveryConfig,
+    prefix: GuidPrefix,
+    remotes: BTreeMap<GuidPrefix, RemoteParticipant>,
+    locals: BTreeMap<Guid, LocalEndpoint>,
+    remote_endpoints: BTreeMap<Guid, RemoteEndpoint>,
+    matched: BTreeSet<(Guid, Guid)>,
+    incompatible: BTreeSet<(Guid, Guid)>,
+    events: VecDeque<DiscoveryEvent>,
+    next_announce: Timestamp,
+    announcements: usize,
+    spdp_sequence: i64,
+    transmits: VecDeque<Transmit>,
+    /// SPDP and SEDP messages that did not parse, dropped.
+    pub malformed: u64,
+}
+
+fn sedp_writer_config() -> WriterConfig {
+    WriterConfig {
+        reliable: true,
+        transient_local: true,
+        history: History::KeepLast(1),
+        max_samples: 100_000,
+        heartbeat_period: Duration::from_millis(100),
+        ..WriterConfig::default()
+    }
+}
+
+impl Discovery {
+    /// The engine for `participant`; adds the builtin SPDP reader and SEDP endpoints to it.
+    pub fn new(now: Timestamp, config: DiscoveryConfig, participant: &mut Participant) -> Self {
+        let prefix = participant.prefix();
+        let g = |id| Guid::new(prefix, id);
+        participant.add_writer(Writer::new(
+            g(EntityId::SEDP_PUBLICATIONS_WRITER),
+            sedp_writer_config(),
+        ));
+        participant.add_writer(Writer::new(
+            g(EntityId::SEDP_SUBSCRIPTIONS_WRITER),
+            sedp_writer_config(),
+        ));
+        participant.add_reader(Reader::new(
+            g(EntityId::SEDP_PUBLICATIONS_READER),
+            ReaderConfig::default(),
+        ));
+        participant.add_reader(Reader::new(
+            g(EntityId::SEDP_SUBSCRIPTIONS_READER),
+            ReaderConfig::default(),
+        ));
+        participant.add_reader(Reader::new(
+            g(EntityId::SPDP_PARTICIPANT_READER),
+            ReaderConfig {
+                reliable: false,
+                stateless: true,
+                ..ReaderConfig::default()
+            },
+        ));
+        let mut own = config.own.clone();
+        own.guid = Guid::new(prefix, EntityId::PARTICIPANT);
+        own.available_builtin_endpoints = BuiltinEndpointSet(
+            BuiltinEndpointSet::PARTICIPANT_ANNOUNCER
+                | BuiltinEndpointSet::PARTICIPANT_DETECTOR
+                | BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER
+                | BuiltinEndpointSet::PUBLICATIONS_DETECTOR
+                | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
+                | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR,
+        );
+        let mut d = Discovery {
+            config: DiscoveryConfig { own, ..config },
+            prefix,
+            remotes: BTreeMap::new(),
+            locals: BTreeMap::new(),
+            remote_endpoints: BTreeMap::new(),
+            matched: BTreeSet::new(),
+            incompatible: BTreeSet::new(),
+            events: VecDeque::new(),
+            next_announce: now,
+            announcements: 0,
+            spdp_sequence: 0,
+            transmits: VecDeque::new(),
+            malformed: 0,
+        };
+        d.announce(now, None);
+        d
+    }
+
+    /// Remote participants known.
+    pub fn remote_participants(&self) -> impl Iterator<Item = &ParticipantData> {
+        self.remotes.values().map(|r| &r.data)
+    }
+
+    /// Remote endpoints matched with `local`.
+    pub fn matched_with(&self, local: Guid) -> impl Iterator<Item = Guid> + '_ {
+        self.matched
+            .range((local, Guid::UNKNOWN)..)
+            .take_while(move |(l, _)| *l == local)
+            .map(|(_, r)| *r)
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<DiscoveryEvent> {
+        self.events.pop_front()
+    }
+
+    /// The next SPDP datagram to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// When the engine next has work (announcements, lease expiry).
+    pub fn poll_timeout(&self) -> Option<Timestamp> {
+        earliest(
+            Some(self.next_announce),
+            self.remotes.values().map(|r| r.expires).min(),
+        )
+    }
+
+    /// Announces, and drops participants whose lease expired.
+    pub fn handle_timeout(&mut self, now: Timestamp, participant: &mut Participant) {
+        if now >= self.next_announce {
+            self.announce(now, None);
+        }
+        let expired: Vec<GuidPrefix> = self
+            .remotes
+            .iter()
+            .filter(|(_, r)| r.expires <= now)
+            .map(|(p, _)| *p)
+            .collect();
+        for prefix in expired {
+            self.remove_participant(prefix, participant);
+        }
+    }
+
+    /// Announces a local endpoint over SEDP and matches it with the remote ones known.
+    pub fn add_local(
+        &mut self,
+        now: Timestamp,
+        endpoint: LocalEndpoint,
+        participant: &mut Participant,
+    ) {
+        let writer_id = match endpoint.kind {
+            EndpointKind::Writer => EntityId::SEDP_PUBLICATIONS_WRITER,
+            EndpointKind::Reader => EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+        };
+        let data = self.endpoint_data(&endpoint);
+        let encoded = match endpoint.kind {
+            EndpointKind::Writer => {
+                DiscoveredWriterData { endpoint: data }.to_vec(WireEndianness::Little)
+            }
+            EndpointKind::Reader => {
+                DiscoveredReaderData { endpoint: data }.to_vec(WireEndianness::Little)
+            }
+        };
+        match encoded {
+            Ok(payload) => {
+                if let Some(w) = participant.writer(writer_id) {
+                    let change = Change {
+                        kind: ChangeKind::Alive,
+                        key_hash: Some(endpoint.guid.to_bytes()),
+                        timestamp: None,
+                        payload: Arc::from(payload),
+                    };
+                    // SEDP writers are KEEP_LAST: a write never blocks.
+                    let _ = w.write(now, change);
+                }
+            }
+            Err(_) => self.malformed += 1,
+        }
+        let guid = endpoint.guid;
+        self.locals.insert(guid, endpoint);
+        let remotes: Vec<Guid> = self.remote_endpoints.keys().copied().collect();
+        for remote in remotes {
+            self.try_match(now, guid, remote, participant);
+        }
+    }
+
+    /// Withdraws a local endpoint (disposes its SEDP instance) and ends its matches.
+    pub fn remove_local(&mut self, now: Timestamp, guid: Guid, participant: &mut Participant) {
+        let Some(endpoint) = self.locals.remove(&guid) else {
+            return;
+        };
+        let writer_id = match endpoint.kind {
+            EndpointKind::Writer => EntityId::SEDP_PUBLICATIONS_WRITER,
+            EndpointKind::Reader => EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+        };
+        if let Some(w) = participant.writer(writer_id) {
+            // The key-only payload of a builtin topic is a parameter list with the GUID.
+            let payload = key_only_payload(guid);
+            let change = Change {
+                kind: ChangeKind::DisposedUnregistered,
+                key_hash: Some(guid.to_bytes()),
+                timestamp: None,
+                payload: Arc::from(payload),
+            };
+            let _ = w.write(now, change);
+        }
+        let pairs: Vec<(Guid, Guid)> = self.matched_with(guid).map(|r| (guid, r)).collect();
+        for (local, remote) in pairs {
+            self.unmatch(local, remote, participant);
+        }
+        self.incompatible.retain(|(l, _)| *l != guid);
+    }
+
+    /// Reads what the builtin readers received and acts on it.
+    pub fn process(&mut self, now: Timestamp, participant: &mut Participant) {
+        let mut spdp = Vec::new();
+        if let Some(r) = participant.reader(EntityId::SPDP_PARTICIPANT_READER) {
+            while let Some(c) = r.poll_change() {
+                spdp.push(c);
+            }
+        }
+        for change in spdp {
+            self.handle_spdp(
+                now,
+                change.kind,
+                change.key_hash,
+                &change.payload,
+                participant,
+            );
+        }
+        for (reader_id, kind) in [
+            (EntityId::SEDP_PUBLICATIONS_READER, EndpointKind::Writer),
+            (EntityId::SEDP_SUBSCRIPTIONS_READER, EndpointKind::Reader),
+        ] {
+            let mut changes = Vec::new();
+            if let Some(r) = participant.reader(reader_id) {
+                while let Some(c) = r.poll_change() {
+                    changes.push(c);
+                }
+            }
+            for change in changes {
+                self.handle_sedp(
+                    now,
+                    kind,
+                    change.kind,
+                    change.key_hash,
+                    &change.payload,
+                    participant,
+                );
+            }
+        }
+    }
+
+    fn handle_spdp(
+        &mut self,
+        now: Timestamp,
+        kind: ChangeKind,
+        key_hash: Option<[u8; 16]>,
+        payload: &[u8],
+        participant: &mut Participant,
+    ) {
+        if kind != ChangeKind::Alive {
+            // A goodbye: the key hash (or the key payload) names the participant.
+            let prefix = key_hash
+                .map(|k| Guid::from_bytes(k).prefix)
+                .or_else(|| ParticipantData::parse(payload).ok().map(|p| p.guid.prefix));
+            if let Some(prefix) = prefix {
+                self.remove_participant(prefix, participant);
+            }
+            return;
+        }
+        let data = match ParticipantData::parse(payload) {
+            Ok(d) => d,
+            Err(_) => {
+                self.malformed += 1;
+                return;
+            }
+        };
+        let prefix = data.guid.prefix;
+        if prefix == self.prefix || prefix == GuidPrefix::UNKNOWN {
+            return;
+        }
+        let lease = data
+            .lease_duration
+            .to_std()
+            .unwrap_or(Duration::from_secs(3600 * 24 * 365));
+        let expires = now.after(lease);
+        if let Some(known) = self.remotes.get_mut(&prefix) {
+            known.expires = expires;
+            known.data = data;
+            return;
+        }
+        self.events
+            .push_back(DiscoveryEvent::ParticipantDiscovered {
+                prefix,
+                vendor: data.vendor_id,
+            });
+        let set = data.available_builtin_endpoints;
+        let locators = data.metatraffic_unicast_locators.clone();
+        let g = |id| Guid::new(prefix, id);
+        let reader = |id| RemoteReader {
+            guid: g(id),
+            locators: locators.clone(),
+            reliable: true,
+            transient_local: true,
+        };
+        let writer = |id| RemoteWriter {
+            guid: g(id),
+            locators: locators.clone(),
+            reliable: true,
+        };
+        if set.contains(BuiltinEndpointSet::PUBLICATIONS_DETECTOR) {
+            if let Some(w) = participant.writer(EntityId::SEDP_PUBLICATIONS_WRITER) {
+                w.match_reader(now, reader(EntityId::SEDP_PUBLICATIONS_READER));
+            }
+        }
+        if set.contains(BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR) {
+            if let Some(w) = participant.writer(EntityId::SEDP_SUBSCRIPTIONS_WRITER) {
+                w.match_reader(now, reader(EntityId::SEDP_SUBSCRIPTIONS_READER));
+            }
+        }
+        if set.contains(BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER) {
+            if let Some(r) = participant.reader(EntityId::SEDP_PUBLICATIONS_READER) {
+                r.match_writer(now, writer(EntityId::SEDP_PUBLICATIONS_WRITER));
+            }
+        }
+        if set.contains(BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER) {
+            if let Some(r) = participant.reader(EntityId::SEDP_SUBSCRIPTIONS_READER) {
+                r.match_writer(now, writer(EntityId::SEDP_SUBSCRIPTIONS_WRITER));
+            }
+        }
+        // Answer a newcomer directly, so it need not wait for our next announcement.
+        let unicast = data.metatraffic_unicast_locators.clone();
+        self.remotes
+            .insert(prefix, RemoteParticipant { data, expires });
+        if !unicast.is_empty() {
+            self.announce(now, Some(&unicast));
+        }
+    }
+
+    fn handle_sedp(
+        &mut self,
+        now: Timestamp,
+        kind: EndpointKind,
+        change: ChangeKind,
+        key_hash: Option<[u8; 16]>,
+        payload: &[u8],
+        participant: &mut Participant,
+    ) {
+        if change != ChangeKind::Alive {
+            let guid = key_hash
+                .map(Guid::from_bytes)
+                .or_else(|| parse_endpoint(kind, payload).ok().map(|d| d.guid));
+            if let Some(guid) = guid {
+                self.remove_remote_endpoint(guid, participant);
+            }
+            return;
+        }
+        let data = match parse_endpoint(kind, payload) {
+            Ok(d) => d,
+            Err(_) => {
+                self.malformed += 1;
+                return;
+            }
+        };
+        let guid = data.guid;
+        if guid.prefix == self.prefix {
+            return;
+        }
+        let changed = self
+            .remote_endpoints
+            .get(&guid)
+            .is_none_or(|known| known.data != data);
+        if !changed {
+            return;
+        }
+        // A changed QoS re-runs matching from scratch.
+        self.remove_remote_endpoint(guid, participant);
+        self.remote_endpoints
+            .insert(guid, RemoteEndpoint { kind, data });
+        let locals: Vec<Guid> = self.locals.keys().copied().collect();
+        for local in locals {
+            self.try_match(now, local, guid, participant);
+        }
+    }
+
+    fn try_match(
+        &mut self,
+        now: Timestamp,
+        local: Guid,
+        remote: Guid,
+        participant: &mut Participant,
+    ) {
+        if self.matched.contains(&(local, remote)) {
+            return;
+        }
+        let (Some(l), Some(r)) = (self.locals.get(&local), self.remote_endpoints.get(&remote))
+        else {
+            return;
+        };
+        if l.kind == r.kind || l.topic_name != r.data.topic_name || l.type_name != r.data.type_name
+        {
+            return;
+        }
+        let (offered, requested) = match l.kind {
+            EndpointKind::Writer => (&l.qos, &r.data.qos),
+            EndpointKind::Reader => (&r.data.qos, &l.qos),
+        };
+        match match_qos(offered, requested) {
+            Ok(()) => {}
+            // Different partitions are not an error: the endpoints just do not meet.
+            Err(QosMismatch::Partition) => return,
+            Err(QosMismatch::Incompatible(mismatch)) => {
+                if self.incompatible.insert((local, remote)) {
+                    self.events.push_back(DiscoveryEvent::IncompatibleQos {
+                        local,
+                        remote,
+                        policies: mismatch.policies().collect(),
+                    });
+                }
+                return;
+            }
+        }
+        let mut locators = r.data.unicast_locators.clone();
+        if locators.is_empty() {
+            if let Some(p) = self.remotes.get(&remote.prefix) {
+                locators = p.data.default_unicast_locators.clone();
+            }
+        }
+        let reliable = r.data.qos.reliability.kind == ReliabilityKind::Reliable;
+        match l.kind {
+            EndpointKind::Writer => {
+                let transient_local = r.data.qos.durability >= Durability::TransientLocal;
+                if let Some(w) = participant.writer(local.entity_id) {
+                    w.match_reader(
+                        now,
+                        RemoteReader {
+                            guid: remote,
+                            locators,
+                            reliable,
+                            transient_local,
+                        },
+                    );
+                }
+            }
+            EndpointKind::Reader => {
+                if let Some(rd) = participant.reader(local.entity_id) {
+                    rd.match_writer(
+                        now,
+                        RemoteWriter {
+                            guid: remote,
+                            locators,
+                            reliable,
+                        },
+                    );
+                }
+            }
+        }
+        self.matched.insert((local, remote));
+        self.events
+            .push_back(DiscoveryEvent::Matched { local, remote });
+    }
+
+    fn unmatch(&mut self, local: Guid, remote: Guid, participant: &mut Participant) {
+        if !self.matched.remove(&(local, remote)) {
+            return;
+        }
+        if let Some(w) = participant.writer(local.entity_id) {
+            w.unmatch_reader(remote);
+        }
+        if let Some(r) = participant.reader(local.entity_id) {
+            r.unmatch_writer(remote);
+        }
+        self.events
+            .push_back(DiscoveryEvent::Unmatched { local, remote });
+    }
+
+    fn remove_remote_endpoint(&mut self, guid: Guid, participant: &mut Participant) {
+        if self.remote_endpoints.remove(&guid).is_none() {
+            return;
+        }
+        let pairs: Vec<(Guid, Guid)> = self
+            .matched
+            .iter()
+            .filter(|(_, r)| *r == guid)
+            .copied()
+            .collect();
+        for (local, remote) in pairs {
+            self.unmatch(local, remote, participant);
+        }
+        self.incompatible.retain(|(_, r)| *r != guid);
+    }
+
+    fn remove_participant(&mut self, prefix: GuidPrefix, participant: &mut Participant) {
+        if self.remotes.remove(&prefix).is_none() {
+            return;
+        }
+        let endpoints: Vec<Guid> = self
+            .remote_endpoints
+            .keys()
+            .filter(|g| g.prefix == prefix)
+            .copied()
+            .collect();
+        for guid in endpoints {
+            self.remove_remote_endpoint(guid, participant);
+        }
+        let g = |id| Guid::new(prefix, id);
+        for id in [
+            EntityId::SEDP_PUBLICATIONS_WRITER,
+            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+        ] {
+            if let Some(w) = participant.writer(id) {
+                w.unmatch_reader(g(if id == EntityId::SEDP_PUBLICATIONS_WRITER {
+                    EntityId::SEDP_PUBLICATIONS_READER
+                } else {
+                    EntityId::SEDP_SUBSCRIPTIONS_READER
+                }));
+            }
+        }
+        for id in [
+            EntityId::SEDP_PUBLICATIONS_READER,
+            EntityId::SEDP_SUBSCRIPTIONS_READER,
+        ] {
+            if let Some(r) = participant.reader(id) {
+                r.unmatch_writer(g(if id == EntityId::SEDP_PUBLICATIONS_READER {
+                    EntityId::SEDP_PUBLICATIONS_WRITER
+                } else {
+                    EntityId::SEDP_SUBSCRIPTIONS_WRITER
+                }));
+            }
+        }
+        self.events
+            .push_back(DiscoveryEvent::ParticipantLost { prefix });
+    }
+
+    fn endpoint_data(&self, e: &LocalEndpoint) -> EndpointData {
+        let mut data = EndpointData::new(e.guid, &e.topic_name, &e.type_name, e.qos.clone());
+        data.participant_guid = self.config.own.guid;
+        data.unicast_locators = self.config.own.default_unicast_locators.clone();
+        data
+    }
+
+    /// Sends our SPDP data to the SPDP destinations, or to `only` (a newcomer).
+    fn announce(&mut self, now: Timestamp, only: Option<&[Locator]>) {
+        if only.is_none() {
+            let delay = STARTUP_ANNOUNCEMENTS
+                .get(self.announcements)
+                .copied()
+                .unwrap_or(self.config.announce_period);
+            self.announcements += 1;
+            self.next_announce = now.after(delay);
+        }
+        let destinations = only
+            .map(<[Locator]>::to_vec)
+            .unwrap_or_else(|| self.config.spdp_destinations.clone());
+        if destinations.is_empty() {
+            return;
+        }
+        let Ok(payload) = self.config.own.to_vec(WireEndianness::Little) else {
+            self.malformed += 1;
+            return;
+        };
+        self.spdp_sequence += 1;
+        let qos_bytes = inline_qos(Some(self.config.own.guid.to_bytes()), ChangeKind::Alive);
+        let data = Data {
+            extra_flags: 0,
+            reader_id: EntityId::SPDP_PARTICIPANT_READER,
+            writer_id: EntityId::SPDP_PARTICIPANT_WRITER,
+            writer_sn: SequenceNumber(self.spdp_sequence),
+            inline_qos: parse_inline_qos(&qos_bytes),
+            payload: DataPayload::Data(&payload),
+            non_standard_payload: false,
+        };
+        let ts = InfoTimestamp {
+            timestamp: Some(Time::from_nanos(now.0)),
+        };
+        let subs: [Submessage<'_>; 2] = [ts.into(), data.into()];
+        if let Some(t) = build(self.prefix, None, &subs, &destinations) {
+            self.transmits.push_back(t);
+        }
+    }
+}
+
+/// Parses SEDP data of a writer or reader (their defaults differ).
+fn parse_endpoint(
+    kind: EndpointKind,
+    payload: &[u8],
+) -> Result<EndpointData, crate::discovery::DiscoveryError> {
+    match kind {
+        EndpointKind::Writer => DiscoveredWriterData::parse(payload).map(|d| d.endpoint),
+        EndpointKind::Reader => DiscoveredReaderData::parse(payload).map(|d| d.endpoint),
+    }
+}
+
+/// The serialized key of a builtin-topic instance: PL_CDR_LE with PID_ENDPOINT_GUID.
+fn key_only_payload(guid: Guid) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut b = crate::wire::ParameterListBuilder::encapsulated(&mut out, WireEndianness::Little);
+    // INVARIANT: a 16-byte value always fits a parameter.
+    let _ = b.push_guid(crate::wire::parameter_list::pid::ENDPOINT_GUID, guid);
+    b.finish();
+    out
+}

@@ -1,0 +1,316 @@
+//! Discovery over the simulated network: participants find each other with SPDP, learn
+//! each other's endpoints with SEDP (reliably, through loss), match them by topic, type,
+//! partition and QoS, and report incompatible QoS and departed participants.
+
+#![allow(clippy::unwrap_used)]
+
+mod sim;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ferrodds_rtps::discovery::ParticipantData;
+use ferrodds_rtps::discovery_engine::EndpointKind;
+use ferrodds_rtps::qos::{Durability, EndpointQos, QosPolicyId, Reliability};
+use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::{
+    Change, ChangeKind, Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint, Reader,
+    ReaderConfig, Writer, WriterConfig,
+};
+use sim::{Faults, Network};
+
+const W: EntityId = EntityId([0, 0, 1, 0x02]);
+const R: EntityId = EntityId([0, 0, 1, 0x07]);
+
+/// Two nodes running discovery, each announcing to both locators (as multicast would).
+fn two_nodes(seed: u64, faults: Faults) -> Network {
+    let mut net = Network::new(seed, faults);
+    net.add_node();
+    net.add_node();
+    let destinations = vec![net.locator(0), net.locator(1)];
+    for i in 0..2 {
+        let mut own = ParticipantData::new(net.nodes[i].prefix());
+        own.metatraffic_unicast_locators = vec![net.locator(i)];
+        own.default_unicast_locators = vec![net.locator(i)];
+        own.lease_duration = ferrodds_rtps::qos::Duration::from_secs(2);
+        let config = DiscoveryConfig {
+            own,
+            spdp_destinations: destinations.clone(),
+            announce_period: Duration::from_millis(500),
+        };
+        let now = net.now;
+        let d = Discovery::new(now, config, &mut net.nodes[i]);
+        net.discovery[i] = Some(d);
+    }
+    net
+}
+
+fn endpoint(
+    net: &Network,
+    node: usize,
+    kind: EndpointKind,
+    topic: &str,
+    qos: EndpointQos,
+) -> LocalEndpoint {
+    let id = if kind == EndpointKind::Writer { W } else { R };
+    LocalEndpoint {
+        guid: Guid::new(net.nodes[node].prefix(), id),
+        kind,
+        topic_name: topic.into(),
+        type_name: "test::Type".into(),
+        qos,
+        keyed: false,
+    }
+}
+
+fn add(net: &mut Network, node: usize, e: LocalEndpoint) {
+    let now = net.now;
+    match e.kind {
+        EndpointKind::Writer => {
+            net.nodes[node].add_writer(Writer::new(e.guid, WriterConfig::default()))
+        }
+        EndpointKind::Reader => {
+            net.nodes[node].add_reader(Reader::new(e.guid, ReaderConfig::default()))
+        }
+    }
+    let mut d = net.discovery[node].take().unwrap();
+    d.add_local(now, e, &mut net.nodes[node]);
+    net.discovery[node] = Some(d);
+}
+
+fn events(net: &mut Network, node: usize) -> Vec<DiscoveryEvent> {
+    let d = net.discovery[node].as_mut().unwrap();
+    std::iter::from_fn(|| d.poll_event()).collect()
+}
+
+#[test]
+fn endpoints_match_and_data_flows_through_loss() {
+    for seed in 0..100 {
+        let mut net = two_nodes(seed, Faults::lossy(0.2));
+        let w = endpoint(
+            &net,
+            0,
+            EndpointKind::Writer,
+            "T",
+            EndpointQos::writer_default(),
+        );
+        let mut rq = EndpointQos::reader_default();
+        rq.reliability = Reliability::reliable();
+        let r = endpoint(&net, 1, EndpointKind::Reader, "T", rq);
+        let (wg, rg) = (w.guid, r.guid);
+        add(&mut net, 0, w);
+        add(&mut net, 1, r);
+        let mut matched = (false, false);
+        let ok = net.run_until(Duration::from_secs(30), |n| {
+            for e in events(n, 0) {
+                matched.0 |= e
+                    == DiscoveryEvent::Matched {
+                        local: wg,
+                        remote: rg,
+                    };
+            }
+            for e in events(n, 1) {
+                matched.1 |= e
+                    == DiscoveryEvent::Matched {
+                        local: rg,
+                        remote: wg,
+                    };
+            }
+            matched.0 && matched.1
+        });
+        assert!(ok, "seed {seed}: matched {matched:?}");
+        let now = net.now;
+        // Serialized payloads are padded to 4 bytes (as CDR pads them), like submessages.
+        let payload: Arc<[u8]> = Arc::from(vec![0u8, 1, 0, 0, 42, 0, 0, 0]);
+        net.nodes[0]
+            .writer(W)
+            .unwrap()
+            .write(
+                now,
+                Change {
+                    kind: ChangeKind::Alive,
+                    key_hash: None,
+                    timestamp: None,
+                    payload: payload.clone(),
+                },
+            )
+            .unwrap();
+        let mut got = None;
+        assert!(net.run_until(Duration::from_secs(30), |n| {
+            got = got
+                .take()
+                .or_else(|| n.nodes[1].reader(R).unwrap().poll_change());
+            got.is_some()
+        }));
+        assert_eq!(got.unwrap().payload, payload.to_vec(), "seed {seed}");
+    }
+}
+
+#[test]
+fn a_perfect_network_matches_within_milliseconds() {
+    let mut net = two_nodes(1, Faults::NONE);
+    let start = net.now;
+    let w = endpoint(
+        &net,
+        0,
+        EndpointKind::Writer,
+        "T",
+        EndpointQos::writer_default(),
+    );
+    let r = endpoint(
+        &net,
+        1,
+        EndpointKind::Reader,
+        "T",
+        EndpointQos::reader_default(),
+    );
+    let (wg, rg) = (w.guid, r.guid);
+    add(&mut net, 0, w);
+    add(&mut net, 1, r);
+    let mut seen = false;
+    assert!(net.run_until(Duration::from_secs(5), |n| {
+        seen |= events(n, 1).contains(&DiscoveryEvent::Matched {
+            local: rg,
+            remote: wg,
+        });
+        seen
+    }));
+    let took = net.now.since(start);
+    assert!(
+        took < Duration::from_millis(10),
+        "simulated match time {took:?}"
+    );
+}
+
+#[test]
+fn incompatible_qos_is_reported_and_nothing_matches() {
+    let mut net = two_nodes(3, Faults::NONE);
+    // A best-effort writer cannot serve a reliable reader; a volatile one not a
+    // transient-local reader.
+    let mut wq = EndpointQos::writer_default();
+    wq.reliability = Reliability::best_effort();
+    let mut rq = EndpointQos::reader_default();
+    rq.reliability = Reliability::reliable();
+    rq.durability = Durability::TransientLocal;
+    let w = endpoint(&net, 0, EndpointKind::Writer, "T", wq);
+    let r = endpoint(&net, 1, EndpointKind::Reader, "T", rq);
+    add(&mut net, 0, w);
+    add(&mut net, 1, r);
+    let mut reported = Vec::new();
+    net.run_until(Duration::from_secs(2), |n| {
+        for e in events(n, 0).into_iter().chain(events(n, 1)) {
+            match e {
+                DiscoveryEvent::IncompatibleQos { policies, .. } => reported.push(policies),
+                DiscoveryEvent::Matched { local, .. }
+                    if local.entity_id == W || local.entity_id == R =>
+                {
+                    panic!("incompatible endpoints matched")
+                }
+                _ => {}
+            }
+        }
+        reported.len() == 2
+    });
+    assert_eq!(reported.len(), 2, "both sides report: {reported:?}");
+    for policies in reported {
+        assert!(
+            policies.contains(&QosPolicyId::Reliability)
+                && policies.contains(&QosPolicyId::Durability),
+            "{policies:?}"
+        );
+    }
+}
+
+#[test]
+fn different_topics_and_partitions_do_not_match() {
+    let mut net = two_nodes(4, Faults::NONE);
+    let w = endpoint(
+        &net,
+        0,
+        EndpointKind::Writer,
+        "A",
+        EndpointQos::writer_default(),
+    );
+    let r = endpoint(
+        &net,
+        1,
+        EndpointKind::Reader,
+        "B",
+        EndpointQos::reader_default(),
+    );
+    add(&mut net, 0, w);
+    add(&mut net, 1, r);
+    let mut wq = EndpointQos::writer_default();
+    wq.partition.names = vec!["left".into()];
+    let mut rq = EndpointQos::reader_default();
+    rq.partition.names = vec!["right".into()];
+    let mut w2 = endpoint(&net, 0, EndpointKind::Writer, "C", wq);
+    w2.guid.entity_id = EntityId([0, 0, 2, 0x02]);
+    let mut r2 = endpoint(&net, 1, EndpointKind::Reader, "C", rq);
+    r2.guid.entity_id = EntityId([0, 0, 2, 0x07]);
+    add(&mut net, 0, w2);
+    add(&mut net, 1, r2);
+    net.advance(Duration::from_secs(2));
+    let all: Vec<DiscoveryEvent> = events(&mut net, 0)
+        .into_iter()
+        .chain(events(&mut net, 1))
+        .collect();
+    assert!(all
+        .iter()
+        .any(|e| matches!(e, DiscoveryEvent::ParticipantDiscovered { .. })));
+    assert!(
+        !all.iter().any(|e| matches!(
+            e,
+            DiscoveryEvent::Matched { .. } | DiscoveryEvent::IncompatibleQos { .. }
+        )),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn a_silent_participant_is_dropped_when_its_lease_expires() {
+    let mut net = two_nodes(5, Faults::NONE);
+    let w = endpoint(
+        &net,
+        0,
+        EndpointKind::Writer,
+        "T",
+        EndpointQos::writer_default(),
+    );
+    let r = endpoint(
+        &net,
+        1,
+        EndpointKind::Reader,
+        "T",
+        EndpointQos::reader_default(),
+    );
+    let (wg, rg) = (w.guid, r.guid);
+    add(&mut net, 0, w);
+    add(&mut net, 1, r);
+    net.advance(Duration::from_millis(500));
+    assert!(events(&mut net, 1).contains(&DiscoveryEvent::Matched {
+        local: rg,
+        remote: wg
+    }));
+    // Node 0 goes silent: drop its engine (no more announcements).
+    net.discovery[0] = None;
+    net.faults.loss = 1.0;
+    let mut lost = Vec::new();
+    net.run_until(Duration::from_secs(5), |n| {
+        lost.extend(events(n, 1));
+        lost.iter()
+            .any(|e| matches!(e, DiscoveryEvent::ParticipantLost { .. }))
+    });
+    assert!(
+        lost.contains(&DiscoveryEvent::ParticipantLost { prefix: wg.prefix }),
+        "{lost:?}"
+    );
+    assert!(
+        lost.contains(&DiscoveryEvent::Unmatched {
+            local: rg,
+            remote: wg
+        }),
+        "{lost:?}"
+    );
+    assert!(!net.nodes[1].reader(R).unwrap().is_matched(wg));
+}
