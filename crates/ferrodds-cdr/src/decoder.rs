@@ -19,6 +19,8 @@ pub struct Decoder<'a> {
     max_align: usize,
     big_endian: bool,
     version: XcdrVersion,
+    /// How many structs and unions enclose the position (see [`Decoder::MAX_DEPTH`]).
+    depth: usize,
 }
 
 macro_rules! get_primitive {
@@ -46,7 +48,33 @@ impl<'a> Decoder<'a> {
             max_align: version.max_align(),
             big_endian: endianness == Endianness::Big,
             version,
+            depth: 0,
         }
+    }
+
+    /// How deep structs and unions may nest. Only recursive types (a struct holding a
+    /// sequence of itself) can nest without bound, and each level costs stack: without a
+    /// limit, a few kilobytes of hostile input would overflow the stack. serde_json's
+    /// parser stops at the same depth.
+    pub const MAX_DEPTH: usize = 128;
+
+    /// Enters a struct or union, refusing to nest deeper than [`Decoder::MAX_DEPTH`]; pair
+    /// with [`Decoder::leave`].
+    #[inline]
+    pub fn enter(&mut self) -> Result<(), DecodeError> {
+        if self.depth >= Self::MAX_DEPTH {
+            return Err(self.error(DecodeErrorKind::NestingTooDeep {
+                limit: Self::MAX_DEPTH,
+            }));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Leaves a struct or union entered with [`Decoder::enter`].
+    #[inline]
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 
     /// The XCDR version being read.
@@ -213,7 +241,10 @@ impl<'a> Decoder<'a> {
     pub fn read_str(&mut self) -> Result<&'a str, DecodeError> {
         let len = self.read_count("string length", 1)?;
         if len == 0 {
-            return Err(self.error(DecodeErrorKind::StringLengthZero));
+            return Err(DecodeError::new(
+                DecodeErrorKind::StringLengthZero,
+                self.pos - 4,
+            ));
         }
         let start = self.pos;
         let bytes = self.bytes(len, "string")?;
@@ -222,12 +253,18 @@ impl<'a> Decoder<'a> {
             self.pos -= 1;
             return Err(self.error(DecodeErrorKind::StringNotTerminated(nul[0])));
         }
+        if let Some(at) = text.iter().position(|&b| b == 0) {
+            return Err(DecodeError::new(
+                DecodeErrorKind::NulInString(at),
+                start + at,
+            ));
+        }
         std::str::from_utf8(text).map_err(|e| {
             DecodeError::new(
                 DecodeErrorKind::InvalidUtf8 {
                     valid_up_to: e.valid_up_to(),
                 },
-                start,
+                start + e.valid_up_to(),
             )
         })
     }

@@ -55,12 +55,14 @@ pub enum DecodeErrorKind {
         /// How many bytes were left.
         remaining: usize,
     },
-    /// A length (of a sequence, string, DHEADER or member) claims more than the input holds.
-    #[error("{what} claims {claimed} byte(s) or element(s) but only {remaining} byte(s) remain")]
+    /// A length (of a sequence, string, DHEADER or member) claims more than the input holds:
+    /// more bytes than remain, or more elements than the remaining bytes could encode.
+    #[error("expected {what} to fit the {remaining} byte(s) left, found {claimed}")]
     LengthExceedsInput {
         /// What carried the length.
         what: &'static str,
-        /// The length claimed.
+        /// The length claimed: a count of elements for sequence and string lengths, of
+        /// bytes for DHEADERs, NEXTINTs and parameter lengths.
         claimed: u64,
         /// The bytes that remain.
         remaining: usize,
@@ -163,6 +165,25 @@ pub enum DecodeErrorKind {
     /// Input left after the value, where none is allowed.
     #[error("expected the end of input, found {0} more byte(s)")]
     TrailingBytes(usize),
+    /// A NUL byte inside a string, before its terminator (CDR strings cannot hold NUL, and
+    /// a C peer would read the string as ending there).
+    #[error(
+        "expected a string without NUL before its terminator, found NUL at byte {0} of the string"
+    )]
+    NulInString(usize),
+    /// Structs and unions nested deeper than the decoder allows (only recursive types, such
+    /// as a tree holding a sequence of itself, can nest without bound).
+    #[error("expected structs and unions nested at most {limit} deep, found deeper nesting")]
+    NestingTooDeep {
+        /// The deepest nesting the decoder accepts.
+        limit: usize,
+    },
+    /// An XCDR1 PID_EXTENDED parameter header whose length is not 8.
+    #[error("expected the length of a PID_EXTENDED parameter header to be 8, found {0}")]
+    ExtendedHeaderLength(u16),
+    /// An XCDR2 wstring length that is not a whole number of UTF-16 code units.
+    #[error("expected a wstring length in bytes that is even (2 per UTF-16 code unit), found {0}")]
+    OddWideStringLength(u64),
 }
 
 /// A decoding failure: what, at which byte offset of the payload, and in which member.
@@ -188,7 +209,11 @@ impl DecodeError {
     /// A new error at `offset`.
     #[cold]
     pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
-        Self(Box::new(DecodeErrorDetail { kind, offset, path: Path::default() }))
+        Self(Box::new(DecodeErrorDetail {
+            kind,
+            offset,
+            path: Path::default(),
+        }))
     }
 
     /// Adds the member the error happened in (called while unwinding).

@@ -50,7 +50,10 @@ mod wide;
 pub use decoder::Decoder;
 pub use encapsulation::{EncapsulationHeader, RepresentationId};
 pub use encoder::Encoder;
-pub use error::{DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorKind, Path, PathSegment};
+pub use error::{
+    DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorKind, Path,
+    PathSegment,
+};
 pub use json::{
     expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView,
 };
@@ -241,7 +244,11 @@ pub trait Cdr: Sized + JsonView {
 
     /// Reads `count` elements (already checked against the remaining input).
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
-        let mut out = Vec::with_capacity(count.min(d.remaining() / Self::MIN_SIZE.max(1)));
+        // Reserve no more memory than the remaining input takes: an element may be far
+        // larger in memory than its smallest encoding (an appendable struct holding a big
+        // array encodes in 4 bytes), and the count is still the sender's claim.
+        let per_element = std::mem::size_of::<Self>().max(Self::MIN_SIZE).max(1);
+        let mut out = Vec::with_capacity(count.min(d.remaining() / per_element));
         for i in 0..count {
             out.push(Self::decode_flat(d).map_err(|err| err.at_index(i))?);
         }

@@ -50,13 +50,15 @@ pub fn end_aggregate(
     }
 }
 
-/// Opens an aggregate for reading: reads the XCDR2 DHEADER of appendable and mutable types
-/// and narrows the window to it. Pass the result to [`end_aggregate_decode`].
+/// Opens an aggregate for reading: counts one more level of nesting (refusing more than
+/// [`Decoder::MAX_DEPTH`]), reads the XCDR2 DHEADER of appendable and mutable types and
+/// narrows the window to it. Pass the result to [`end_aggregate_decode`].
 #[inline]
 pub fn begin_aggregate_decode(
     d: &mut Decoder<'_>,
     ext: Extensibility,
 ) -> Result<Option<usize>, DecodeError> {
+    d.enter()?;
     if d.is_xcdr2() && ext != Extensibility::Final {
         d.begin_delimited("DHEADER").map(Some)
     } else {
@@ -65,12 +67,13 @@ pub fn begin_aggregate_decode(
 }
 
 /// Closes an aggregate opened by [`begin_aggregate_decode`], skipping members appended by
-/// a newer version of the type.
+/// a newer version of the type, and leaves its level of nesting.
 #[inline]
 pub fn end_aggregate_decode(d: &mut Decoder<'_>, outer: Option<usize>) {
     if let Some(outer) = outer {
         d.restore(outer);
     }
+    d.leave();
 }
 
 /// Where a member of a mutable type (or an XCDR1 optional) began, for [`end_member`].
@@ -209,13 +212,18 @@ pub fn next_member(d: &mut Decoder<'_>) -> Result<Option<MemberHeader>, DecodeEr
             return Ok(None);
         }
         d.align(4)?;
+        let header_at = d.position();
         let header = d.read_u32()?;
         let must_understand = header & EMHEADER_MUST_UNDERSTAND != 0;
         let id = header & MAX_MEMBER_ID;
         let lc = ((header >> 28) & 0x7) as u8;
-        let len = match lc {
-            0..=3 => 1usize << lc,
-            4 => d.read_u32()? as usize,
+        // The length, what gave it (for errors) and where that is.
+        let (len, what, len_at) = match lc {
+            0..=3 => (1usize << lc, EMHEADER_LENGTHS[usize::from(lc)], header_at),
+            4 => {
+                let at = d.position();
+                (d.read_u32()? as usize, EMHEADER_LENGTHS[4], at)
+            }
             // Codes 5-7: NEXTINT is also the member's first word (its DHEADER or sequence
             // length), so it stays in the member's window.
             _ => {
@@ -227,10 +235,11 @@ pub fn next_member(d: &mut Decoder<'_>) -> Result<Option<MemberHeader>, DecodeEr
                     6 => 4 + next.saturating_mul(4),
                     _ => 4 + next.saturating_mul(8),
                 };
-                usize::try_from(len).unwrap_or(usize::MAX)
+                let len = usize::try_from(len).unwrap_or(usize::MAX);
+                (len, EMHEADER_LENGTHS[usize::from(lc)], mark)
             }
         };
-        let outer_end = d.limit(len, "member length")?;
+        let outer_end = d.limit(len, what).map_err(|e| e.at_offset(len_at))?;
         Ok(Some(MemberHeader {
             id,
             must_understand,
@@ -252,6 +261,18 @@ pub fn next_member(d: &mut Decoder<'_>) -> Result<Option<MemberHeader>, DecodeEr
     }
 }
 
+/// What gives a member's length under each EMHEADER length code, for errors.
+const EMHEADER_LENGTHS: [&str; 8] = [
+    "member (EMHEADER length code 0: 1 byte)",
+    "member (EMHEADER length code 1: 2 bytes)",
+    "member (EMHEADER length code 2: 4 bytes)",
+    "member (EMHEADER length code 3: 8 bytes)",
+    "member length NEXTINT (EMHEADER length code 4: NEXTINT bytes)",
+    "member length NEXTINT (EMHEADER length code 5: 4 + NEXTINT bytes)",
+    "member length NEXTINT (EMHEADER length code 6: 4 + 4 x NEXTINT bytes)",
+    "member length NEXTINT (EMHEADER length code 7: 4 + 8 x NEXTINT bytes)",
+];
+
 enum Parameter {
     End,
     VendorSpecific(MemberHeader),
@@ -262,6 +283,7 @@ enum Parameter {
 fn next_parameter(d: &mut Decoder<'_>) -> Result<Parameter, DecodeError> {
     d.align(4)?;
     let pid = d.read_u16()?;
+    let short_len_at = d.position();
     let short_len = d.read_u16()? as usize;
     let flags = pid & (PID_FLAG_MUST_UNDERSTAND | PID_FLAG_IMPL_SPECIFIC);
     let short_id = pid & 0x3fff;
@@ -270,28 +292,29 @@ fn next_parameter(d: &mut Decoder<'_>) -> Result<Parameter, DecodeError> {
     }
     let (id, must_understand, len) = if short_id == PID_EXTENDED {
         if short_len != 8 {
-            return Err(d.error(DecodeErrorKind::LengthCodeMismatch {
-                code: 1,
-                claimed: short_len as u64,
-                needed: 8,
-            }));
+            return Err(DecodeError::new(
+                DecodeErrorKind::ExtendedHeaderLength(short_len as u16),
+                short_len_at,
+            ));
         }
         let ext = d.read_u32()?;
+        let len_at = d.position();
         let len = d.read_u32()? as usize;
         // Bit 30 is the flag; Cyclone's Python binding sets bit 31 for optional members.
         (
             ext & MAX_MEMBER_ID,
             ext & (PL_EXTENDED_MUST_UNDERSTAND | EMHEADER_MUST_UNDERSTAND) != 0,
-            len,
+            (len, "PL_CDR extended parameter length", len_at),
         )
     } else {
         (
             u32::from(short_id),
             flags & PID_FLAG_MUST_UNDERSTAND != 0,
-            short_len,
+            (short_len, "PL_CDR parameter length", short_len_at),
         )
     };
-    let outer_end = d.limit(len, "parameter length")?;
+    let (len, what, len_at) = len;
+    let outer_end = d.limit(len, what).map_err(|e| e.at_offset(len_at))?;
     let outer_origin = Some(d.set_origin_here());
     let header = MemberHeader {
         id,
@@ -503,9 +526,11 @@ pub fn encode_enum(e: &mut Encoder<'_>, value: i32, size: usize) {
 /// Decodes an enum's value of `size` bytes (see [`encode_enum`]).
 #[inline]
 pub fn decode_enum(d: &mut Decoder<'_>, size: usize) -> Result<i32, DecodeError> {
+    // 1- and 2-byte values are unsigned, as the derive's enumerator range (0 to 2^bits - 1)
+    // and Cyclone DDS read them.
     Ok(match size {
         1 => i32::from(d.read_u8()?),
-        2 => i32::from(d.read_i16()?),
+        2 => i32::from(d.read_u16()?),
         _ => d.read_i32()?,
     })
 }

@@ -80,11 +80,7 @@ impl Cdr for WString {
             let bytes = d.read_count("wstring length", 1)?;
             if bytes % 2 != 0 {
                 return Err(DecodeError::new(
-                    DecodeErrorKind::LengthCodeMismatch {
-                        code: 0,
-                        claimed: bytes as u64,
-                        needed: bytes + 1,
-                    },
+                    DecodeErrorKind::OddWideStringLength(bytes as u64),
                     start,
                 ));
             }

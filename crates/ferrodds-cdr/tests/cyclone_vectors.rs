@@ -452,13 +452,18 @@ fn check<T: Cdr + PartialEq + std::fmt::Debug>(v: &Value) -> Vec<String> {
             let mut e = Encoder::new(&mut ours, XcdrVersion::Xcdr2, Endianness::Big);
             match value.encode_key_sample(&mut e) {
                 Ok(()) if hex::encode(&ours) == expected => {}
-                Ok(()) => fail(format!("key sample {} vs Cyclone {expected}", hex::encode(&ours))),
+                Ok(()) => fail(format!(
+                    "key sample {} vs Cyclone {expected}",
+                    hex::encode(&ours)
+                )),
                 Err(e) => fail(format!("key sample failed: {e}")),
             }
             let bytes = unhex(expected);
             let mut d = ferrodds_cdr::Decoder::new(&bytes, XcdrVersion::Xcdr2, Endianness::Big);
             match T::decode_key_sample(&mut d) {
-                Ok(keys) if key_hash(&keys, XcdrVersion::Xcdr2) == key_hash(&value, XcdrVersion::Xcdr2) => {}
+                Ok(keys)
+                    if key_hash(&keys, XcdrVersion::Xcdr2)
+                        == key_hash(&value, XcdrVersion::Xcdr2) => {}
                 Ok(keys) => fail(format!("key sample decoded to {keys:?}, whose key differs")),
                 Err(e) => fail(format!("key sample does not decode: {e}")),
             }

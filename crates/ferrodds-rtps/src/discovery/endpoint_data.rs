@@ -125,7 +125,7 @@ impl EndpointData {
         data.vendor_id = None;
         let mut guid: Option<FoundGuid> = None;
         let mut key_hash: Option<FoundGuid> = None;
-        let mut participant_guid: Option<Guid> = None;
+        let mut participant_guid: Option<FoundGuid> = None;
         let mut topic_name: Option<String> = None;
         let mut type_name: Option<String> = None;
 
@@ -134,9 +134,7 @@ impl EndpointData {
             match p.id {
                 pid::ENDPOINT_GUID => guid = Some(FoundGuid::read(offset, p)?),
                 pid::KEY_HASH => key_hash = Some(FoundGuid::read(offset, p)?),
-                pid::PARTICIPANT_GUID => {
-                    participant_guid = Some(scan::read(offset, p, ValueReader::guid)?);
-                }
+                pid::PARTICIPANT_GUID => participant_guid = Some(FoundGuid::read(offset, p)?),
                 pid::TOPIC_NAME => topic_name = Some(scan::read(offset, p, ValueReader::string)?),
                 pid::TYPE_NAME => type_name = Some(scan::read(offset, p, ValueReader::string)?),
                 pid::UNICAST_LOCATOR | pid::MULTICAST_LOCATOR => {
@@ -164,7 +162,16 @@ impl EndpointData {
                 pid::TYPE_MAX_SIZE_SERIALIZED => {
                     data.type_max_size_serialized = Some(scan::read(offset, p, ValueReader::u32)?);
                 }
-                pid::TYPE_INFORMATION => data.type_information = Some(p.value.to_vec()),
+                // Kept as bytes and never a reason to reject the sample: not even a
+                // repeated one (the first is kept).
+                pid::TYPE_INFORMATION => {
+                    if data.type_information.is_none() {
+                        data.type_information = Some(p.value.to_vec());
+                    }
+                    return Ok(Handled::Repeatable);
+                }
+                // Participant-level; understood (it has the must-understand bit), not used.
+                pid::DOMAIN_TAG => return Ok(Handled::Ignored),
                 id if qos_parameters::is_qos_pid(id) => {
                     qos_parameters::apply(&mut data.qos, p)
                         .map_err(|reason| scan::invalid(offset, id, reason))?;
@@ -179,8 +186,11 @@ impl EndpointData {
             return Err(found.unexpected());
         }
         data.guid = found.guid;
-        data.participant_guid =
-            participant_guid.unwrap_or(Guid::new(found.guid.prefix, EntityId::PARTICIPANT));
+        data.participant_guid = match participant_guid {
+            Some(p) if p.guid.entity_id != EntityId::PARTICIPANT => return Err(p.unexpected()),
+            Some(p) => p.guid,
+            None => Guid::new(found.guid.prefix, EntityId::PARTICIPANT),
+        };
         data.topic_name = topic_name.ok_or(DiscoveryError::MissingParameter {
             pid: pid::TOPIC_NAME,
         })?;
@@ -440,6 +450,20 @@ mod tests {
                 entity_id: reader_guid().entity_id
             })
         );
+        // A participant GUID that is not a participant's.
+        assert_eq!(
+            DiscoveredWriterData::parse(&payload(&[
+                (pid::ENDPOINT_GUID, &wg),
+                (pid::PARTICIPANT_GUID, &wg),
+                (pid::TOPIC_NAME, NAME_T),
+                (pid::TYPE_NAME, NAME_T),
+            ])),
+            Err(DiscoveryError::UnexpectedEntityId {
+                offset: 24,
+                pid: pid::PARTICIPANT_GUID,
+                entity_id: writer_guid().entity_id
+            })
+        );
         // Fast DDS's PID_KEY_HASH stands in for a missing endpoint GUID.
         let w = DiscoveredWriterData::parse(&payload(&[
             (pid::KEY_HASH, &wg),
@@ -556,6 +580,35 @@ mod tests {
             w.endpoint.type_information.as_deref(),
             Some(&[0xde, 0xad, 0xbe, 0xef, 0xff, 0xff, 0xff, 0xff][..])
         );
+        // PID_DOMAIN_TAG (must understand) is understood, and unused, in SEDP; another
+        // must-understand id rejects the sample.
+        let base = [
+            (pid::ENDPOINT_GUID, &wg[..]),
+            (pid::TOPIC_NAME, NAME_T),
+            (pid::TYPE_NAME, NAME_T),
+        ];
+        let mut with_tag = base.to_vec();
+        with_tag.push((pid::DOMAIN_TAG, &[1, 0, 0, 0, 0]));
+        assert!(DiscoveredWriterData::parse(&payload(&with_tag)).is_ok());
+        let mut with_unknown = base.to_vec();
+        with_unknown.push((0x4075, &[]));
+        assert_eq!(
+            DiscoveredWriterData::parse(&payload(&with_unknown)),
+            Err(DiscoveryError::NotUnderstood {
+                offset: 48,
+                pid: 0x4075
+            })
+        );
+        // A repeated one: the first is kept.
+        let w = DiscoveredWriterData::parse(&payload(&[
+            (pid::ENDPOINT_GUID, &wg),
+            (pid::TOPIC_NAME, NAME_T),
+            (pid::TYPE_NAME, NAME_T),
+            (pid::TYPE_INFORMATION, &[1, 1, 1, 1]),
+            (pid::TYPE_INFORMATION, &[2, 2, 2, 2]),
+        ]))
+        .expect("valid");
+        assert_eq!(w.endpoint.type_information, Some(vec![1, 1, 1, 1]));
         // Even an empty one.
         let w = DiscoveredWriterData::parse(&payload(&[
             (pid::ENDPOINT_GUID, &wg),

@@ -27,7 +27,7 @@ pub enum DiscoveryError {
         reason: ValueError,
     },
     /// A parameter that may appear once appears again (Cyclone DDS rejects these lists
-    /// too; locators are the parameters that may repeat).
+    /// too). Locators may repeat, and a repeated `PID_TYPE_INFORMATION` is tolerated.
     #[error("parameter 0x{pid:04x} at offset {offset} repeats an earlier one")]
     DuplicateParameter {
         /// Offset of the repeated parameter's header.

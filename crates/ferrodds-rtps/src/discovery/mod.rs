@@ -31,7 +31,8 @@
 //!   understand makes the whole sample ignored (DDSI-RTPS 2.5 §9.6.2.2.1). The only one
 //!   we understand is `PID_DOMAIN_TAG` (0x4014); vendor-specific ids with the bit are
 //!   never understood.
-//! - A parameter we interpret may appear once (as Cyclone DDS requires); locators repeat.
+//! - A parameter we interpret may appear once (as Cyclone DDS requires); locators repeat,
+//!   and of repeated `PID_TYPE_INFORMATION`s the first is kept.
 //! - Unknown parameters without the must-understand bit are skipped.
 //!
 //! # What the captured peers send (`tests/vectors/`)

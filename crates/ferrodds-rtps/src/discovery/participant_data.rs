@@ -489,6 +489,8 @@ mod tests {
                 (pid::VENDORID, &vendor),
                 (pid::PARTICIPANT_GUID, &GUID),
                 (0x8007, &[0, 0, 0, 0, 0x2c, 0, 0, 0]),
+                // Connext's PID_PRODUCT_VERSION (6.1.2.21).
+                (0x8000, &[6, 1, 2, 21]),
                 (0x802c, &[1, 0, 0, 0, b'x']),
                 (0x8062, &[2, 0, 0, 0, b'x', 0]),
                 // Not even a vendor-specific id colliding with DOMAIN_ID counts.

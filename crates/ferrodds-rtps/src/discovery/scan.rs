@@ -12,6 +12,8 @@ pub(crate) enum Handled {
     Once,
     /// Interpreted; may repeat (locators).
     Repeatable,
+    /// Understood but of no use here (counts as understood for the must-understand rule).
+    Ignored,
     /// Not interpreted (unknown, or known and of no use to us).
     Skipped,
 }
@@ -43,7 +45,7 @@ pub(crate) fn scan<'a>(
             Handled::Skipped if p.must_understand() => {
                 return Err(DiscoveryError::NotUnderstood { offset, pid: p.id })
             }
-            Handled::Skipped | Handled::Repeatable => {}
+            Handled::Skipped | Handled::Repeatable | Handled::Ignored => {}
             Handled::Once if seen.contains(&p.id) => {
                 return Err(DiscoveryError::DuplicateParameter { offset, pid: p.id })
             }

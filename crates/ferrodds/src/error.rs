@@ -1,0 +1,37 @@
+//! Errors of the DCPS API.
+
+use ferrodds_cdr::{DecodeError, EncodeError};
+use ferrodds_transport::{ConfigError, TransportError};
+
+/// What went wrong in a DCPS call.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The transport could not be opened (ports, interfaces, sockets).
+    #[error("cannot open the transport: {0}")]
+    Transport(#[from] TransportError),
+    /// The configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A sample could not be serialized.
+    #[error("cannot serialize the sample: {0}")]
+    Encode(#[from] EncodeError),
+    /// A received sample could not be deserialized.
+    #[error("cannot deserialize a received sample: {0}")]
+    Decode(#[from] DecodeError),
+    /// The operation did not complete within its time limit (DDS RETCODE_TIMEOUT).
+    #[error("timed out after {0:?}: {1}")]
+    Timeout(std::time::Duration, &'static str),
+    /// The sample is larger than RTPS can carry.
+    #[error("a sample of {0} bytes is larger than RTPS can carry")]
+    TooLarge(usize),
+    /// The participant was closed.
+    #[error("the participant is closed")]
+    Closed,
+    /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
+    #[error("bad parameter: {0}")]
+    BadParameter(String),
+}
+
+/// The result of DCPS calls.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

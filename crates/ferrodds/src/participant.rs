@@ -1,0 +1,347 @@
+//! `DomainParticipant`: the entry point; it owns the transport, the protocol state and
+//! the threads that drive them.
+
+use std::marker::PhantomData;
+use std::net::SocketAddrV4;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ferrodds_cdr::Cdr;
+use ferrodds_rtps::discovery::ParticipantData;
+use ferrodds_rtps::wire::{GuidPrefix, Locator};
+use ferrodds_rtps::{Discovery, DiscoveryConfig, Participant};
+use ferrodds_transport::{InterfaceSelector, TransportConfig, UdpTransport};
+
+use crate::error::{Error, Result};
+use crate::qos::Qos;
+use crate::reader::DataReader;
+use crate::runtime::{self, Core, Shared};
+use crate::writer::DataWriter;
+
+/// A participant in a DDS domain.
+///
+/// Dropping the last handle (participants, topics, writers and readers all hold one)
+/// stops its threads.
+#[derive(Clone)]
+pub struct DomainParticipant {
+    pub(crate) inner: Arc<ParticipantInner>,
+}
+
+pub(crate) struct ParticipantInner {
+    pub(crate) shared: Arc<Shared>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    domain_id: u32,
+}
+
+impl Drop for ParticipantInner {
+    fn drop(&mut self) {
+        self.shared.shut_down();
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for DomainParticipant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DomainParticipant")
+            .field("domain_id", &self.inner.domain_id)
+            .field("prefix", &self.guid_prefix())
+            .finish()
+    }
+}
+
+/// A unique GUID prefix: our vendor id, the process id, the time, and a counter.
+fn new_prefix() -> GuidPrefix {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let mut p = [0u8; 12];
+    p[0..2].copy_from_slice(&ferrodds_rtps::wire::VendorId::FERRODDS.0);
+    p[2..4].copy_from_slice(&(std::process::id() as u16).to_be_bytes());
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() ^ d.as_secs() as u32)
+        .unwrap_or(0);
+    p[4..8].copy_from_slice(&nanos.to_be_bytes());
+    p[8..12].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_be_bytes());
+    GuidPrefix(p)
+}
+
+fn rtps_locator(l: ferrodds_transport::Locator) -> Option<Locator> {
+    let addr = SocketAddrV4::try_from(l).ok()?;
+    Some(Locator::udpv4(*addr.ip(), addr.port()))
+}
+
+/// Builds a participant from configuration.
+#[derive(Debug, Clone)]
+pub struct ParticipantBuilder {
+    config: ferrodds_transport::TransportConfigBuilder,
+    announce_period: Duration,
+    lease_duration: Duration,
+}
+
+impl ParticipantBuilder {
+    /// Starts from the configuration file named by `FERRODDS_CONFIG`, or the defaults.
+    pub fn from_env() -> Result<Self> {
+        Ok(Self::from_config(TransportConfig::from_env()?))
+    }
+
+    /// Starts from a transport configuration.
+    pub fn from_config(config: TransportConfig) -> Self {
+        ParticipantBuilder {
+            config: config.to_builder(),
+            announce_period: Duration::from_secs(2),
+            lease_duration: Duration::from_secs(20),
+        }
+    }
+
+    /// The domain id.
+    pub fn domain_id(mut self, domain_id: u32) -> Self {
+        self.config = self.config.domain_id(domain_id);
+        self
+    }
+
+    /// The network interface, by name ("lo") or address.
+    pub fn interface(mut self, name_or_address: &str) -> Result<Self> {
+        let selector: InterfaceSelector = name_or_address
+            .parse()
+            .map_err(|e| Error::BadParameter(format!("interface {name_or_address:?}: {e}")))?;
+        self.config = self.config.interface(selector);
+        Ok(self)
+    }
+
+    /// Whether SPDP uses multicast (else only the peers list).
+    pub fn allow_multicast(mut self, allow: bool) -> Self {
+        self.config = self.config.allow_multicast(allow);
+        self
+    }
+
+    /// The period of SPDP announcements after the first few.
+    pub fn announce_period(mut self, period: Duration) -> Self {
+        self.announce_period = period;
+        self
+    }
+
+    /// How long peers keep us without hearing from us.
+    pub fn lease_duration(mut self, lease: Duration) -> Self {
+        self.lease_duration = lease;
+        self
+    }
+
+    /// Creates the participant: opens the sockets, starts the threads, announces itself.
+    pub fn build(self) -> Result<DomainParticipant> {
+        let config = self.config.build()?;
+        let transport = UdpTransport::open(&config)?;
+        let prefix = new_prefix();
+        let mut own = ParticipantData::new(prefix);
+        own.metatraffic_unicast_locators = rtps_locator(transport.metatraffic_unicast_locator())
+            .into_iter()
+            .collect();
+        own.default_unicast_locators = rtps_locator(transport.default_unicast_locator())
+            .into_iter()
+            .collect();
+        own.metatraffic_multicast_locators = transport
+            .metatraffic_multicast_locator()
+            .and_then(rtps_locator)
+            .into_iter()
+            .collect();
+        own.domain_id = Some(config.domain_id());
+        own.lease_duration = ferrodds_rtps::qos::Duration::from_std(self.lease_duration);
+        let spdp_destinations = transport
+            .spdp_destinations()
+            .iter()
+            .filter_map(|l| rtps_locator(*l))
+            .collect();
+        let shared_now = ferrodds_rtps::Timestamp(0);
+        let mut rtps = Participant::new(prefix);
+        let discovery = Discovery::new(
+            shared_now,
+            DiscoveryConfig {
+                own,
+                spdp_destinations,
+                announce_period: self.announce_period,
+            },
+            &mut rtps,
+        );
+        let mut core = Core::new(rtps, discovery);
+        core.collect_transmits();
+        let shared = Shared::new(core, transport)
+            .map_err(|e| Error::BadParameter(format!("cannot clone a socket: {e}")))?;
+        let threads = runtime::start(&shared)
+            .map_err(|e| Error::BadParameter(format!("cannot start threads: {e}")))?;
+        // The first announcement goes out now.
+        shared.finish(shared.lock());
+        Ok(DomainParticipant {
+            inner: Arc::new(ParticipantInner {
+                shared,
+                threads: Mutex::new(threads),
+                domain_id: config.domain_id(),
+            }),
+        })
+    }
+}
+
+impl DomainParticipant {
+    /// A participant in `domain_id` with the configuration of `FERRODDS_CONFIG` (or the
+    /// defaults).
+    pub fn new(domain_id: u32) -> Result<Self> {
+        ParticipantBuilder::from_env()?.domain_id(domain_id).build()
+    }
+
+    /// A builder, for settings beyond the domain id.
+    pub fn builder() -> Result<ParticipantBuilder> {
+        ParticipantBuilder::from_env()
+    }
+
+    /// The domain id.
+    pub fn domain_id(&self) -> u32 {
+        self.inner.domain_id
+    }
+
+    /// The participant's GUID prefix.
+    pub fn guid_prefix(&self) -> GuidPrefix {
+        self.inner.shared.lock().rtps.prefix()
+    }
+
+    /// The participant index the transport chose (it decides the unicast ports).
+    pub fn participant_index(&self) -> u32 {
+        self.inner.shared.transport.participant_id()
+    }
+
+    /// A topic of type `T`.
+    pub fn create_topic<T: Cdr>(&self, name: &str) -> Result<Topic<T>> {
+        if name.is_empty() || name.len() > 256 {
+            return Err(Error::BadParameter(format!(
+                "a topic name has 1 to 256 characters; {name:?} does not"
+            )));
+        }
+        Ok(Topic {
+            participant: self.clone(),
+            name: name.to_owned(),
+            type_name: T::TYPE_NAME.to_owned(),
+            _type: PhantomData,
+        })
+    }
+
+    /// A topic of type `T` whose type name peers know differently from `T::TYPE_NAME`.
+    pub fn create_topic_with_type_name<T: Cdr>(
+        &self,
+        name: &str,
+        type_name: &str,
+    ) -> Result<Topic<T>> {
+        let mut t = self.create_topic(name)?;
+        t.type_name = type_name.to_owned();
+        Ok(t)
+    }
+
+    /// A publisher whose writers share `partition` (empty: the default partition).
+    pub fn create_publisher(&self, partition: &[&str]) -> Publisher {
+        Publisher {
+            participant: self.clone(),
+            partition: partition.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    /// A subscriber whose readers share `partition` (empty: the default partition).
+    pub fn create_subscriber(&self, partition: &[&str]) -> Subscriber {
+        Subscriber {
+            participant: self.clone(),
+            partition: partition.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    /// A writer in the default publisher.
+    pub fn create_writer<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataWriter<T>> {
+        topic.check_participant(self)?;
+        DataWriter::new(self, topic, qos)
+    }
+
+    /// A reader in the default subscriber.
+    pub fn create_reader<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataReader<T>> {
+        topic.check_participant(self)?;
+        DataReader::new(self, topic, qos)
+    }
+
+    /// Remote participants discovered so far.
+    pub fn discovered_participants(&self) -> Vec<GuidPrefix> {
+        self.inner
+            .shared
+            .lock()
+            .discovery
+            .remote_participants()
+            .map(|p| p.guid.prefix)
+            .collect()
+    }
+}
+
+/// A topic: a name and a type.
+#[derive(Clone)]
+pub struct Topic<T> {
+    pub(crate) participant: DomainParticipant,
+    pub(crate) name: String,
+    pub(crate) type_name: String,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T> Topic<T> {
+    fn check_participant(&self, participant: &DomainParticipant) -> Result<()> {
+        if Arc::ptr_eq(&self.participant.inner, &participant.inner) {
+            Ok(())
+        } else {
+            Err(Error::BadParameter(format!(
+                "topic {:?} belongs to another participant",
+                self.name
+            )))
+        }
+    }
+
+    /// The topic name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The type name peers see.
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+}
+
+/// Groups writers under one partition.
+#[derive(Clone, Debug)]
+pub struct Publisher {
+    participant: DomainParticipant,
+    partition: Vec<String>,
+}
+
+impl Publisher {
+    /// A writer in this publisher's partition.
+    pub fn create_writer<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataWriter<T>> {
+        let qos = if self.partition.is_empty() {
+            qos
+        } else {
+            qos.partition(self.partition.iter().cloned())
+        };
+        DataWriter::new(&self.participant, topic, qos)
+    }
+}
+
+/// Groups readers under one partition.
+#[derive(Clone, Debug)]
+pub struct Subscriber {
+    participant: DomainParticipant,
+    partition: Vec<String>,
+}
+
+impl Subscriber {
+    /// A reader in this subscriber's partition.
+    pub fn create_reader<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataReader<T>> {
+        let qos = if self.partition.is_empty() {
+            qos
+        } else {
+            qos.partition(self.partition.iter().cloned())
+        };
+        DataReader::new(&self.participant, topic, qos)
+    }
+}

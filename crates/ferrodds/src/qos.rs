@@ -1,0 +1,178 @@
+//! QoS for writers and readers: the DDS policies, with builder-style setters over the
+//! spec's defaults.
+//!
+//! ```
+//! use ferrodds::Qos;
+//! use std::time::Duration;
+//! let qos = Qos::writer().reliable().keep_all().transient_local().max_blocking_time(Duration::from_secs(1));
+//! ```
+
+use std::time::Duration;
+
+pub use ferrodds_rtps::qos::{
+    DataRepresentationId, Durability, EndpointQos, History, Ownership, Partition, Reliability,
+    ReliabilityKind,
+};
+use ferrodds_rtps::qos::{Duration as RtpsDuration, LENGTH_UNLIMITED};
+
+/// How writes leave the process (Fast DDS's publish modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PublishMode {
+    /// In the writer's calling thread (the default: lowest latency).
+    #[default]
+    Synchronous,
+    /// From the participant's own thread; `write` returns once the sample is queued.
+    Asynchronous,
+}
+
+/// The QoS of one writer or reader.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Qos {
+    pub(crate) policies: EndpointQos,
+    pub(crate) publish_mode: PublishMode,
+    /// When set, the data representation was chosen by the application.
+    pub(crate) representation_set: bool,
+}
+
+impl Qos {
+    /// A writer's defaults: RELIABLE (max blocking 100 ms), VOLATILE, KEEP_LAST 1.
+    pub fn writer() -> Self {
+        Qos {
+            policies: EndpointQos::writer_default(),
+            publish_mode: PublishMode::Synchronous,
+            representation_set: false,
+        }
+    }
+
+    /// A reader's defaults: BEST_EFFORT, VOLATILE, KEEP_LAST 1, accepting XCDR1 and XCDR2.
+    pub fn reader() -> Self {
+        let mut policies = EndpointQos::reader_default();
+        policies.data_representation.ids =
+            vec![DataRepresentationId::XCDR, DataRepresentationId::XCDR2];
+        Qos {
+            policies,
+            publish_mode: PublishMode::Synchronous,
+            representation_set: false,
+        }
+    }
+
+    /// The policies as SEDP carries them.
+    pub fn policies(&self) -> &EndpointQos {
+        &self.policies
+    }
+
+    /// The policies, to set what the builder methods do not cover.
+    pub fn policies_mut(&mut self) -> &mut EndpointQos {
+        &mut self.policies
+    }
+
+    /// RELIABLE.
+    pub fn reliable(mut self) -> Self {
+        self.policies.reliability.kind = ReliabilityKind::Reliable;
+        self
+    }
+
+    /// BEST_EFFORT.
+    pub fn best_effort(mut self) -> Self {
+        self.policies.reliability.kind = ReliabilityKind::BestEffort;
+        self
+    }
+
+    /// How long a reliable KEEP_ALL `write` waits for room before it fails with a timeout.
+    pub fn max_blocking_time(mut self, d: Duration) -> Self {
+        self.policies.reliability.max_blocking_time = RtpsDuration::from_std(d);
+        self
+    }
+
+    /// KEEP_LAST `depth`.
+    pub fn keep_last(mut self, depth: u32) -> Self {
+        self.policies.history = History::KeepLast {
+            depth: i32::try_from(depth.max(1)).unwrap_or(i32::MAX),
+        };
+        self
+    }
+
+    /// KEEP_ALL.
+    pub fn keep_all(mut self) -> Self {
+        self.policies.history = History::KeepAll;
+        self
+    }
+
+    /// VOLATILE.
+    pub fn volatile(mut self) -> Self {
+        self.policies.durability = Durability::Volatile;
+        self
+    }
+
+    /// TRANSIENT_LOCAL: a writer keeps its history for late-joining readers.
+    pub fn transient_local(mut self) -> Self {
+        self.policies.durability = Durability::TransientLocal;
+        self
+    }
+
+    /// RESOURCE_LIMITS max_samples (all instances).
+    pub fn max_samples(mut self, n: u32) -> Self {
+        self.policies.resource_limits.max_samples = i32::try_from(n).unwrap_or(i32::MAX);
+        self
+    }
+
+    /// PARTITION names (wildcards allowed).
+    pub fn partition<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.policies.partition.names = names.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// DEADLINE period.
+    pub fn deadline(mut self, period: Duration) -> Self {
+        self.policies.deadline.period = RtpsDuration::from_std(period);
+        self
+    }
+
+    /// DATA_REPRESENTATION: a writer offers the first; a reader accepts any listed.
+    pub fn data_representation(
+        mut self,
+        ids: impl IntoIterator<Item = DataRepresentationId>,
+    ) -> Self {
+        self.policies.data_representation.ids = ids.into_iter().collect();
+        self.representation_set = true;
+        self
+    }
+
+    /// Synchronous or asynchronous publication.
+    pub fn publish_mode(mut self, mode: PublishMode) -> Self {
+        self.publish_mode = mode;
+        self
+    }
+
+    pub(crate) fn is_reliable(&self) -> bool {
+        self.policies.reliability.kind == ReliabilityKind::Reliable
+    }
+
+    pub(crate) fn is_transient_local(&self) -> bool {
+        self.policies.durability >= Durability::TransientLocal
+    }
+
+    pub(crate) fn blocking_time(&self) -> Duration {
+        self.policies
+            .reliability
+            .max_blocking_time
+            .to_std()
+            .unwrap_or(Duration::MAX)
+    }
+
+    /// KEEP_LAST depth, or `None` for KEEP_ALL.
+    pub(crate) fn depth(&self) -> Option<usize> {
+        match self.policies.history {
+            History::KeepLast { depth } => Some(usize::try_from(depth.max(1)).unwrap_or(1)),
+            History::KeepAll => None,
+        }
+    }
+
+    /// max_samples, with "unlimited" as a large bound.
+    pub(crate) fn sample_limit(&self, unlimited: usize) -> usize {
+        match self.policies.resource_limits.max_samples {
+            LENGTH_UNLIMITED => unlimited,
+            n => usize::try_from(n.max(1)).unwrap_or(unlimited),
+        }
+    }
+}

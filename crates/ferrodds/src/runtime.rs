@@ -1,0 +1,390 @@
+//! The runtime that drives the sans-IO protocol: one lock around the protocol state, a
+//! receive thread per socket, a timer thread, and sends from the caller's thread.
+//!
+//! Everything that changes protocol state happens under `Shared::core`; sending happens
+//! after the lock is released, so a slow `sendto` never holds up the receive threads.
+//! Waiters (readers taking data, writers waiting for acknowledgments, wait sets) sleep on
+//! `Shared::changed`, which is notified after every input.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::task::Waker;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use ferrodds_rtps::qos::QosPolicyId;
+use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::{Discovery, DiscoveryEvent, Participant, Timestamp, Transmit};
+use ferrodds_transport::{UdpSocket, UdpTransport};
+
+use crate::cache::{ReaderCache, Stored};
+use crate::sample::{system_time, InstanceHandle};
+
+/// Computes the instance of a received payload (`key_only` for dispose/unregister).
+pub(crate) type KeyOf = fn(&[u8], bool) -> Option<InstanceHandle>;
+
+/// A listener callback.
+pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
+
+/// DCPS-level state of a local reader.
+pub(crate) struct ReaderState {
+    pub(crate) cache: ReaderCache,
+    pub(crate) key_of: KeyOf,
+    pub(crate) matched: BTreeSet<Guid>,
+    pub(crate) matched_changes: u64,
+    pub(crate) incompatible: IncompatibleStatus,
+    pub(crate) wakers: Vec<Waker>,
+    pub(crate) on_data: Option<Callback>,
+    /// Set when samples arrived since the listener last ran.
+    pub(crate) data_pending: bool,
+}
+
+/// DCPS-level state of a local writer.
+pub(crate) struct WriterState {
+    pub(crate) matched: BTreeSet<Guid>,
+    pub(crate) matched_changes: u64,
+    pub(crate) incompatible: IncompatibleStatus,
+}
+
+/// The OFFERED/REQUESTED_INCOMPATIBLE_QOS status.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IncompatibleStatus {
+    /// How many remote endpoints did not match because of QoS.
+    pub total_count: u64,
+    /// The policy that failed last.
+    pub last_policy: Option<QosPolicyId>,
+}
+
+/// The protocol state, behind the lock.
+pub(crate) struct Core {
+    pub(crate) rtps: Participant,
+    pub(crate) discovery: Discovery,
+    pub(crate) readers: BTreeMap<EntityId, ReaderState>,
+    pub(crate) writers: BTreeMap<EntityId, WriterState>,
+    next_entity: u32,
+    /// Transmits waiting for the lock to be released (or, for asynchronous writers, for the
+    /// timer thread).
+    pub(crate) pending: Vec<Transmit>,
+    pub(crate) deferred: Vec<Transmit>,
+    pub(crate) closed: bool,
+}
+
+impl Core {
+    pub(crate) fn new(rtps: Participant, discovery: Discovery) -> Self {
+        Core {
+            rtps,
+            discovery,
+            readers: BTreeMap::new(),
+            writers: BTreeMap::new(),
+            next_entity: 0,
+            pending: Vec::new(),
+            deferred: Vec::new(),
+            closed: false,
+        }
+    }
+
+    /// A fresh entity id of `kind` (0x02 keyed writer, 0x03 writer, 0x07 keyed reader, 0x04 reader).
+    pub(crate) fn next_entity_id(&mut self, kind: u8) -> EntityId {
+        self.next_entity += 1;
+        let k = self.next_entity.to_be_bytes();
+        EntityId([k[1], k[2], k[3], kind])
+    }
+
+    /// Folds in what the protocol produced after an input: discovery, delivered changes.
+    pub(crate) fn after_input(&mut self, now: Timestamp) {
+        self.discovery.process(now, &mut self.rtps);
+        while let Some(event) = self.discovery.poll_event() {
+            self.on_event(event);
+        }
+        for (id, state) in self.readers.iter_mut() {
+            let Some(reader) = self.rtps.reader(*id) else {
+                continue;
+            };
+            while let Some(change) = reader.poll_change() {
+                let key_only = change.kind != ferrodds_rtps::ChangeKind::Alive;
+                let handle = change
+                    .key_hash
+                    .map(InstanceHandle)
+                    .or_else(|| (state.key_of)(&change.payload, key_only))
+                    .unwrap_or(InstanceHandle::NIL);
+                let stored = Stored {
+                    payload: change.payload,
+                    key_only,
+                    valid_data: !key_only,
+                    read: false,
+                    source_timestamp: change.timestamp.and_then(system_time),
+                    writer: change.writer,
+                    sequence_number: change.sequence_number.0,
+                };
+                state.cache.insert(handle, change.kind, stored);
+                state.data_pending = true;
+            }
+        }
+        self.collect_transmits();
+    }
+
+    fn on_event(&mut self, event: DiscoveryEvent) {
+        match event {
+            DiscoveryEvent::Matched { local, remote } => {
+                if let Some(w) = self.writers.get_mut(&local.entity_id) {
+                    w.matched.insert(remote);
+                    w.matched_changes += 1;
+                }
+                if let Some(r) = self.readers.get_mut(&local.entity_id) {
+                    r.matched.insert(remote);
+                    r.matched_changes += 1;
+                }
+            }
+            DiscoveryEvent::Unmatched { local, remote } => {
+                if let Some(w) = self.writers.get_mut(&local.entity_id) {
+                    w.matched.remove(&remote);
+                    w.matched_changes += 1;
+                }
+                if let Some(r) = self.readers.get_mut(&local.entity_id) {
+                    r.matched.remove(&remote);
+                    r.matched_changes += 1;
+                    r.cache.writer_lost(remote);
+                    r.data_pending = true;
+                }
+            }
+            DiscoveryEvent::IncompatibleQos {
+                local, policies, ..
+            } => {
+                let status = self
+                    .writers
+                    .get_mut(&local.entity_id)
+                    .map(|w| &mut w.incompatible)
+                    .or_else(|| {
+                        self.readers
+                            .get_mut(&local.entity_id)
+                            .map(|r| &mut r.incompatible)
+                    });
+                if let Some(status) = status {
+                    status.total_count += 1;
+                    status.last_policy = policies.last().copied();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn collect_transmits(&mut self) {
+        while let Some(t) = self.discovery.poll_transmit() {
+            self.pending.push(t);
+        }
+        while let Some(t) = self.rtps.poll_transmit() {
+            self.pending.push(t);
+        }
+    }
+
+    /// The wakers and listeners to run now that input was processed.
+    fn take_notifications(&mut self) -> (Vec<Waker>, Vec<Callback>) {
+        let mut wakers = Vec::new();
+        let mut callbacks = Vec::new();
+        for r in self.readers.values_mut() {
+            if r.data_pending {
+                r.data_pending = false;
+                wakers.append(&mut r.wakers);
+                if let Some(cb) = &r.on_data {
+                    callbacks.push(cb.clone());
+                }
+            }
+        }
+        (wakers, callbacks)
+    }
+}
+
+/// What the threads share.
+pub(crate) struct Shared {
+    pub(crate) core: Mutex<Core>,
+    pub(crate) changed: Condvar,
+    timer: Condvar,
+    send_socket: UdpSocket,
+    pub(crate) transport: UdpTransport,
+    shutdown: AtomicBool,
+    epoch: Instant,
+}
+
+impl Shared {
+    pub(crate) fn new(core: Core, transport: UdpTransport) -> std::io::Result<Arc<Shared>> {
+        let send_socket = transport.user_unicast().try_clone()?;
+        Ok(Arc::new(Shared {
+            core: Mutex::new(core),
+            changed: Condvar::new(),
+            timer: Condvar::new(),
+            send_socket,
+            transport,
+            shutdown: AtomicBool::new(false),
+            epoch: Instant::now(),
+        }))
+    }
+
+    /// The protocol's notion of now.
+    pub(crate) fn now(&self) -> Timestamp {
+        Timestamp(u64::try_from(self.epoch.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// Locks the protocol state (a poisoned lock is still usable: the state is consistent
+    /// between calls, and a panic elsewhere must not take the participant down).
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sends transmits (outside the lock).
+    pub(crate) fn send(&self, transmits: Vec<Transmit>) {
+        for t in transmits {
+            for dest in &t.destinations {
+                if let Some(addr) = dest.as_udpv4() {
+                    // A failed send is a lost datagram: reliability repairs it.
+                    let _ = self.send_socket.send_to(&t.payload, addr);
+                }
+            }
+        }
+    }
+
+    /// Releases the lock after a change: sends, wakes waiters, runs listeners.
+    pub(crate) fn finish(&self, mut core: MutexGuard<'_, Core>) {
+        let transmits = std::mem::take(&mut core.pending);
+        let (wakers, callbacks) = core.take_notifications();
+        drop(core);
+        self.send(transmits);
+        self.changed.notify_all();
+        self.timer.notify_one();
+        for w in wakers {
+            w.wake();
+        }
+        for cb in callbacks {
+            cb();
+        }
+    }
+
+    /// Waits on `changed` until `done` holds or `timeout` passes; true when done.
+    pub(crate) fn wait_until(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&mut Core) -> bool,
+    ) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut core = self.lock();
+        loop {
+            if done(&mut core) {
+                return true;
+            }
+            if core.closed {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            core = match self.changed.wait_timeout(core, deadline - now) {
+                Ok((c, _)) => c,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+
+    pub(crate) fn is_shut_down(&self) -> bool {
+        self.shutdown.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn shut_down(&self) {
+        self.shutdown.store(true, Ordering::Release);
+        self.lock().closed = true;
+        self.changed.notify_all();
+        self.timer.notify_all();
+    }
+}
+
+/// Starts the receive threads (one per socket) and the timer thread.
+pub(crate) fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<JoinHandle<()>>> {
+    let mut sockets = vec![
+        shared.transport.metatraffic_unicast().try_clone()?,
+        shared.transport.user_unicast().try_clone()?,
+    ];
+    if let Some(s) = shared.transport.spdp_multicast() {
+        sockets.push(s.try_clone()?);
+    }
+    if let Some(s) = shared.transport.user_multicast() {
+        sockets.push(s.try_clone()?);
+    }
+    let mut threads = Vec::new();
+    for (i, socket) in sockets.into_iter().enumerate() {
+        socket.set_receive_timeout(Some(Duration::from_millis(100)))?;
+        let shared = Arc::clone(shared);
+        threads.push(
+            std::thread::Builder::new()
+                .name(format!("ferrodds-recv-{i}"))
+                .spawn(move || receive_loop(&shared, &socket))?,
+        );
+    }
+    let timer_shared = Arc::clone(shared);
+    threads.push(
+        std::thread::Builder::new()
+            .name("ferrodds-timer".into())
+            .spawn(move || timer_loop(&timer_shared))?,
+    );
+    Ok(threads)
+}
+
+/// Datagrams up to the UDP maximum.
+const RECEIVE_BUFFER: usize = 65536;
+
+fn receive_loop(shared: &Shared, socket: &UdpSocket) {
+    let mut buf = vec![0u8; RECEIVE_BUFFER];
+    while !shared.is_shut_down() {
+        let received = match socket.receive(&mut buf) {
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(_) => {
+                // An error on receive (e.g. ICMP port unreachable reported late) is not
+                // fatal; avoid spinning on a persistent one.
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+        };
+        if received.truncated {
+            continue;
+        }
+        let Some(datagram) = buf.get(..received.len) else {
+            continue;
+        };
+        let now = shared.now();
+        let mut core = shared.lock();
+        core.rtps.handle_datagram(now, datagram);
+        core.after_input(now);
+        shared.finish(core);
+    }
+}
+
+fn timer_loop(shared: &Shared) {
+    let mut core = shared.lock();
+    while !shared.is_shut_down() {
+        let now = shared.now();
+        let next = [core.rtps.poll_timeout(), core.discovery.poll_timeout()]
+            .into_iter()
+            .flatten()
+            .min();
+        if next.is_some_and(|t| t <= now) || !core.deferred.is_empty() {
+            core.rtps.handle_timeout(now);
+            let Core {
+                discovery, rtps, ..
+            } = &mut *core;
+            discovery.handle_timeout(now, rtps);
+            core.after_input(now);
+            let deferred = std::mem::take(&mut core.deferred);
+            core.pending.extend(deferred);
+            shared.finish(core);
+            core = shared.lock();
+            continue;
+        }
+        let wait = next
+            .map_or(Duration::from_millis(100), |t| t.since(now))
+            .min(Duration::from_millis(100));
+        core = match shared.timer.wait_timeout(core, wait) {
+            Ok((c, _)) => c,
+            Err(p) => p.into_inner().0,
+        };
+    }
+}

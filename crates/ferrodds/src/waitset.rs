@@ -1,0 +1,96 @@
+//! Wait sets: block until one of several conditions holds (DCPS WaitSet).
+
+use std::time::Duration;
+
+use ferrodds_cdr::Cdr;
+use ferrodds_rtps::wire::EntityId;
+
+use crate::error::{Error, Result};
+use crate::participant::DomainParticipant;
+use crate::reader::DataReader;
+use crate::runtime::Core;
+
+/// A condition a wait set can wait for.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    /// A reader has samples not read yet (a ReadCondition on NOT_READ samples).
+    Read(EntityId),
+    /// A reader's matched writers changed since the condition was made (a StatusCondition
+    /// on SUBSCRIPTION_MATCHED).
+    SubscriptionMatched(EntityId, u64),
+}
+
+impl Condition {
+    /// Data is waiting in `reader`.
+    pub fn read<T: Cdr>(reader: &DataReader<T>) -> Condition {
+        Condition::Read(reader.entity_id())
+    }
+
+    /// `reader` gained or lost a matched writer.
+    pub fn subscription_matched<T: Cdr>(reader: &DataReader<T>) -> Condition {
+        let core = reader.participant().inner.shared.lock();
+        let seen = core
+            .readers
+            .get(&reader.entity_id())
+            .map(|r| r.matched_changes)
+            .unwrap_or(0);
+        Condition::SubscriptionMatched(reader.entity_id(), seen)
+    }
+
+    fn holds(&self, core: &Core) -> bool {
+        match self {
+            Condition::Read(id) => core.readers.get(id).is_some_and(|r| r.cache.has_unread()),
+            Condition::SubscriptionMatched(id, seen) => core
+                .readers
+                .get(id)
+                .is_some_and(|r| r.matched_changes != *seen),
+        }
+    }
+}
+
+/// Waits for any of its conditions, all of one participant.
+pub struct WaitSet {
+    participant: DomainParticipant,
+    conditions: Vec<Condition>,
+}
+
+impl WaitSet {
+    /// An empty wait set on `participant`'s entities.
+    pub fn new(participant: &DomainParticipant) -> Self {
+        WaitSet {
+            participant: participant.clone(),
+            conditions: Vec::new(),
+        }
+    }
+
+    /// Adds a condition; returns its index.
+    pub fn attach(&mut self, condition: Condition) -> usize {
+        self.conditions.push(condition);
+        self.conditions.len() - 1
+    }
+
+    /// Waits until at least one condition holds; returns the indices of those that do.
+    pub fn wait(&self, timeout: Duration) -> Result<Vec<usize>> {
+        if self.conditions.is_empty() {
+            return Err(Error::BadParameter(
+                "a wait set with no conditions would wait forever".into(),
+            ));
+        }
+        let mut triggered = Vec::new();
+        let done = self.participant.inner.shared.wait_until(timeout, |core| {
+            triggered = self
+                .conditions
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.holds(core))
+                .map(|(i, _)| i)
+                .collect();
+            !triggered.is_empty()
+        });
+        if done {
+            Ok(triggered)
+        } else {
+            Err(Error::Timeout(timeout, "no condition of the wait set held"))
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! `DataWriter<T>`: serializes samples and hands them to the RTPS writer.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use ferrodds_cdr::{
+    key_hash, serialize_into, Cdr, EncapsulationHeader, Encoder, Endianness, Extensibility,
+    RepresentationId, XcdrVersion,
+};
+use ferrodds_rtps::discovery_engine::EndpointKind;
+use ferrodds_rtps::qos::DataRepresentationId;
+use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
+
+use crate::error::{Error, Result};
+use crate::participant::{DomainParticipant, Topic};
+use crate::qos::{PublishMode, Qos};
+use crate::runtime::{IncompatibleStatus, WriterState};
+use crate::sample::{rtps_time, InstanceHandle};
+
+/// Writes samples of type `T` to a topic.
+pub struct DataWriter<T> {
+    inner: Arc<WriterInner>,
+    _type: PhantomData<fn(&T)>,
+}
+
+impl<T> Clone for DataWriter<T> {
+    fn clone(&self) -> Self {
+        DataWriter {
+            inner: Arc::clone(&self.inner),
+            _type: PhantomData,
+        }
+    }
+}
+
+struct WriterInner {
+    participant: DomainParticipant,
+    entity_id: EntityId,
+    guid: Guid,
+    qos: Qos,
+    version: XcdrVersion,
+}
+
+impl Drop for WriterInner {
+    fn drop(&mut self) {
+        let shared = &self.participant.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        let crate::runtime::Core {
+            discovery, rtps, ..
+        } = &mut *core;
+        discovery.remove_local(now, self.guid, rtps);
+        rtps.remove_writer(self.entity_id);
+        core.writers.remove(&self.entity_id);
+        core.collect_transmits();
+        shared.finish(core);
+    }
+}
+
+/// The representation a writer of `T` uses when the QoS does not say: XCDR1 for final
+/// types, XCDR2 for the others (what Cyclone DDS does; it will not write XCDR1 for an
+/// appendable type).
+fn default_version<T: Cdr>() -> XcdrVersion {
+    if T::extensibility() == Extensibility::Final {
+        XcdrVersion::Xcdr1
+    } else {
+        XcdrVersion::Xcdr2
+    }
+}
+
+impl<T: Cdr> DataWriter<T> {
+    pub(crate) fn new(
+        participant: &DomainParticipant,
+        topic: &Topic<T>,
+        mut qos: Qos,
+    ) -> Result<Self> {
+        let version = if qos.representation_set {
+            match qos.policies.data_representation.offered() {
+                DataRepresentationId::XCDR2 => XcdrVersion::Xcdr2,
+                DataRepresentationId::XCDR => XcdrVersion::Xcdr1,
+                other => {
+                    return Err(Error::BadParameter(format!(
+                        "data representation {} is not supported; use XCDR (0) or XCDR2 (2)",
+                        other.0
+                    )))
+                }
+            }
+        } else {
+            default_version::<T>()
+        };
+        qos.policies.data_representation.ids = vec![match version {
+            XcdrVersion::Xcdr1 => DataRepresentationId::XCDR,
+            XcdrVersion::Xcdr2 => DataRepresentationId::XCDR2,
+        }];
+        let shared = &participant.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        let entity_id = core.next_entity_id(if T::IS_KEYED { 0x02 } else { 0x03 });
+        let guid = Guid::new(core.rtps.prefix(), entity_id);
+        let config = WriterConfig {
+            reliable: qos.is_reliable(),
+            transient_local: qos.is_transient_local(),
+            history: match qos.depth() {
+                Some(d) => History::KeepLast(d),
+                None => History::KeepAll,
+            },
+            max_samples: qos.sample_limit(if qos.depth().is_some() {
+                1_000_000
+            } else {
+                5000
+            }),
+            ..WriterConfig::default()
+        };
+        core.rtps.add_writer(Writer::new(guid, config));
+        core.writers.insert(
+            entity_id,
+            WriterState {
+                matched: Default::default(),
+                matched_changes: 0,
+                incompatible: Default::default(),
+            },
+        );
+        let endpoint = LocalEndpoint {
+            guid,
+            kind: EndpointKind::Writer,
+            topic_name: topic.name.clone(),
+            type_name: topic.type_name.clone(),
+            qos: qos.policies.clone(),
+            keyed: T::IS_KEYED,
+        };
+        let crate::runtime::Core {
+            discovery, rtps, ..
+        } = &mut *core;
+        discovery.add_local(now, endpoint, rtps);
+        core.collect_transmits();
+        shared.finish(core);
+        Ok(DataWriter {
+            inner: Arc::new(WriterInner {
+                participant: participant.clone(),
+                entity_id,
+                guid,
+                qos,
+                version,
+            }),
+            _type: PhantomData,
+        })
+    }
+
+    /// The writer's GUID.
+    pub fn guid(&self) -> Guid {
+        self.inner.guid
+    }
+
+    /// Writes a sample, stamped now.
+    pub fn write(&self, sample: &T) -> Result<()> {
+        self.write_with_timestamp(sample, SystemTime::now())
+    }
+
+    /// Writes a sample with a given source timestamp.
+    pub fn write_with_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<()> {
+        let mut payload = Vec::with_capacity(64);
+        serialize_into(sample, self.inner.version, Endianness::NATIVE, &mut payload)?;
+        let key = self.key_hash(sample)?;
+        self.submit(ChangeKind::Alive, key, timestamp, payload)
+    }
+
+    /// Disposes the instance of `sample` (only its key matters).
+    pub fn dispose(&self, sample: &T) -> Result<()> {
+        self.write_key(sample, ChangeKind::Disposed)
+    }
+
+    /// Unregisters the instance of `sample`.
+    pub fn unregister(&self, sample: &T) -> Result<()> {
+        self.write_key(sample, ChangeKind::Unregistered)
+    }
+
+    /// The instance handle (key hash) of `sample`.
+    pub fn instance_handle(&self, sample: &T) -> Result<InstanceHandle> {
+        Ok(self
+            .key_hash(sample)?
+            .map(InstanceHandle)
+            .unwrap_or(InstanceHandle::NIL))
+    }
+
+    fn key_hash(&self, sample: &T) -> Result<Option<[u8; 16]>> {
+        Ok(if T::IS_KEYED {
+            Some(key_hash(sample, self.inner.version)?.0)
+        } else {
+            None
+        })
+    }
+
+    fn write_key(&self, sample: &T, kind: ChangeKind) -> Result<()> {
+        // The serialized key: the type's own encoding with only its key members.
+        let id =
+            RepresentationId::for_type(self.inner.version, T::extensibility(), Endianness::NATIVE);
+        let mut payload = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
+        let mut e = Encoder::new(&mut payload, self.inner.version, Endianness::NATIVE);
+        sample.encode_key_sample(&mut e)?;
+        let pad = payload.len().wrapping_neg() & 3;
+        payload.resize(payload.len() + pad, 0);
+        payload[3] = pad as u8;
+        let key = self.key_hash(sample)?;
+        self.submit(kind, key, SystemTime::now(), payload)
+    }
+
+    fn submit(
+        &self,
+        kind: ChangeKind,
+        key_hash: Option<[u8; 16]>,
+        timestamp: SystemTime,
+        payload: Vec<u8>,
+    ) -> Result<()> {
+        let shared = &self.inner.participant.inner.shared;
+        let change = Change {
+            kind,
+            key_hash,
+            timestamp: Some(rtps_time(timestamp)),
+            payload: Arc::from(payload),
+        };
+        let deadline = Instant::now() + self.inner.qos.blocking_time();
+        let mut core = shared.lock();
+        loop {
+            let now = shared.now();
+            let writer = core
+                .rtps
+                .writer(self.inner.entity_id)
+                .ok_or(Error::Closed)?;
+            match writer.write(now, change.clone()) {
+                Ok(_) => break,
+                Err(WriteError::TooLarge(n)) => return Err(Error::TooLarge(n)),
+                Err(WriteError::HistoryFull(_)) => {
+                    // KEEP_ALL and full: wait for acknowledgments, up to max_blocking_time.
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() || core.closed {
+                        return Err(Error::Timeout(
+                            self.inner.qos.blocking_time(),
+                            "the history is full of unacknowledged samples",
+                        ));
+                    }
+                    core = match shared
+                        .changed
+                        .wait_timeout(core, left.min(Duration::from_millis(10)))
+                    {
+                        Ok((c, _)) => c,
+                        Err(p) => p.into_inner().0,
+                    };
+                }
+                Err(_) => return Err(Error::Closed),
+            }
+        }
+        if self.inner.qos.publish_mode == PublishMode::Asynchronous {
+            while let Some(t) = core.rtps.poll_transmit() {
+                core.deferred.push(t);
+            }
+        } else {
+            core.collect_transmits();
+        }
+        shared.finish(core);
+        Ok(())
+    }
+
+    /// Waits until every matched reliable reader acknowledged everything written.
+    pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<()> {
+        let id = self.inner.entity_id;
+        let shared = &self.inner.participant.inner.shared;
+        if shared.wait_until(timeout, |core| {
+            core.rtps.writer(id).is_none_or(|w| w.all_acknowledged())
+        }) {
+            Ok(())
+        } else {
+            Err(Error::Timeout(
+                timeout,
+                "readers did not acknowledge every sample",
+            ))
+        }
+    }
+
+    /// The readers matched now.
+    pub fn matched_subscriptions(&self) -> Vec<Guid> {
+        let core = self.inner.participant.inner.shared.lock();
+        core.writers
+            .get(&self.inner.entity_id)
+            .map(|w| w.matched.iter().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// Waits until at least `count` readers are matched.
+    pub fn wait_for_matched(&self, count: usize, timeout: Duration) -> Result<()> {
+        let id = self.inner.entity_id;
+        let shared = &self.inner.participant.inner.shared;
+        if shared.wait_until(timeout, |core| {
+            core.writers
+                .get(&id)
+                .is_some_and(|w| w.matched.len() >= count)
+        }) {
+            Ok(())
+        } else {
+            Err(Error::Timeout(timeout, "not enough readers matched"))
+        }
+    }
+
+    /// The OFFERED_INCOMPATIBLE_QOS status.
+    pub fn offered_incompatible_qos(&self) -> IncompatibleStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.writers
+            .get(&self.inner.entity_id)
+            .map(|w| w.incompatible.clone())
+            .unwrap_or_default()
+    }
+
+    /// The XCDR version this writer writes.
+    pub fn data_representation(&self) -> XcdrVersion {
+        self.inner.version
+    }
+}
