@@ -1,0 +1,618 @@
+//! Interoperability with real Cyclone DDS (PyPI `cyclonedds` 11.0.1, driven through
+//! `tests/interop/cyclone_peer.py`): a keyed struct with strings, sequences and a nested
+//! struct in both directions, reliable and best-effort; TRANSIENT_LOCAL late joiners;
+//! dispose seen as an instance state; a 16 MiB sample. Each test asserts the values
+//! received, and uses its own domain id (50–69).
+//!
+//! Needs python3 with cyclonedds and multicast on `lo` (`scripts/test` installs and sets
+//! both; as root the test turns multicast on itself).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use ferrodds::{DomainParticipant, InstanceState, JsonView, Qos};
+use ferrodds_cdr::Cdr;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(final, type_name = "interop::Position")]
+struct Position {
+    x: f64,
+    y: f64,
+    z: f64,
+}
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "interop::Reading")]
+struct Reading {
+    #[cdr(key)]
+    sensor_id: i32,
+    #[cdr(key)]
+    name: String,
+    unit: String,
+    pos: Position,
+    values: Vec<f64>,
+    blob: Vec<u8>,
+    stamp: i64,
+}
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "interop::Blob")]
+struct Blob {
+    #[cdr(key)]
+    id: i32,
+    data: Vec<u8>,
+}
+
+/// Reading `i` exactly as the Cyclone peer builds it.
+fn reading(i: i32) -> Reading {
+    Reading {
+        sensor_id: i % 3,
+        name: format!("sensor-{}", i % 3),
+        unit: "\u{b0}C".into(),
+        pos: Position {
+            x: f64::from(i),
+            y: f64::from(-i),
+            z: 0.5 * f64::from(i),
+        },
+        values: vec![f64::from(i) * 0.25; (i % 5) as usize],
+        blob: (0..i % 11).map(|k| ((i * 7 + k) % 256) as u8).collect(),
+        stamp: 1_700_000_000_000 + i64::from(i),
+    }
+}
+
+fn blob(i: i32, size: usize) -> Blob {
+    Blob {
+        id: i,
+        data: (0..size)
+            .map(|k| ((k * 31 + i as usize) % 256) as u8)
+            .collect(),
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn multicast_on_lo() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // Loopback multicast is off by default; SPDP with Cyclone uses it. Root can turn it on.
+        let _ = Command::new("ip")
+            .args(["link", "set", "lo", "multicast", "on"])
+            .status();
+    });
+}
+
+fn participant(domain: u32) -> DomainParticipant {
+    multicast_on_lo();
+    DomainParticipant::builder()
+        .unwrap()
+        .domain_id(domain)
+        .interface("lo")
+        .unwrap()
+        .build()
+        .unwrap()
+}
+
+/// A running Cyclone peer whose stdout lines arrive on a channel.
+struct Peer {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    args: String,
+}
+
+impl Peer {
+    fn start(args: &[&str]) -> Peer {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/interop/cyclone_peer.py"
+        );
+        let mut child = Command::new("python3")
+            .arg(script)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs the Cyclone peer");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Peer {
+            child,
+            lines,
+            args: args.join(" "),
+        }
+    }
+
+    /// The next JSON line, within `timeout`.
+    fn next_json(&self, timeout: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(timeout).ok()?;
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("peer printed non-JSON {line:?}: {e}")),
+        )
+    }
+
+    /// Waits for the peer to exit; its exit code.
+    fn wait(mut self, timeout: Duration) -> i32 {
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        panic!(
+            "Cyclone peer `{}` did not exit within {timeout:?}",
+            self.args
+        );
+    }
+
+    /// Collects JSON lines until the peer's stdout closes or `timeout` passes.
+    fn all_json(&self, timeout: Duration) -> Vec<Value> {
+        let deadline = Instant::now() + timeout;
+        let mut out = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => out.push(serde_json::from_str(&line).unwrap()),
+                Err(_) => break,
+            }
+        }
+        out
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const MATCH: Duration = Duration::from_secs(20);
+
+/// FerroDDS writes `count` readings; Cyclone reads them; the values Cyclone prints are ours.
+fn ferro_to_cyclone(domain: u32, reliable: bool) {
+    let d = domain.to_string();
+    let rel = if reliable {
+        "--reliable"
+    } else {
+        "--best-effort"
+    };
+    let peer = Peer::start(&[
+        "sub",
+        "--domain",
+        &d,
+        "--topic",
+        "readings",
+        "--type",
+        "reading",
+        "--count",
+        "10",
+        rel,
+        "--timeout",
+        "40",
+    ]);
+    let p = participant(domain);
+    let qos = if reliable {
+        Qos::writer().reliable().keep_all()
+    } else {
+        Qos::writer().best_effort()
+    };
+    let writer = p
+        .create_writer(&p.create_topic::<Reading>("readings").unwrap(), qos)
+        .unwrap();
+    writer.wait_for_matched(1, MATCH).unwrap();
+    // Cyclone's reader may see the match after our writer does; best-effort loses what
+    // it sends in between.
+    std::thread::sleep(Duration::from_millis(if reliable { 0 } else { 500 }));
+    for i in 0..10 {
+        writer.write(&reading(i)).unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if reliable {
+        writer
+            .wait_for_acknowledgments(Duration::from_secs(20))
+            .unwrap();
+    }
+    let lines = peer.all_json(Duration::from_secs(40));
+    let samples: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["valid_data"] == Value::Bool(true))
+        .map(|l| &l["sample"])
+        .collect();
+    let expected: Vec<Value> = (0..10).map(|i| reading(i).to_json()).collect();
+    if reliable {
+        // Cyclone orders within a take batch by timestamp; compare as sets of values.
+        for e in &expected {
+            assert!(
+                samples.contains(&e),
+                "Cyclone did not print {e}; it printed {samples:?}"
+            );
+        }
+    } else {
+        assert!(
+            samples.len() >= 8,
+            "best effort on loopback delivers nearly all: {samples:?}"
+        );
+        for s in &samples {
+            assert!(
+                expected.contains(s),
+                "Cyclone printed a value we never wrote: {s}"
+            );
+        }
+    }
+    assert_eq!(peer.wait(Duration::from_secs(20)), 0);
+}
+
+/// Cyclone writes `count` readings; FerroDDS reads them and gets Cyclone's values.
+fn cyclone_to_ferro(domain: u32, reliable: bool) {
+    let d = domain.to_string();
+    let p = participant(domain);
+    let qos = if reliable {
+        Qos::reader().reliable().keep_all()
+    } else {
+        Qos::reader().best_effort().keep_all()
+    };
+    let reader = p
+        .create_reader(&p.create_topic::<Reading>("readings").unwrap(), qos)
+        .unwrap();
+    let rel = if reliable {
+        "--reliable"
+    } else {
+        "--best-effort"
+    };
+    let mut args = vec![
+        "pub", "--domain", &d, "--topic", "readings", "--type", "reading", "--count", "10", rel,
+        "--linger", "2",
+    ];
+    if !reliable {
+        args.extend(["--settle", "0.5", "--period-ms", "10"]);
+    }
+    let peer = Peer::start(&args);
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while got.len() < 10 && Instant::now() < deadline {
+        if reader.wait_for_data(Duration::from_millis(200)) {
+            got.extend(
+                reader
+                    .take()
+                    .unwrap()
+                    .into_iter()
+                    .filter(|s| s.info.valid_data)
+                    .map(|s| s.data),
+            );
+        }
+    }
+    assert_eq!(
+        peer.wait(Duration::from_secs(40)),
+        0,
+        "the Cyclone publisher succeeded"
+    );
+    let expected: Vec<Reading> = (0..10).map(reading).collect();
+    if reliable {
+        assert_eq!(
+            got, expected,
+            "every sample, in order, with Cyclone's values"
+        );
+    } else {
+        assert!(
+            got.len() >= 8,
+            "best effort on loopback delivers nearly all: {}",
+            got.len()
+        );
+        for s in &got {
+            assert!(expected.contains(s), "a value Cyclone never wrote: {s:?}");
+        }
+    }
+}
+
+#[test]
+fn ferrodds_to_cyclone_reliable() {
+    ferro_to_cyclone(50, true);
+}
+
+#[test]
+fn ferrodds_to_cyclone_best_effort() {
+    ferro_to_cyclone(51, false);
+}
+
+#[test]
+fn cyclone_to_ferrodds_reliable() {
+    cyclone_to_ferro(52, true);
+}
+
+#[test]
+fn cyclone_to_ferrodds_best_effort() {
+    cyclone_to_ferro(53, false);
+}
+
+#[test]
+fn cyclone_late_joiner_gets_ferrodds_history() {
+    let p = participant(54);
+    let writer = p
+        .create_writer(
+            &p.create_topic::<Reading>("tl").unwrap(),
+            Qos::writer().reliable().transient_local().keep_last(10),
+        )
+        .unwrap();
+    for i in 0..5 {
+        writer.write(&reading(i)).unwrap();
+    }
+    let peer = Peer::start(&[
+        "sub",
+        "--domain",
+        "54",
+        "--topic",
+        "tl",
+        "--type",
+        "reading",
+        "--count",
+        "5",
+        "--reliable",
+        "--transient-local",
+        "--timeout",
+        "40",
+    ]);
+    let lines = peer.all_json(Duration::from_secs(40));
+    let samples: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["valid_data"] == Value::Bool(true))
+        .map(|l| &l["sample"])
+        .collect();
+    for i in 0..5 {
+        assert!(
+            samples.contains(&&reading(i).to_json()),
+            "late joiner lacks sample {i}: {samples:?}"
+        );
+    }
+    assert_eq!(peer.wait(Duration::from_secs(20)), 0);
+}
+
+#[test]
+fn ferrodds_late_joiner_gets_cyclone_history() {
+    let peer = Peer::start(&[
+        "pub",
+        "--domain",
+        "55",
+        "--topic",
+        "tl",
+        "--type",
+        "reading",
+        "--count",
+        "5",
+        "--reliable",
+        "--transient-local",
+        "--history-depth",
+        "10",
+        "--no-wait-match",
+        "--linger",
+        "15",
+    ]);
+    // Wait until Cyclone has written everything, then join.
+    let mut written = 0;
+    while written < 5 {
+        let line = peer
+            .next_json(Duration::from_secs(30))
+            .expect("the Cyclone publisher reports its writes");
+        if line.get("written").is_some() {
+            written += 1;
+        }
+    }
+    let p = participant(55);
+    let reader = p
+        .create_reader(
+            &p.create_topic::<Reading>("tl").unwrap(),
+            Qos::reader().reliable().transient_local().keep_all(),
+        )
+        .unwrap();
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while got.len() < 5 && Instant::now() < deadline {
+        if reader.wait_for_data(Duration::from_millis(200)) {
+            got.extend(reader.take().unwrap().into_iter().map(|s| s.data));
+        }
+    }
+    assert_eq!(got, (0..5).map(reading).collect::<Vec<_>>());
+}
+
+#[test]
+fn ferrodds_dispose_shows_in_cyclone() {
+    let peer = Peer::start(&[
+        "sub",
+        "--domain",
+        "56",
+        "--topic",
+        "d",
+        "--type",
+        "reading",
+        "--count",
+        "3",
+        "--reliable",
+        "--expect-dispose",
+        "--timeout",
+        "40",
+    ]);
+    let p = participant(56);
+    let writer = p
+        .create_writer(
+            &p.create_topic::<Reading>("d").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    writer.wait_for_matched(1, MATCH).unwrap();
+    for i in 0..3 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer.dispose(&reading(1)).unwrap();
+    writer
+        .wait_for_acknowledgments(Duration::from_secs(20))
+        .unwrap();
+    let lines = peer.all_json(Duration::from_secs(40));
+    let disposed = lines.iter().any(|l| {
+        l["instance_state"] == "NOT_ALIVE_DISPOSED"
+            && l["sample"]["sensor_id"] == 1
+            && l["sample"]["name"] == "sensor-1"
+    });
+    assert!(disposed, "Cyclone saw instance 1 disposed: {lines:?}");
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l["instance_state"] == "NOT_ALIVE_DISPOSED" && l["sample"]["sensor_id"] != 1),
+        "{lines:?}"
+    );
+    assert_eq!(peer.wait(Duration::from_secs(20)), 0);
+}
+
+#[test]
+fn cyclone_dispose_shows_in_ferrodds() {
+    let p = participant(57);
+    let reader = p
+        .create_reader(
+            &p.create_topic::<Reading>("d").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    let peer = Peer::start(&[
+        "pub",
+        "--domain",
+        "57",
+        "--topic",
+        "d",
+        "--type",
+        "reading",
+        "--count",
+        "3",
+        "--reliable",
+        "--dispose",
+        "1",
+        "--linger",
+        "2",
+    ]);
+    let mut samples = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    while !samples
+        .iter()
+        .any(|s: &ferrodds::Sample<Reading>| !s.info.valid_data)
+        && Instant::now() < deadline
+    {
+        if reader.wait_for_data(Duration::from_millis(200)) {
+            samples.extend(reader.take().unwrap());
+        }
+    }
+    assert_eq!(peer.wait(Duration::from_secs(40)), 0);
+    let dispose = samples
+        .iter()
+        .find(|s| !s.info.valid_data)
+        .expect("an invalid-data sample reports the dispose");
+    assert_eq!(dispose.info.instance_state, InstanceState::NotAliveDisposed);
+    assert_eq!(
+        (dispose.data.sensor_id, dispose.data.name.as_str()),
+        (1, "sensor-1")
+    );
+    let alive_1 = samples
+        .iter()
+        .find(|s| s.info.valid_data && s.data.sensor_id == 1)
+        .expect("instance 1's sample");
+    assert_eq!(
+        alive_1.info.instance_handle, dispose.info.instance_handle,
+        "the dispose names the same instance"
+    );
+}
+
+#[test]
+fn sixteen_mebibytes_from_ferrodds_to_cyclone() {
+    let size = 16 * 1024 * 1024;
+    let peer = Peer::start(&[
+        "sub",
+        "--domain",
+        "58",
+        "--topic",
+        "blob",
+        "--type",
+        "blob",
+        "--count",
+        "1",
+        "--reliable",
+        "--timeout",
+        "60",
+    ]);
+    let p = participant(58);
+    let writer = p
+        .create_writer(
+            &p.create_topic::<Blob>("blob").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    writer.wait_for_matched(1, MATCH).unwrap();
+    let b = blob(3, size);
+    writer.write(&b).unwrap();
+    writer
+        .wait_for_acknowledgments(Duration::from_secs(60))
+        .unwrap();
+    let lines = peer.all_json(Duration::from_secs(60));
+    let got = lines
+        .iter()
+        .find(|l| l["valid_data"] == Value::Bool(true))
+        .expect("Cyclone received the blob");
+    assert_eq!(got["sample"]["len"], size);
+    assert_eq!(got["sample"]["sha256"], sha256_hex(&b.data));
+    assert_eq!(peer.wait(Duration::from_secs(20)), 0);
+}
+
+#[test]
+fn sixteen_mebibytes_from_cyclone_to_ferrodds() {
+    let size = 16 * 1024 * 1024;
+    let p = participant(59);
+    let reader = p
+        .create_reader(
+            &p.create_topic::<Blob>("blob").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    let size_arg = size.to_string();
+    let peer = Peer::start(&[
+        "pub",
+        "--domain",
+        "59",
+        "--topic",
+        "blob",
+        "--type",
+        "blob",
+        "--count",
+        "1",
+        "--reliable",
+        "--blob-size",
+        &size_arg,
+        "--linger",
+        "2",
+    ]);
+    assert!(
+        reader.wait_for_data(Duration::from_secs(60)),
+        "the 16 MiB sample arrived"
+    );
+    let got = reader.take().unwrap();
+    assert_eq!(got.len(), 1);
+    assert!(
+        got[0].data == blob(0, size),
+        "16 MiB from Cyclone arrives intact"
+    );
+    assert_eq!(peer.wait(Duration::from_secs(40)), 0);
+}
