@@ -1,0 +1,183 @@
+//! The `ferrodds` command.
+//!
+//! - `ferrodds demo`: starts a `pong` in a second process, sends it samples, and prints each
+//!   echo with its round-trip time, then a summary.
+//! - `ferrodds ping` / `ferrodds pong`: the two halves, to run in separate terminals or on
+//!   separate machines.
+//!
+//! Errors print one line and exit with status 1.
+
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand};
+use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
+use ferrodds_cdr::Cdr;
+
+#[derive(Parser)]
+#[command(name = "ferrodds", version, about = "FerroDDS: DDS publish/subscribe over RTPS")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Ping a pong in a second process and print every echo with its round-trip time.
+    Demo(PingArgs),
+    /// Send pings and print the echoes.
+    Ping(PingArgs),
+    /// Echo pings until stopped (or for --duration seconds).
+    Pong(PongArgs),
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// DDS domain id.
+    #[arg(long, short, default_value_t = 0)]
+    domain: u32,
+    /// Network interface (name or address).
+    #[arg(long, short, default_value = "lo")]
+    interface: String,
+}
+
+#[derive(Args, Clone)]
+struct PingArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Number of pings.
+    #[arg(long, short, default_value_t = 10)]
+    count: u32,
+    /// Payload bytes per ping.
+    #[arg(long, short, default_value_t = 64)]
+    size: usize,
+    /// Pause between pings, in milliseconds.
+    #[arg(long, default_value_t = 100)]
+    interval_ms: u64,
+}
+
+#[derive(Args, Clone)]
+struct PongArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Stop after this many seconds (0: run until killed).
+    #[arg(long, default_value_t = 0)]
+    duration: u64,
+}
+
+/// `@final struct ferrodds::demo::Ping { uint32 seq; sequence<octet> payload; };`
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(final, type_name = "ferrodds::demo::Ping")]
+struct Ping {
+    seq: u32,
+    payload: Vec<u8>,
+}
+
+const PING_TOPIC: &str = "ferrodds_demo_ping";
+const PONG_TOPIC: &str = "ferrodds_demo_pong";
+
+fn participant(c: &Common) -> ferrodds::Result<DomainParticipant> {
+    DomainParticipant::builder()?.domain_id(c.domain).interface(&c.interface)?.build()
+}
+
+fn endpoints(p: &DomainParticipant, out: &str, inp: &str) -> ferrodds::Result<(DataWriter<Ping>, DataReader<Ping>)> {
+    let w = p.create_writer(&p.create_topic::<Ping>(out)?, Qos::writer().reliable().keep_last(1))?;
+    let r = p.create_reader(&p.create_topic::<Ping>(inp)?, Qos::reader().reliable().keep_all())?;
+    Ok((w, r))
+}
+
+fn pong(args: &PongArgs) -> Result<(), String> {
+    let p = participant(&args.common).map_err(|e| e.to_string())?;
+    let (writer, reader) = endpoints(&p, PONG_TOPIC, PING_TOPIC).map_err(|e| e.to_string())?;
+    eprintln!("pong: domain {}, participant {:?}, waiting for pings", args.common.domain, p.guid_prefix());
+    let end = (args.duration > 0).then(|| Instant::now() + Duration::from_secs(args.duration));
+    while end.is_none_or(|e| Instant::now() < e) {
+        if reader.wait_for_data(Duration::from_millis(200)) {
+            for s in reader.take().map_err(|e| e.to_string())? {
+                if s.info.valid_data {
+                    writer.write(&s.data).map_err(|e| e.to_string())?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn ping(args: &PingArgs) -> Result<(), String> {
+    let p = participant(&args.common).map_err(|e| e.to_string())?;
+    let (writer, reader) = endpoints(&p, PING_TOPIC, PONG_TOPIC).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    writer.wait_for_matched(1, Duration::from_secs(20)).map_err(|_| "no pong answered within 20 s".to_string())?;
+    reader.wait_for_matched(1, Duration::from_secs(20)).map_err(|_| "no pong answered within 20 s".to_string())?;
+    println!("matched a pong in {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    let mut rtts = Vec::new();
+    for seq in 0..args.count {
+        let sent = Instant::now();
+        writer.write(&Ping { seq, payload: vec![seq as u8; args.size] }).map_err(|e| e.to_string())?;
+        let deadline = sent + Duration::from_secs(5);
+        let echo = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(format!("ping {seq}: no echo within 5 s"));
+            }
+            if reader.wait_for_data(left) {
+                let got = reader.take().map_err(|e| e.to_string())?;
+                if let Some(s) = got.into_iter().find(|s| s.info.valid_data && s.data.seq == seq) {
+                    break s;
+                }
+            }
+        };
+        let rtt = sent.elapsed();
+        rtts.push(rtt);
+        println!(
+            "received echo #{seq}: {} bytes from writer {:02x?}, round trip {:.1} µs",
+            echo.data.payload.len(),
+            &echo.info.publication_handle.0[12..],
+            rtt.as_secs_f64() * 1e6
+        );
+        std::thread::sleep(Duration::from_millis(args.interval_ms));
+    }
+    rtts.sort();
+    if let (Some(min), Some(max)) = (rtts.first(), rtts.last()) {
+        let median = rtts[rtts.len() / 2];
+        println!(
+            "{} echoes: round trip min {:.1} µs, median {:.1} µs, max {:.1} µs",
+            rtts.len(),
+            min.as_secs_f64() * 1e6,
+            median.as_secs_f64() * 1e6,
+            max.as_secs_f64() * 1e6
+        );
+    }
+    Ok(())
+}
+
+fn demo(args: &PingArgs) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program to start the pong: {e}"))?;
+    let duration = (u64::from(args.count) * (args.interval_ms + 100) / 1000 + 30).to_string();
+    let mut child = Command::new(exe)
+        .args(["pong", "--domain", &args.common.domain.to_string(), "--interface", &args.common.interface, "--duration", &duration])
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start the pong process: {e}"))?;
+    println!("started pong as process {}", child.id());
+    let result = ping(args);
+    let _ = child.kill();
+    let _ = child.wait();
+    result
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Cmd::Demo(a) => demo(a),
+        Cmd::Ping(a) => ping(a),
+        Cmd::Pong(a) => pong(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ferrodds: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
