@@ -231,3 +231,20 @@ fn errors_name_the_member() {
         "at byte 8 (t::Point.y): expected 4 byte(s) of int32, found only 1"
     );
 }
+
+#[test]
+fn d_cdr2_payloads_are_accepted_whatever_the_type() {
+    // RustDDS rejected encapsulation 0x0009 (D_CDR2 LE) from OpenDDS: the identifier a peer
+    // picks must not decide whether we decode; the type decides the layout.
+    let mut bytes = serialize(
+        &Point { x: 1, y: 2 },
+        XcdrVersion::Xcdr2,
+        Endianness::Little,
+    )
+    .unwrap();
+    assert_eq!(&bytes[..2], &[0x00, 0x07]);
+    bytes[1] = 0x09;
+    assert_eq!(deserialize::<Point>(&bytes).unwrap(), Point { x: 1, y: 2 });
+    bytes[1] = 0x0b; // PL_CDR2 LE
+    assert_eq!(deserialize::<Point>(&bytes).unwrap(), Point { x: 1, y: 2 });
+}

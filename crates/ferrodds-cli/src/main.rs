@@ -15,7 +15,11 @@ use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
 use ferrodds_cdr::Cdr;
 
 #[derive(Parser)]
-#[command(name = "ferrodds", version, about = "FerroDDS: DDS publish/subscribe over RTPS")]
+#[command(
+    name = "ferrodds",
+    version,
+    about = "FerroDDS: DDS publish/subscribe over RTPS"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
@@ -29,6 +33,24 @@ enum Cmd {
     Ping(PingArgs),
     /// Echo pings until stopped (or for --duration seconds).
     Pong(PongArgs),
+    /// Measure discovery: start a second process, time creation to match on both sides.
+    DiscoveryTime(DiscoveryArgs),
+    /// The far side of `discovery-time` (started by it).
+    #[command(hide = true)]
+    DiscoveryPeer(Common),
+}
+
+#[derive(Args, Clone)]
+struct DiscoveryArgs {
+    /// Runs (each on its own domain, base-domain + run).
+    #[arg(long, default_value_t = 20)]
+    runs: u32,
+    /// Domain of the first run.
+    #[arg(long, default_value_t = 60)]
+    base_domain: u32,
+    /// Network interface.
+    #[arg(long, short, default_value = "lo")]
+    interface: String,
 }
 
 #[derive(Args, Clone)]
@@ -77,19 +99,36 @@ const PING_TOPIC: &str = "ferrodds_demo_ping";
 const PONG_TOPIC: &str = "ferrodds_demo_pong";
 
 fn participant(c: &Common) -> ferrodds::Result<DomainParticipant> {
-    DomainParticipant::builder()?.domain_id(c.domain).interface(&c.interface)?.build()
+    DomainParticipant::builder()?
+        .domain_id(c.domain)
+        .interface(&c.interface)?
+        .build()
 }
 
-fn endpoints(p: &DomainParticipant, out: &str, inp: &str) -> ferrodds::Result<(DataWriter<Ping>, DataReader<Ping>)> {
-    let w = p.create_writer(&p.create_topic::<Ping>(out)?, Qos::writer().reliable().keep_last(1))?;
-    let r = p.create_reader(&p.create_topic::<Ping>(inp)?, Qos::reader().reliable().keep_all())?;
+fn endpoints(
+    p: &DomainParticipant,
+    out: &str,
+    inp: &str,
+) -> ferrodds::Result<(DataWriter<Ping>, DataReader<Ping>)> {
+    let w = p.create_writer(
+        &p.create_topic::<Ping>(out)?,
+        Qos::writer().reliable().keep_last(1),
+    )?;
+    let r = p.create_reader(
+        &p.create_topic::<Ping>(inp)?,
+        Qos::reader().reliable().keep_all(),
+    )?;
     Ok((w, r))
 }
 
 fn pong(args: &PongArgs) -> Result<(), String> {
     let p = participant(&args.common).map_err(|e| e.to_string())?;
     let (writer, reader) = endpoints(&p, PONG_TOPIC, PING_TOPIC).map_err(|e| e.to_string())?;
-    eprintln!("pong: domain {}, participant {:?}, waiting for pings", args.common.domain, p.guid_prefix());
+    eprintln!(
+        "pong: domain {}, participant {:?}, waiting for pings",
+        args.common.domain,
+        p.guid_prefix()
+    );
     let end = (args.duration > 0).then(|| Instant::now() + Duration::from_secs(args.duration));
     while end.is_none_or(|e| Instant::now() < e) {
         if reader.wait_for_data(Duration::from_millis(200)) {
@@ -107,13 +146,25 @@ fn ping(args: &PingArgs) -> Result<(), String> {
     let p = participant(&args.common).map_err(|e| e.to_string())?;
     let (writer, reader) = endpoints(&p, PING_TOPIC, PONG_TOPIC).map_err(|e| e.to_string())?;
     let started = Instant::now();
-    writer.wait_for_matched(1, Duration::from_secs(20)).map_err(|_| "no pong answered within 20 s".to_string())?;
-    reader.wait_for_matched(1, Duration::from_secs(20)).map_err(|_| "no pong answered within 20 s".to_string())?;
-    println!("matched a pong in {:.1} ms", started.elapsed().as_secs_f64() * 1e3);
+    writer
+        .wait_for_matched(1, Duration::from_secs(20))
+        .map_err(|_| "no pong answered within 20 s".to_string())?;
+    reader
+        .wait_for_matched(1, Duration::from_secs(20))
+        .map_err(|_| "no pong answered within 20 s".to_string())?;
+    println!(
+        "matched a pong in {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
     let mut rtts = Vec::new();
     for seq in 0..args.count {
         let sent = Instant::now();
-        writer.write(&Ping { seq, payload: vec![seq as u8; args.size] }).map_err(|e| e.to_string())?;
+        writer
+            .write(&Ping {
+                seq,
+                payload: vec![seq as u8; args.size],
+            })
+            .map_err(|e| e.to_string())?;
         let deadline = sent + Duration::from_secs(5);
         let echo = loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -122,7 +173,10 @@ fn ping(args: &PingArgs) -> Result<(), String> {
             }
             if reader.wait_for_data(left) {
                 let got = reader.take().map_err(|e| e.to_string())?;
-                if let Some(s) = got.into_iter().find(|s| s.info.valid_data && s.data.seq == seq) {
+                if let Some(s) = got
+                    .into_iter()
+                    .find(|s| s.info.valid_data && s.data.seq == seq)
+                {
                     break s;
                 }
             }
@@ -152,10 +206,19 @@ fn ping(args: &PingArgs) -> Result<(), String> {
 }
 
 fn demo(args: &PingArgs) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program to start the pong: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program to start the pong: {e}"))?;
     let duration = (u64::from(args.count) * (args.interval_ms + 100) / 1000 + 30).to_string();
     let mut child = Command::new(exe)
-        .args(["pong", "--domain", &args.common.domain.to_string(), "--interface", &args.common.interface, "--duration", &duration])
+        .args([
+            "pong",
+            "--domain",
+            &args.common.domain.to_string(),
+            "--interface",
+            &args.common.interface,
+            "--duration",
+            &duration,
+        ])
         .stdout(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start the pong process: {e}"))?;
@@ -166,12 +229,102 @@ fn demo(args: &PingArgs) -> Result<(), String> {
     result
 }
 
+/// Microseconds since the Unix epoch: comparable across the two processes.
+fn unix_micros() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0)
+}
+
+/// Creates a participant and a reader, prints when it was created and when the reader
+/// matched (Unix microseconds), and lingers so the other side can match too.
+fn discovery_peer(c: &Common) -> Result<(), String> {
+    let created = unix_micros();
+    let p = participant(c).map_err(|e| e.to_string())?;
+    let r = p
+        .create_reader(
+            &p.create_topic::<Ping>(PING_TOPIC)
+                .map_err(|e| e.to_string())?,
+            Qos::reader().reliable(),
+        )
+        .map_err(|e| e.to_string())?;
+    r.wait_for_matched(1, Duration::from_secs(10))
+        .map_err(|e| e.to_string())?;
+    println!("{created} {}", unix_micros());
+    std::thread::sleep(Duration::from_millis(300));
+    Ok(())
+}
+
+/// Cold starts: each run starts a peer process and a participant here at once; the time from
+/// the later of the two creations to the later of the two matches is the discovery time.
+fn discovery_time(args: &DiscoveryArgs) -> Result<(), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let mut times = Vec::new();
+    for run in 0..args.runs {
+        let domain = args.base_domain + run;
+        let child = Command::new(&exe)
+            .args([
+                "discovery-peer",
+                "--domain",
+                &domain.to_string(),
+                "--interface",
+                &args.interface,
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the peer process: {e}"))?;
+        let common = Common {
+            domain,
+            interface: args.interface.clone(),
+        };
+        let created = unix_micros();
+        let p = participant(&common).map_err(|e| e.to_string())?;
+        let w = p
+            .create_writer(
+                &p.create_topic::<Ping>(PING_TOPIC)
+                    .map_err(|e| e.to_string())?,
+                Qos::writer(),
+            )
+            .map_err(|e| e.to_string())?;
+        w.wait_for_matched(1, Duration::from_secs(10))
+            .map_err(|e| format!("run {run}: {e}"))?;
+        let matched = unix_micros();
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut fields = text.split_whitespace().map(str::parse::<u128>);
+        let (Some(Ok(peer_created)), Some(Ok(peer_matched))) = (fields.next(), fields.next())
+        else {
+            return Err(format!("run {run}: the peer process reported {text:?}"));
+        };
+        let micros = matched
+            .max(peer_matched)
+            .saturating_sub(created.max(peer_created));
+        times.push(micros as f64 / 1000.0);
+        println!(
+            "run {run:2}: matched on both sides {:.2} ms after the second participant was created",
+            micros as f64 / 1000.0
+        );
+    }
+    times.sort_by(f64::total_cmp);
+    if let (Some(min), Some(max)) = (times.first(), times.last()) {
+        println!(
+            "discovery time over {} runs: min {min:.2} ms, median {:.2} ms, max {max:.2} ms",
+            times.len(),
+            times[times.len() / 2]
+        );
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Cmd::Demo(a) => demo(a),
         Cmd::Ping(a) => ping(a),
         Cmd::Pong(a) => pong(a),
+        Cmd::DiscoveryTime(a) => discovery_time(a),
+        Cmd::DiscoveryPeer(c) => discovery_peer(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

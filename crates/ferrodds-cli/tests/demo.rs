@@ -11,20 +11,44 @@ fn ferrodds() -> Command {
 
 #[test]
 fn demo_pings_a_pong_in_another_process() {
-    let out = ferrodds().args(["demo", "--count", "3", "--interval-ms", "10", "--domain", "45"]).output().unwrap();
+    let out = ferrodds()
+        .args([
+            "demo",
+            "--count",
+            "3",
+            "--interval-ms",
+            "10",
+            "--domain",
+            "45",
+        ])
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for seq in 0..3 {
-        assert!(stdout.contains(&format!("received echo #{seq}: 64 bytes")), "{stdout}");
+        assert!(
+            stdout.contains(&format!("received echo #{seq}: 64 bytes")),
+            "{stdout}"
+        );
     }
     assert!(stdout.contains("3 echoes: round trip min"), "{stdout}");
 }
 
 #[test]
 fn a_bad_interface_is_one_line_and_a_failure() {
-    let out = ferrodds().args(["ping", "--interface", "no-such-if0", "--domain", "46"]).output().unwrap();
+    let out = ferrodds()
+        .args(["ping", "--interface", "no-such-if0", "--domain", "46"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.starts_with("ferrodds: ") && stderr.contains("no-such-if0"), "{stderr}");
+    assert!(
+        stderr.starts_with("ferrodds: ") && stderr.contains("no-such-if0"),
+        "{stderr}"
+    );
 }

@@ -691,3 +691,81 @@ impl Writer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{parameter_list::pid, EntityId, Message};
+
+    fn writer_with_reader() -> Writer {
+        let prefix = GuidPrefix([1; 12]);
+        let mut w = Writer::new(
+            Guid::new(prefix, EntityId([0, 0, 1, 2])),
+            WriterConfig::default(),
+        );
+        let reader = RemoteReader {
+            guid: Guid::new(GuidPrefix([2; 12]), EntityId([0, 0, 1, 7])),
+            locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
+            reliable: true,
+            transient_local: false,
+        };
+        w.match_reader(Timestamp::ZERO, reader);
+        while w.poll_transmit().is_some() {}
+        w
+    }
+
+    /// The inline QoS of the first DATA the writer sends after writing `change`.
+    fn inline_qos_of(change: Change) -> Option<Vec<(u16, Vec<u8>)>> {
+        let mut w = writer_with_reader();
+        w.write(Timestamp::ZERO, change).unwrap();
+        let t = w.poll_transmit().unwrap();
+        let (_, iter) = Message::parse(&t.payload).unwrap();
+        for sm in iter {
+            if let Ok(Submessage::Data(d)) = sm {
+                return d
+                    .inline_qos
+                    .map(|q| q.iter().map(|p| (p.id, p.value.to_vec())).collect());
+            }
+        }
+        panic!("no DATA in {:02x?}", t.payload);
+    }
+
+    #[test]
+    fn keyless_samples_carry_no_key_hash() {
+        // dust_dds had to stop sending PID_KEY_HASH on keyless topics: peers get confused.
+        let change = Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0]),
+        };
+        assert_eq!(inline_qos_of(change), None);
+    }
+
+    #[test]
+    fn keyed_samples_and_disposes_say_their_instance() {
+        let change = Change {
+            kind: ChangeKind::Alive,
+            key_hash: Some([7; 16]),
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0]),
+        };
+        assert_eq!(
+            inline_qos_of(change),
+            Some(vec![(pid::KEY_HASH, vec![7; 16])])
+        );
+        let dispose = Change {
+            kind: ChangeKind::Disposed,
+            key_hash: Some([7; 16]),
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0]),
+        };
+        assert_eq!(
+            inline_qos_of(dispose),
+            Some(vec![
+                (pid::KEY_HASH, vec![7; 16]),
+                (pid::STATUS_INFO, vec![0, 0, 0, 1])
+            ])
+        );
+    }
+}

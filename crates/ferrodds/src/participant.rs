@@ -264,6 +264,17 @@ impl DomainParticipant {
         DataReader::new(self, topic, qos)
     }
 
+    /// What arrived and was dropped, counted: datagrams that are not RTPS, malformed
+    /// submessages, submessages for others.
+    pub fn receive_stats(&self) -> ferrodds_rtps::ReceiveStats {
+        self.inner.shared.lock().rtps.stats()
+    }
+
+    /// The unicast address discovery traffic reaches this participant at.
+    pub fn metatraffic_address(&self) -> Option<SocketAddrV4> {
+        SocketAddrV4::try_from(self.inner.shared.transport.metatraffic_unicast_locator()).ok()
+    }
+
     /// Remote participants discovered so far.
     pub fn discovered_participants(&self) -> Vec<GuidPrefix> {
         self.inner
