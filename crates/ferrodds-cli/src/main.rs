@@ -158,20 +158,18 @@ fn ping(args: &PingArgs) -> Result<(), String> {
     );
     let mut rtts = Vec::new();
     for seq in 0..args.count {
-        let sent = Instant::now();
-        writer
-            .write(&Ping {
-                seq,
-                payload: vec![seq as u8; args.size],
-            })
-            .map_err(|e| e.to_string())?;
-        let deadline = sent + Duration::from_secs(5);
+        let ping = Ping {
+            seq,
+            payload: vec![seq as u8; args.size],
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut sent = Instant::now();
+        writer.write(&ping).map_err(|e| e.to_string())?;
         let echo = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            if Instant::now() >= deadline {
                 return Err(format!("ping {seq}: no echo within 5 s"));
             }
-            if reader.wait_for_data(left) {
+            if reader.wait_for_data(Duration::from_millis(200)) {
                 let got = reader.take().map_err(|e| e.to_string())?;
                 if let Some(s) = got
                     .into_iter()
@@ -179,6 +177,11 @@ fn ping(args: &PingArgs) -> Result<(), String> {
                 {
                     break s;
                 }
+            } else {
+                // The pong's writer may not have matched our reader yet when the first ping
+                // arrived (discovery completes on each side separately): ask again.
+                sent = Instant::now();
+                writer.write(&ping).map_err(|e| e.to_string())?;
             }
         };
         let rtt = sent.elapsed();

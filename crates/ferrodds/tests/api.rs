@@ -1,0 +1,152 @@
+//! The waiting and notification parts of the API, over loopback: wait sets (read and
+//! status conditions), the data-available listener, `take_async` under a hand-made
+//! executor, the asynchronous publish mode, and read versus take.
+
+#![allow(clippy::unwrap_used)]
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
+
+use ferrodds::{Condition, DomainParticipant, PublishMode, Qos, SampleState, ViewState, WaitSet};
+use ferrodds_cdr::Cdr;
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "test::Note")]
+struct Note {
+    #[cdr(key)]
+    id: i32,
+    text: String,
+}
+
+fn participant(domain: u32) -> DomainParticipant {
+    DomainParticipant::builder().unwrap().domain_id(domain).interface("lo").unwrap().allow_multicast(false).build().unwrap()
+}
+
+const T: Duration = Duration::from_secs(10);
+
+#[test]
+fn a_wait_set_wakes_on_matches_and_on_data() {
+    let (a, b) = (participant(30), participant(30));
+    let reader = b.create_reader(&b.create_topic::<Note>("w").unwrap(), Qos::reader().reliable()).unwrap();
+    let mut ws = WaitSet::new(&b);
+    let matched = ws.attach(Condition::subscription_matched(&reader));
+    let data = ws.attach(Condition::read(&reader));
+    let writer = a.create_writer(&a.create_topic::<Note>("w").unwrap(), Qos::writer().reliable()).unwrap();
+    assert_eq!(ws.wait(T).unwrap(), vec![matched]);
+    writer.wait_for_matched(1, T).unwrap();
+    writer.write(&Note { id: 1, text: "hi".into() }).unwrap();
+    let deadline = Instant::now() + T;
+    loop {
+        let fired = ws.wait(T).unwrap();
+        if fired.contains(&data) {
+            break;
+        }
+        assert!(Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(reader.take().unwrap()[0].data.text, "hi");
+    let mut empty = WaitSet::new(&b);
+    assert!(empty.wait(Duration::from_millis(10)).is_err(), "no conditions: an error, not a hang");
+    empty.attach(Condition::read(&reader));
+    assert!(empty.wait(Duration::from_millis(50)).is_err(), "times out when nothing holds");
+}
+
+#[test]
+fn the_data_available_listener_runs_for_new_samples() {
+    let (a, b) = (participant(31), participant(31));
+    let reader = b.create_reader(&b.create_topic::<Note>("l").unwrap(), Qos::reader().reliable().keep_all()).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&calls);
+    reader.set_data_available_listener(move || {
+        c.fetch_add(1, Ordering::SeqCst);
+    });
+    let writer = a.create_writer(&a.create_topic::<Note>("l").unwrap(), Qos::writer().reliable().keep_all()).unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    for i in 0..5 {
+        writer.write(&Note { id: i, text: format!("n{i}") }).unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    let deadline = Instant::now() + T;
+    while calls.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let n = calls.load(Ordering::SeqCst);
+    assert!((1..=5).contains(&n), "called once per arrival batch: {n}");
+}
+
+/// A minimal executor: polls on the current thread, parks until woken.
+fn block_on<F: Future>(f: F, timeout: Duration) -> Option<F::Output> {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut f = pin!(f);
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return Some(v);
+        }
+        let left = deadline.checked_duration_since(Instant::now())?;
+        std::thread::park_timeout(left);
+    }
+}
+
+#[test]
+fn take_async_resolves_under_any_executor() {
+    let (a, b) = (participant(32), participant(32));
+    let reader = b.create_reader(&b.create_topic::<Note>("a").unwrap(), Qos::reader().reliable()).unwrap();
+    let writer = a.create_writer(&a.create_topic::<Note>("a").unwrap(), Qos::writer().reliable()).unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    let w = writer.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        w.write(&Note { id: 9, text: "async".into() }).unwrap();
+    });
+    let got = block_on(reader.take_async(), T).expect("woken by the participant").unwrap();
+    t.join().unwrap();
+    assert_eq!(got[0].data, Note { id: 9, text: "async".into() });
+}
+
+#[test]
+fn asynchronous_publication_still_delivers() {
+    let (a, b) = (participant(33), participant(33));
+    let reader = b.create_reader(&b.create_topic::<Note>("p").unwrap(), Qos::reader().reliable().keep_all()).unwrap();
+    let writer = a
+        .create_writer(&a.create_topic::<Note>("p").unwrap(), Qos::writer().reliable().keep_all().publish_mode(PublishMode::Asynchronous))
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    for i in 0..20 {
+        writer.write(&Note { id: i % 4, text: format!("{i}") }).unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    let mut got = Vec::new();
+    while got.len() < 20 && reader.wait_for_data(T) {
+        got.extend(reader.take().unwrap().into_iter().map(|s| s.data.text));
+    }
+    assert_eq!(got, (0..20).map(|i| i.to_string()).collect::<Vec<_>>());
+}
+
+#[test]
+fn read_keeps_samples_and_marks_them_read() {
+    let (a, b) = (participant(34), participant(34));
+    let reader = b.create_reader(&b.create_topic::<Note>("r").unwrap(), Qos::reader().reliable().keep_last(5)).unwrap();
+    let writer = a.create_writer(&a.create_topic::<Note>("r").unwrap(), Qos::writer().reliable()).unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    writer.write(&Note { id: 1, text: "x".into() }).unwrap();
+    assert!(reader.wait_for_data(T));
+    let first = reader.read().unwrap();
+    assert_eq!((first[0].info.sample_state, first[0].info.view_state), (SampleState::NotRead, ViewState::New));
+    let second = reader.read().unwrap();
+    assert_eq!((second[0].info.sample_state, second[0].info.view_state), (SampleState::Read, ViewState::NotNew));
+    assert!(reader.read_unread().unwrap().is_empty());
+    assert_eq!(reader.take().unwrap().len(), 1);
+    assert!(reader.take().unwrap().is_empty());
+}
