@@ -650,6 +650,41 @@ impl Discovery {
         data
     }
 
+    /// Says goodbye: an SPDP DATA disposing and unregistering our participant, to the SPDP
+    /// destinations and every known participant, so that peers drop us at once instead of
+    /// waiting for our lease to expire.
+    pub fn goodbye(&mut self, now: Timestamp) {
+        let mut destinations = self.config.spdp_destinations.clone();
+        for remote in self.remotes.values() {
+            destinations.extend(remote.data.metatraffic_unicast_locators.iter().copied());
+        }
+        destinations.sort_by_key(|l| (l.kind, l.port, l.address));
+        destinations.dedup();
+        if destinations.is_empty() {
+            return;
+        }
+        self.spdp_sequence += 1;
+        let key = self.config.own.guid.to_bytes();
+        let qos_bytes = inline_qos(Some(key), ChangeKind::DisposedUnregistered);
+        let payload = participant_key_payload(self.config.own.guid);
+        let data = Data {
+            extra_flags: 0,
+            reader_id: EntityId::SPDP_PARTICIPANT_READER,
+            writer_id: EntityId::SPDP_PARTICIPANT_WRITER,
+            writer_sn: SequenceNumber(self.spdp_sequence),
+            inline_qos: parse_inline_qos(&qos_bytes),
+            payload: DataPayload::Key(&payload),
+            non_standard_payload: false,
+        };
+        let ts = InfoTimestamp {
+            timestamp: Some(Time::from_nanos(now.0)),
+        };
+        let subs: [Submessage<'_>; 2] = [ts.into(), data.into()];
+        if let Some(t) = build(self.prefix, None, &subs, &destinations) {
+            self.transmits.push_back(t);
+        }
+    }
+
     /// Sends our SPDP data to the SPDP destinations, or to `only` (a newcomer).
     fn announce(&mut self, now: Timestamp, only: Option<&[Locator]>) {
         if only.is_none() {
@@ -700,6 +735,16 @@ fn parse_endpoint(
         EndpointKind::Writer => DiscoveredWriterData::parse(payload).map(|d| d.endpoint),
         EndpointKind::Reader => DiscoveredReaderData::parse(payload).map(|d| d.endpoint),
     }
+}
+
+/// The serialized key of a participant: PL_CDR_LE with PID_PARTICIPANT_GUID.
+fn participant_key_payload(guid: Guid) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut b = crate::wire::ParameterListBuilder::encapsulated(&mut out, WireEndianness::Little);
+    // INVARIANT: a 16-byte value always fits a parameter.
+    let _ = b.push_guid(crate::wire::parameter_list::pid::PARTICIPANT_GUID, guid);
+    b.finish();
+    out
 }
 
 /// The serialized key of a builtin-topic instance: PL_CDR_LE with PID_ENDPOINT_GUID.

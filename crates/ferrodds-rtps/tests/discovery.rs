@@ -314,3 +314,27 @@ fn a_silent_participant_is_dropped_when_its_lease_expires() {
     );
     assert!(!net.nodes[1].reader(R).unwrap().is_matched(wg));
 }
+
+#[test]
+fn a_goodbye_removes_the_participant_at_once() {
+    let mut net = two_nodes(6, Faults::NONE);
+    net.advance(Duration::from_millis(300));
+    let prefix0 = net.nodes[0].prefix();
+    assert!(
+        events(&mut net, 1).contains(&DiscoveryEvent::ParticipantDiscovered {
+            prefix: prefix0,
+            vendor: Some(ferrodds_rtps::wire::VendorId::FERRODDS)
+        })
+    );
+    let now = net.now;
+    net.discovery[0].as_mut().unwrap().goodbye(now);
+    let mut seen = Vec::new();
+    net.run_until(Duration::from_millis(100), |n| {
+        seen.extend(events(n, 1));
+        seen.contains(&DiscoveryEvent::ParticipantLost { prefix: prefix0 })
+    });
+    assert!(
+        seen.contains(&DiscoveryEvent::ParticipantLost { prefix: prefix0 }),
+        "{seen:?}"
+    );
+}

@@ -37,6 +37,11 @@ pub(crate) struct ParticipantInner {
 
 impl Drop for ParticipantInner {
     fn drop(&mut self) {
+        let now = self.shared.now();
+        let mut core = self.shared.lock();
+        core.discovery.goodbye(now);
+        core.collect_transmits();
+        self.shared.finish(core);
         self.shared.shut_down();
         let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
         for t in threads {
