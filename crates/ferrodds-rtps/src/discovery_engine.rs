@@ -292,6 +292,75 @@ impl Discovery {
         for remote in remotes {
             self.try_match(now, guid, remote, participant);
         }
+        let locals: Vec<Guid> = self.locals.keys().copied().filter(|g| *g != guid).collect();
+        for other in locals {
+            self.try_match_local(now, guid, other, participant);
+        }
+    }
+
+    /// Matches two endpoints of this participant: traffic between them goes through our own
+    /// unicast locator like any other.
+    fn try_match_local(&mut self, now: Timestamp, a: Guid, b: Guid, participant: &mut Participant) {
+        let (Some(ea), Some(eb)) = (self.locals.get(&a), self.locals.get(&b)) else {
+            return;
+        };
+        if ea.kind == eb.kind || ea.topic_name != eb.topic_name || ea.type_name != eb.type_name {
+            return;
+        }
+        let (w, r) = if ea.kind == EndpointKind::Writer {
+            (ea, eb)
+        } else {
+            (eb, ea)
+        };
+        let (wg, rg) = (w.guid, r.guid);
+        match match_qos(&w.qos, &r.qos) {
+            Ok(()) => {}
+            Err(QosMismatch::Partition) => return,
+            Err(QosMismatch::Incompatible(mismatch)) => {
+                let policies: Vec<QosPolicyId> = mismatch.policies().collect();
+                for (local, remote) in [(wg, rg), (rg, wg)] {
+                    if self.incompatible.insert((local, remote)) {
+                        self.events.push_back(DiscoveryEvent::IncompatibleQos {
+                            local,
+                            remote,
+                            policies: policies.clone(),
+                        });
+                    }
+                }
+                return;
+            }
+        }
+        let locators = self.config.own.default_unicast_locators.clone();
+        let reader_reliable = r.qos.reliability.kind == ReliabilityKind::Reliable;
+        let writer_reliable = w.qos.reliability.kind == ReliabilityKind::Reliable;
+        let transient_local = r.qos.durability >= Durability::TransientLocal;
+        if let Some(writer) = participant.writer(wg.entity_id) {
+            writer.match_reader(
+                now,
+                RemoteReader {
+                    guid: rg,
+                    locators: locators.clone(),
+                    reliable: reader_reliable,
+                    transient_local,
+                },
+            );
+        }
+        if let Some(reader) = participant.reader(rg.entity_id) {
+            reader.match_writer(
+                now,
+                RemoteWriter {
+                    guid: wg,
+                    locators,
+                    reliable: writer_reliable,
+                },
+            );
+        }
+        for (local, remote) in [(wg, rg), (rg, wg)] {
+            if self.matched.insert((local, remote)) {
+                self.events
+                    .push_back(DiscoveryEvent::Matched { local, remote });
+            }
+        }
     }
 
     /// Withdraws a local endpoint (disposes its SEDP instance) and ends its matches.
@@ -314,11 +383,16 @@ impl Discovery {
             };
             let _ = w.write(now, change);
         }
-        let pairs: Vec<(Guid, Guid)> = self.matched_with(guid).map(|r| (guid, r)).collect();
+        let pairs: Vec<(Guid, Guid)> = self
+            .matched
+            .iter()
+            .filter(|(l, r)| *l == guid || *r == guid)
+            .copied()
+            .collect();
         for (local, remote) in pairs {
             self.unmatch(local, remote, participant);
         }
-        self.incompatible.retain(|(l, _)| *l != guid);
+        self.incompatible.retain(|(l, r)| *l != guid && *r != guid);
     }
 
     /// Reads what the builtin readers received and acts on it.

@@ -27,7 +27,7 @@ pub struct ReceiveStats {
     pub not_understood: u64,
     /// Submessages for another participant (INFO_DST), or for no local endpoint.
     pub not_for_us: u64,
-    /// Our own datagrams (multicast loops back), ignored.
+    /// Datagrams from this participant itself (local matches, multicast loop-back).
     pub own: u64,
 }
 
@@ -100,9 +100,11 @@ impl Participant {
         let mut not_for_us = 0u64;
         let mut own = false;
         let result = walk(datagram, |ctx: &Context, sm| {
+            // Our own traffic comes back when a local writer serves a local reader (or
+            // multicast loops back): it is routed like any other, and discovery ignores its
+            // own announcements.
             if ctx.source == prefix {
                 own = true;
-                return;
             }
             if ctx.destination != GuidPrefix::UNKNOWN && ctx.destination != prefix {
                 not_for_us += 1;

@@ -206,3 +206,35 @@ fn incompatible_qos_is_reported_to_both_sides() {
     );
     assert!(writer.matched_subscriptions().is_empty());
 }
+
+#[test]
+fn a_writer_and_a_reader_of_one_participant_see_each_other() {
+    let p = participant(48);
+    let topic = p.create_topic::<Reading>("same").unwrap();
+    let reader = p
+        .create_reader(&topic, Qos::reader().reliable().keep_all())
+        .unwrap();
+    let writer = p
+        .create_writer(&topic, Qos::writer().reliable().keep_all())
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    for i in 0..10 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    let mut got = Vec::new();
+    while got.len() < 10 && reader.wait_for_data(T) {
+        got.extend(reader.take().unwrap().into_iter().map(|s| s.data));
+    }
+    assert_eq!(got, (0..10).map(reading).collect::<Vec<_>>());
+    drop(writer);
+    let deadline = std::time::Instant::now() + T;
+    while !reader.matched_publications().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        reader.matched_publications().is_empty(),
+        "a deleted local writer is unmatched"
+    );
+}
