@@ -49,5 +49,61 @@ pub fn derive_cdr(input: TokenStream) -> TokenStream {
             "Cdr cannot be derived for a Rust union; write an IDL union as an enum with #[cdr(union, discriminator = T)]",
         )),
     };
-    result.unwrap_or_else(syn::Error::into_compile_error).into()
+    match result {
+        Ok(tokens) => replace_crate_path(tokens, &cdr_crate_path()).into(),
+        Err(e) => e.into_compile_error().into(),
+    }
+}
+
+/// How the crate using the derive reaches `ferrodds-cdr`: directly, or through `ferrodds`
+/// (which re-exports it), so that depending on `ferrodds` alone is enough.
+fn cdr_crate_path() -> proc_macro2::TokenStream {
+    use proc_macro_crate::{crate_name, FoundCrate};
+    let named = |name: &str| {
+        let ident = proc_macro2::Ident::new(&name.replace('-', "_"), proc_macro2::Span::call_site());
+        quote::quote!(::#ident)
+    };
+    match crate_name("ferrodds-cdr") {
+        // Inside ferrodds-cdr itself, `extern crate self as ferrodds_cdr` makes this work.
+        Ok(FoundCrate::Itself) => quote::quote!(::ferrodds_cdr),
+        Ok(FoundCrate::Name(name)) => named(&name),
+        Err(_) => match crate_name("ferrodds") {
+            Ok(FoundCrate::Name(name)) => {
+                let base = named(&name);
+                quote::quote!(#base::ferrodds_cdr)
+            }
+            Ok(FoundCrate::Itself) => quote::quote!(crate::ferrodds_cdr),
+            Err(_) => quote::quote!(::ferrodds_cdr),
+        },
+    }
+}
+
+/// Replaces every `::ferrodds_cdr` in the generated code by `path`.
+fn replace_crate_path(tokens: proc_macro2::TokenStream, path: &proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = proc_macro2::TokenStream::new();
+    let mut i = 0;
+    while i < trees.len() {
+        let is_path = matches!(
+            (&trees[i], trees.get(i + 1), trees.get(i + 2)),
+            (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(id)))
+                if a.as_char() == ':' && b.as_char() == ':' && id == "ferrodds_cdr"
+        );
+        if is_path {
+            out.extend(path.clone());
+            i += 3;
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), replace_crate_path(g.stream(), path));
+                ng.set_span(g.span());
+                out.extend([TokenTree::Group(ng)]);
+            }
+            other => out.extend([other.clone()]),
+        }
+        i += 1;
+    }
+    out
 }

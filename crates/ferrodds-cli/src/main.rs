@@ -4,15 +4,19 @@
 //!   echo with its round-trip time, then a summary.
 //! - `ferrodds ping` / `ferrodds pong`: the two halves, to run in separate terminals or on
 //!   separate machines.
+//! - `ferrodds perf ping|pong|pub|sub`: latency and throughput, compatible with Cyclone DDS's
+//!   `ddsperf` (see `perf/mod.rs`).
 //!
 //! Errors print one line and exit with status 1.
+
+mod perf;
 
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
 use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
-use ferrodds_cdr::Cdr;
+use ferrodds::Cdr;
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +42,8 @@ enum Cmd {
     /// The far side of `discovery-time` (started by it).
     #[command(hide = true)]
     DiscoveryPeer(Common),
+    /// Latency and throughput, compatible with Cyclone DDS's ddsperf (`perf --help`).
+    Perf(perf::PerfCommand),
 }
 
 #[derive(Args, Clone)]
@@ -328,6 +334,7 @@ fn main() -> ExitCode {
         Cmd::Pong(a) => pong(a),
         Cmd::DiscoveryTime(a) => discovery_time(a),
         Cmd::DiscoveryPeer(c) => discovery_peer(c),
+        Cmd::Perf(a) => perf::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
