@@ -9,7 +9,6 @@
 //!
 //! Errors print one line and exit with status 1.
 
-mod perf;
 
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -42,8 +41,6 @@ enum Cmd {
     /// The far side of `discovery-time` (started by it).
     #[command(hide = true)]
     DiscoveryPeer(Common),
-    /// Latency and throughput, compatible with Cyclone DDS's ddsperf (`perf --help`).
-    Perf(perf::PerfCommand),
 }
 
 #[derive(Args, Clone)]
@@ -334,7 +331,6 @@ fn main() -> ExitCode {
         Cmd::Pong(a) => pong(a),
         Cmd::DiscoveryTime(a) => discovery_time(a),
         Cmd::DiscoveryPeer(c) => discovery_peer(c),
-        Cmd::Perf(a) => perf::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
