@@ -67,12 +67,14 @@ pub(crate) fn expand(
             Some((_, expr)) => literal_value(expr)?,
             None => next,
         };
-        let max = if bits >= 32 {
-            i64::from(u32::MAX)
+        // Enums narrower than 32 bits go on the wire unsigned (as Cyclone DDS writes them),
+        // so their values run from 0 to 2^bits - 1.
+        let (min, max) = if bits >= 32 {
+            (i64::from(i32::MIN), i64::from(u32::MAX))
         } else {
-            (1i64 << bits) - 1
+            (0, (1i64 << bits) - 1)
         };
-        if value < i64::from(i32::MIN) || value > max {
+        if value < min || value > max {
             return Err(syn::Error::new_spanned(
                 v,
                 format!("enumerator value {value} does not fit bit_bound {bits}"),

@@ -60,7 +60,8 @@ pub fn derive_cdr(input: TokenStream) -> TokenStream {
 fn cdr_crate_path() -> proc_macro2::TokenStream {
     use proc_macro_crate::{crate_name, FoundCrate};
     let named = |name: &str| {
-        let ident = proc_macro2::Ident::new(&name.replace('-', "_"), proc_macro2::Span::call_site());
+        let ident =
+            proc_macro2::Ident::new(&name.replace('-', "_"), proc_macro2::Span::call_site());
         quote::quote!(::#ident)
     };
     match crate_name("ferrodds-cdr") {
@@ -79,7 +80,10 @@ fn cdr_crate_path() -> proc_macro2::TokenStream {
 }
 
 /// Replaces every `::ferrodds_cdr` in the generated code by `path`.
-fn replace_crate_path(tokens: proc_macro2::TokenStream, path: &proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+fn replace_crate_path(
+    tokens: proc_macro2::TokenStream,
+    path: &proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
     use proc_macro2::{Group, TokenTree};
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = proc_macro2::TokenStream::new();

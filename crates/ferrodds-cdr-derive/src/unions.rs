@@ -40,6 +40,7 @@ pub(crate) fn expand(
     }
     let ext = container.ext.tokens();
 
+    let mut missing: Option<TokenStream> = None;
     let mut encode_arms = Vec::new();
     let mut json_arms = Vec::new();
     let mut decode_branches = Vec::new();
@@ -126,6 +127,28 @@ pub(crate) fn expand(
                 quote! { #name::#ident(disc) => { map.insert("discriminator".into(), ::ferrodds_cdr::JsonView::to_json(disc)); } },
             ),
         };
+        // The default of a union (an absent member, a key-only sample's other members):
+        // its first branch with that branch's default value (XTypes 7.6.2.3).
+        if missing.is_none() {
+            let cdr = quote!(::ferrodds_cdr::Cdr);
+            missing = Some(match shape {
+                Shape::Unit => quote! { ::core::option::Option::Some(#name::#ident) },
+                Shape::Value => {
+                    quote! { ::core::option::Option::Some(#name::#ident(#cdr::missing()?)) }
+                }
+                Shape::DiscriminatorAndValue => match &label {
+                    Some(l) => {
+                        quote! { ::core::option::Option::Some(#name::#ident(#l, #cdr::missing()?)) }
+                    }
+                    None => {
+                        quote! { ::core::option::Option::Some(#name::#ident(#cdr::missing()?, #cdr::missing()?)) }
+                    }
+                },
+                Shape::DiscriminatorOnly => {
+                    quote! { ::core::option::Option::Some(#name::#ident(#cdr::missing()?)) }
+                }
+            });
+        }
         encode_arms.push(encode);
         json_arms.push(json);
         let (build, build_json) = match shape {
@@ -205,6 +228,10 @@ pub(crate) fn expand(
 
             fn max_end(_: usize, _: usize) -> ::core::option::Option<usize> {
                 ::core::option::Option::None
+            }
+
+            fn missing() -> ::core::option::Option<Self> {
+                #missing
             }
         }
 

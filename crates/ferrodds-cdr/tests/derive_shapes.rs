@@ -248,3 +248,33 @@ fn d_cdr2_payloads_are_accepted_whatever_the_type() {
     bytes[1] = 0x0b; // PL_CDR2 LE
     assert_eq!(deserialize::<Point>(&bytes).unwrap(), Point { x: 1, y: 2 });
 }
+
+#[test]
+fn key_only_samples_of_types_with_unions_decode() {
+    #[derive(Cdr, Debug, Clone, PartialEq)]
+    struct WithUnion {
+        #[cdr(key)]
+        id: i32,
+        u: U,
+        ue: UE,
+    }
+    let v = WithUnion {
+        id: 4,
+        u: U::B("x".into()),
+        ue: UE::P(Point { x: 1, y: 2 }),
+    };
+    for version in [XcdrVersion::Xcdr1, XcdrVersion::Xcdr2] {
+        let mut buf = Vec::new();
+        let mut e = ferrodds_cdr::Encoder::new(&mut buf, version, Endianness::Little);
+        v.encode_key_sample(&mut e).unwrap();
+        let mut d = ferrodds_cdr::Decoder::new(&buf, version, Endianness::Little);
+        let keys = WithUnion::decode_key_sample(&mut d).unwrap();
+        assert_eq!(keys.id, 4);
+        assert_eq!(
+            keys.u,
+            U::A(1, 0),
+            "the first branch, first label, default value"
+        );
+        assert_eq!(keys.ue, UE::R(0));
+    }
+}

@@ -23,7 +23,14 @@ struct Note {
 }
 
 fn participant(domain: u32) -> DomainParticipant {
-    DomainParticipant::builder().unwrap().domain_id(domain).interface("lo").unwrap().allow_multicast(false).build().unwrap()
+    DomainParticipant::builder()
+        .unwrap()
+        .domain_id(domain)
+        .interface("lo")
+        .unwrap()
+        .allow_multicast(false)
+        .build()
+        .unwrap()
 }
 
 const T: Duration = Duration::from_secs(10);
@@ -31,14 +38,29 @@ const T: Duration = Duration::from_secs(10);
 #[test]
 fn a_wait_set_wakes_on_matches_and_on_data() {
     let (a, b) = (participant(30), participant(30));
-    let reader = b.create_reader(&b.create_topic::<Note>("w").unwrap(), Qos::reader().reliable()).unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("w").unwrap(),
+            Qos::reader().reliable(),
+        )
+        .unwrap();
     let mut ws = WaitSet::new(&b);
     let matched = ws.attach(Condition::subscription_matched(&reader));
     let data = ws.attach(Condition::read(&reader));
-    let writer = a.create_writer(&a.create_topic::<Note>("w").unwrap(), Qos::writer().reliable()).unwrap();
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("w").unwrap(),
+            Qos::writer().reliable(),
+        )
+        .unwrap();
     assert_eq!(ws.wait(T).unwrap(), vec![matched]);
     writer.wait_for_matched(1, T).unwrap();
-    writer.write(&Note { id: 1, text: "hi".into() }).unwrap();
+    writer
+        .write(&Note {
+            id: 1,
+            text: "hi".into(),
+        })
+        .unwrap();
     let deadline = Instant::now() + T;
     loop {
         let fired = ws.wait(T).unwrap();
@@ -50,24 +72,45 @@ fn a_wait_set_wakes_on_matches_and_on_data() {
     }
     assert_eq!(reader.take().unwrap()[0].data.text, "hi");
     let mut empty = WaitSet::new(&b);
-    assert!(empty.wait(Duration::from_millis(10)).is_err(), "no conditions: an error, not a hang");
+    assert!(
+        empty.wait(Duration::from_millis(10)).is_err(),
+        "no conditions: an error, not a hang"
+    );
     empty.attach(Condition::read(&reader));
-    assert!(empty.wait(Duration::from_millis(50)).is_err(), "times out when nothing holds");
+    assert!(
+        empty.wait(Duration::from_millis(50)).is_err(),
+        "times out when nothing holds"
+    );
 }
 
 #[test]
 fn the_data_available_listener_runs_for_new_samples() {
     let (a, b) = (participant(31), participant(31));
-    let reader = b.create_reader(&b.create_topic::<Note>("l").unwrap(), Qos::reader().reliable().keep_all()).unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("l").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let c = Arc::clone(&calls);
     reader.set_data_available_listener(move || {
         c.fetch_add(1, Ordering::SeqCst);
     });
-    let writer = a.create_writer(&a.create_topic::<Note>("l").unwrap(), Qos::writer().reliable().keep_all()).unwrap();
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("l").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
     writer.wait_for_matched(1, T).unwrap();
     for i in 0..5 {
-        writer.write(&Note { id: i, text: format!("n{i}") }).unwrap();
+        writer
+            .write(&Note {
+                id: i,
+                text: format!("n{i}"),
+            })
+            .unwrap();
     }
     writer.wait_for_acknowledgments(T).unwrap();
     let deadline = Instant::now() + T;
@@ -102,29 +145,67 @@ fn block_on<F: Future>(f: F, timeout: Duration) -> Option<F::Output> {
 #[test]
 fn take_async_resolves_under_any_executor() {
     let (a, b) = (participant(32), participant(32));
-    let reader = b.create_reader(&b.create_topic::<Note>("a").unwrap(), Qos::reader().reliable()).unwrap();
-    let writer = a.create_writer(&a.create_topic::<Note>("a").unwrap(), Qos::writer().reliable()).unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("a").unwrap(),
+            Qos::reader().reliable(),
+        )
+        .unwrap();
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("a").unwrap(),
+            Qos::writer().reliable(),
+        )
+        .unwrap();
     writer.wait_for_matched(1, T).unwrap();
     let w = writer.clone();
     let t = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(100));
-        w.write(&Note { id: 9, text: "async".into() }).unwrap();
+        w.write(&Note {
+            id: 9,
+            text: "async".into(),
+        })
+        .unwrap();
     });
-    let got = block_on(reader.take_async(), T).expect("woken by the participant").unwrap();
+    let got = block_on(reader.take_async(), T)
+        .expect("woken by the participant")
+        .unwrap();
     t.join().unwrap();
-    assert_eq!(got[0].data, Note { id: 9, text: "async".into() });
+    assert_eq!(
+        got[0].data,
+        Note {
+            id: 9,
+            text: "async".into()
+        }
+    );
 }
 
 #[test]
 fn asynchronous_publication_still_delivers() {
     let (a, b) = (participant(33), participant(33));
-    let reader = b.create_reader(&b.create_topic::<Note>("p").unwrap(), Qos::reader().reliable().keep_all()).unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("p").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
     let writer = a
-        .create_writer(&a.create_topic::<Note>("p").unwrap(), Qos::writer().reliable().keep_all().publish_mode(PublishMode::Asynchronous))
+        .create_writer(
+            &a.create_topic::<Note>("p").unwrap(),
+            Qos::writer()
+                .reliable()
+                .keep_all()
+                .publish_mode(PublishMode::Asynchronous),
+        )
         .unwrap();
     writer.wait_for_matched(1, T).unwrap();
     for i in 0..20 {
-        writer.write(&Note { id: i % 4, text: format!("{i}") }).unwrap();
+        writer
+            .write(&Note {
+                id: i % 4,
+                text: format!("{i}"),
+            })
+            .unwrap();
     }
     writer.wait_for_acknowledgments(T).unwrap();
     let mut got = Vec::new();
@@ -137,15 +218,36 @@ fn asynchronous_publication_still_delivers() {
 #[test]
 fn read_keeps_samples_and_marks_them_read() {
     let (a, b) = (participant(34), participant(34));
-    let reader = b.create_reader(&b.create_topic::<Note>("r").unwrap(), Qos::reader().reliable().keep_last(5)).unwrap();
-    let writer = a.create_writer(&a.create_topic::<Note>("r").unwrap(), Qos::writer().reliable()).unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("r").unwrap(),
+            Qos::reader().reliable().keep_last(5),
+        )
+        .unwrap();
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("r").unwrap(),
+            Qos::writer().reliable(),
+        )
+        .unwrap();
     writer.wait_for_matched(1, T).unwrap();
-    writer.write(&Note { id: 1, text: "x".into() }).unwrap();
+    writer
+        .write(&Note {
+            id: 1,
+            text: "x".into(),
+        })
+        .unwrap();
     assert!(reader.wait_for_data(T));
     let first = reader.read().unwrap();
-    assert_eq!((first[0].info.sample_state, first[0].info.view_state), (SampleState::NotRead, ViewState::New));
+    assert_eq!(
+        (first[0].info.sample_state, first[0].info.view_state),
+        (SampleState::NotRead, ViewState::New)
+    );
     let second = reader.read().unwrap();
-    assert_eq!((second[0].info.sample_state, second[0].info.view_state), (SampleState::Read, ViewState::NotNew));
+    assert_eq!(
+        (second[0].info.sample_state, second[0].info.view_state),
+        (SampleState::Read, ViewState::NotNew)
+    );
     assert!(reader.read_unread().unwrap().is_empty());
     assert_eq!(reader.take().unwrap().len(), 1);
     assert!(reader.take().unwrap().is_empty());
