@@ -6,12 +6,29 @@
 //! version and byte order, and decode again to the same value (round trip). The keyed
 //! types are also decoded as key-only samples (what dispose and unregister carry), which
 //! must re-encode to the same key.
+//!
+//! The RTPS targets (in [`rtps`], re-exported here):
+//!
+//! - `rtps_message`: arbitrary bytes parsed as an RTPS message; every submessage is
+//!   iterated and, where it parses, emitted and parsed again (round trip), as is the whole
+//!   message.
+//! - `parameter_list`: arbitrary bytes parsed as a parameter list and as SPDP and SEDP
+//!   data; what parses is emitted and must parse to the same value.
+//! - `reassembly`: an RTPS reader matched with one writer is driven by a sequence of
+//!   DATA_FRAG, DATA, HEARTBEAT, HEARTBEAT_FRAG and GAP submessages decoded from the
+//!   input; it must never panic, and what it holds under reassembly must stay within its
+//!   configured bounds.
+//! - `participant_datagram`: arbitrary datagrams fed to a participant running discovery,
+//!   with a user writer and reader matched to a remote participant, timers interleaved.
 
 use ferrodds_cdr::{
     deserialize, key_hash, serialize, Cdr, Decoder, EncapsulationHeader, Encoder, Endianness,
     WString, XcdrVersion,
 };
 use std::fmt::Debug;
+
+pub mod rtps;
+pub use rtps::{datagram_records, parameter_list, participant_datagram, reassembly, rtps_message};
 
 /// A final struct of two members.
 #[derive(Cdr, Debug, Clone, PartialEq)]

@@ -18,6 +18,68 @@ struct KeyedPayload {
     payload: Vec<u8>,
 }
 
+/// The same type with `Cdr` written by hand, the way one would without the derive: the
+/// derive's output should cost no more.
+#[derive(Debug, Clone, PartialEq)]
+struct HandWritten {
+    id: i32,
+    payload: Vec<u8>,
+}
+
+impl ferrodds_cdr::JsonView for HandWritten {
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "id": self.id, "payload": self.payload })
+    }
+    fn from_json(_: &serde_json::Value) -> Result<Self, ferrodds_cdr::JsonError> {
+        Err(ferrodds_cdr::JsonError::new(
+            "nothing",
+            "not used in this benchmark",
+        ))
+    }
+}
+
+impl Cdr for HandWritten {
+    const TYPE_NAME: &'static str = "bench::KeyedPayload";
+    const KIND: ferrodds_cdr::TypeKind =
+        ferrodds_cdr::TypeKind::Struct(ferrodds_cdr::Extensibility::Appendable);
+    const MIN_SIZE: usize = 4;
+    const IS_KEYED: bool = true;
+
+    fn encode(&self, e: &mut ferrodds_cdr::Encoder<'_>) -> Result<(), ferrodds_cdr::EncodeError> {
+        let dheader = if e.is_xcdr2() {
+            Some(e.begin_length())
+        } else {
+            None
+        };
+        e.write_i32(self.id);
+        e.write_length(self.payload.len())?;
+        e.write_bytes(&self.payload);
+        match dheader {
+            Some(at) => e.end_length(at),
+            None => Ok(()),
+        }
+    }
+
+    fn decode(d: &mut ferrodds_cdr::Decoder<'_>) -> Result<Self, ferrodds_cdr::DecodeError> {
+        let outer = if d.is_xcdr2() {
+            Some(d.begin_delimited("DHEADER")?)
+        } else {
+            None
+        };
+        let id = d.read_i32()?;
+        let n = d.read_count("payload", 1)?;
+        let payload = d.bytes(n, "payload")?.to_vec();
+        if let Some(outer) = outer {
+            d.restore(outer);
+        }
+        Ok(HandWritten { id, payload })
+    }
+
+    fn max_end(_: usize, _: usize) -> Option<usize> {
+        None
+    }
+}
+
 #[derive(Cdr, Debug, Clone, PartialEq)]
 #[cdr(final, type_name = "bench::Vec3")]
 struct Vec3 {
@@ -131,6 +193,54 @@ fn bench_payloads(c: &mut Criterion) {
     }
 }
 
+fn bench_derived_vs_hand_written(c: &mut Criterion) {
+    let mut group = c.benchmark_group("derived_vs_hand_written_64");
+    let derived = KeyedPayload {
+        id: 7,
+        payload: (0..48).collect(),
+    };
+    let hand = HandWritten {
+        id: 7,
+        payload: (0..48).collect(),
+    };
+    let mut buf = Vec::with_capacity(128);
+    serialize_into(&derived, XcdrVersion::Xcdr2, Endianness::Little, &mut buf).unwrap();
+    let bytes = buf.clone();
+    group.bench_function("serialize/derived", |b| {
+        b.iter(|| {
+            buf.clear();
+            serialize_into(
+                black_box(&derived),
+                XcdrVersion::Xcdr2,
+                Endianness::Little,
+                &mut buf,
+            )
+            .unwrap();
+            black_box(buf.len())
+        })
+    });
+    group.bench_function("serialize/hand_written", |b| {
+        b.iter(|| {
+            buf.clear();
+            serialize_into(
+                black_box(&hand),
+                XcdrVersion::Xcdr2,
+                Endianness::Little,
+                &mut buf,
+            )
+            .unwrap();
+            black_box(buf.len())
+        })
+    });
+    group.bench_function("deserialize/derived", |b| {
+        b.iter(|| black_box(deserialize::<KeyedPayload>(black_box(&bytes)).unwrap()))
+    });
+    group.bench_function("deserialize/hand_written", |b| {
+        b.iter(|| black_box(deserialize::<HandWritten>(black_box(&bytes)).unwrap()))
+    });
+    group.finish();
+}
+
 fn bench_mixed(c: &mut Criterion) {
     let sample = mixed();
     let mut group = c.benchmark_group("mixed_20_members");
@@ -172,5 +282,11 @@ fn bench_key_hash(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_payloads, bench_mixed, bench_key_hash);
+criterion_group!(
+    benches,
+    bench_payloads,
+    bench_derived_vs_hand_written,
+    bench_mixed,
+    bench_key_hash
+);
 criterion_main!(benches);

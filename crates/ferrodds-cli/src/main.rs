@@ -9,13 +9,15 @@
 //!
 //! Errors print one line and exit with status 1.
 
+mod perf;
+mod shapes;
 
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
-use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
 use ferrodds::Cdr;
+use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
 
 #[derive(Parser)]
 #[command(
@@ -41,6 +43,10 @@ enum Cmd {
     /// The far side of `discovery-time` (started by it).
     #[command(hide = true)]
     DiscoveryPeer(Common),
+    /// Latency and throughput, compatible with Cyclone DDS's ddsperf (`perf --help`).
+    Perf(perf::PerfCommand),
+    /// The OMG interoperability suite's shape application (also built as `shape_main`).
+    Shapes(shapes::ShapesCommand),
 }
 
 #[derive(Args, Clone)]
@@ -331,6 +337,8 @@ fn main() -> ExitCode {
         Cmd::Pong(a) => pong(a),
         Cmd::DiscoveryTime(a) => discovery_time(a),
         Cmd::DiscoveryPeer(c) => discovery_peer(c),
+        Cmd::Perf(a) => perf::run(a),
+        Cmd::Shapes(a) => shapes::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,8 +5,34 @@
 //! readers inside a [`Participant`], reads what they deliver after each datagram
 //! ([`Discovery::process`]), sends SPDP announcements on its own, and reports matches and
 //! incompatibilities as [`DiscoveryEvent`]s.
+//!
+//! # What it believes
+//!
+//! Discovery data comes from anyone who can send a datagram, so the engine trusts it only
+//! as far as it can check it, and counts what it refuses ([`DiscoveryStats`]):
+//!
+//! - **Locators are bound to the sender's address** (no amplification). A unicast locator
+//!   a participant announces is used as announced only when its address is the source
+//!   address of the SPDP datagram; any other UDPv4 unicast locator is rewritten to the
+//!   source address with its announced port (a multi-homed or NATed peer is still reached
+//!   where it spoke from). So an SPDP message can never make us send discovery or user
+//!   traffic to a third party's address. Locators of kinds we cannot send to are not kept.
+//!   An endpoint's (SEDP) unicast locators are kept only on addresses of its participant's
+//!   locators; with none left, the participant's default locators apply.
+//! - **Identities are consistent.** An SPDP participant GUID must have the GUID prefix of
+//!   the message that carries it, and an SEDP endpoint GUID the prefix of its SEDP writer.
+//!   A known participant's locators are those of its first announcement: a later
+//!   announcement renews its lease but cannot move it elsewhere.
+//! - **Tables are bounded** by the participant's [`Limits`]: remote participants, remote
+//!   endpoints (in all and per participant), locators per list. Beyond a bound the
+//!   announcement is dropped; nothing known is evicted.
+//!
+//! It cannot tell a forged source address from a real one (RTPS has no handshake): a
+//! sender forging its address draws one SPDP answer and the SEDP traffic of one remote
+//! participant per GUID it invents, up to `max_remote_participants`.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,9 +41,10 @@ use crate::discovery::{
     BuiltinEndpointSet, DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
 };
 use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History};
+use crate::limits::Limits;
 use crate::participant::Participant;
 use crate::qos::{match_qos, Durability, EndpointQos, QosMismatch, QosPolicyId, ReliabilityKind};
-use crate::reader::{Reader, ReaderConfig, RemoteWriter};
+use crate::reader::{Reader, ReceivedChange, RemoteWriter};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::Endianness as WireEndianness;
@@ -96,6 +123,32 @@ pub struct DiscoveryConfig {
     pub announce_period: Duration,
 }
 
+/// What discovery refused, counted (see the module documentation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiscoveryStats {
+    /// SPDP and SEDP samples that did not parse, dropped.
+    pub malformed: u64,
+    /// SPDP announcements of new participants dropped because `max_remote_participants`
+    /// were known.
+    pub participants_rejected: u64,
+    /// SEDP announcements of new endpoints dropped because `max_remote_endpoints` (or
+    /// `max_endpoints_per_participant` of their participant) were known.
+    pub endpoints_rejected: u64,
+    /// SPDP unicast locators not on the sender's address, rewritten to it.
+    pub locators_rewritten: u64,
+    /// Locators dropped: beyond `max_locators` in a list, or (SEDP) not on an address of
+    /// the endpoint's participant.
+    pub locators_dropped: u64,
+    /// Announcements of a known participant with other locators than its first: the
+    /// lease was renewed, the locators kept.
+    pub locator_changes_ignored: u64,
+    /// SPDP samples whose participant GUID prefix is not their sender's, dropped.
+    pub mismatched_participants: u64,
+    /// SEDP samples announcing (or disposing) an endpoint of another participant than
+    /// their sender, dropped.
+    pub foreign_endpoints: u64,
+}
+
 #[derive(Debug)]
 struct RemoteParticipant {
     data: ParticipantData,
@@ -131,8 +184,10 @@ pub struct Discovery {
     announcements: usize,
     spdp_sequence: i64,
     transmits: VecDeque<Transmit>,
-    /// SPDP and SEDP messages that did not parse, dropped.
+    /// SPDP and SEDP messages that did not parse, dropped (also in [`DiscoveryStats`]).
     pub malformed: u64,
+    stats: DiscoveryStats,
+    limits: Limits,
 }
 
 fn sedp_writer_config() -> WriterConfig {
@@ -150,6 +205,7 @@ impl Discovery {
     /// The engine for `participant`; adds the builtin SPDP reader and SEDP endpoints to it.
     pub fn new(now: Timestamp, config: DiscoveryConfig, participant: &mut Participant) -> Self {
         let prefix = participant.prefix();
+        let limits = participant.limits().clone();
         let g = |id| Guid::new(prefix, id);
         participant.add_writer(Writer::new(
             g(EntityId::SEDP_PUBLICATIONS_WRITER),
@@ -161,20 +217,15 @@ impl Discovery {
         ));
         participant.add_reader(Reader::new(
             g(EntityId::SEDP_PUBLICATIONS_READER),
-            ReaderConfig::default(),
+            limits.discovery_reader_config(true),
         ));
         participant.add_reader(Reader::new(
             g(EntityId::SEDP_SUBSCRIPTIONS_READER),
-            ReaderConfig::default(),
+            limits.discovery_reader_config(true),
         ));
-        participant.add_reader(Reader::new(
-            g(EntityId::SPDP_PARTICIPANT_READER),
-            ReaderConfig {
-                reliable: false,
-                stateless: true,
-                ..ReaderConfig::default()
-            },
-        ));
+        let mut spdp = limits.discovery_reader_config(false);
+        spdp.stateless = true;
+        participant.add_reader(Reader::new(g(EntityId::SPDP_PARTICIPANT_READER), spdp));
         let mut own = config.own.clone();
         own.guid = Guid::new(prefix, EntityId::PARTICIPANT);
         own.available_builtin_endpoints = BuiltinEndpointSet(
@@ -199,9 +250,24 @@ impl Discovery {
             spdp_sequence: 0,
             transmits: VecDeque::new(),
             malformed: 0,
+            stats: DiscoveryStats::default(),
+            limits,
         };
         d.announce(now, None);
         d
+    }
+
+    /// What discovery refused, counted.
+    pub fn stats(&self) -> DiscoveryStats {
+        DiscoveryStats {
+            malformed: self.malformed,
+            ..self.stats
+        }
+    }
+
+    /// Remote endpoints known (matched or not).
+    pub fn remote_endpoint_count(&self) -> usize {
+        self.remote_endpoints.len()
     }
 
     /// Remote participants known.
@@ -215,6 +281,15 @@ impl Discovery {
             .range((local, Guid::UNKNOWN)..)
             .take_while(move |(l, _)| *l == local)
             .map(|(_, r)| *r)
+    }
+
+    /// The QoS an endpoint announced: a remote one discovered through SEDP, or one of ours.
+    /// (A reader needs its writers' OWNERSHIP_STRENGTH and LIFESPAN.)
+    pub fn endpoint_qos(&self, guid: Guid) -> Option<&EndpointQos> {
+        self.remote_endpoints
+            .get(&guid)
+            .map(|r| &r.data.qos)
+            .or_else(|| self.locals.get(&guid).map(|l| &l.qos))
     }
 
     /// The next event.
@@ -404,13 +479,7 @@ impl Discovery {
             }
         }
         for change in spdp {
-            self.handle_spdp(
-                now,
-                change.kind,
-                change.key_hash,
-                &change.payload,
-                participant,
-            );
+            self.handle_spdp(now, &change, participant);
         }
         for (reader_id, kind) in [
             (EntityId::SEDP_PUBLICATIONS_READER, EndpointKind::Writer),
@@ -423,14 +492,7 @@ impl Discovery {
                 }
             }
             for change in changes {
-                self.handle_sedp(
-                    now,
-                    kind,
-                    change.kind,
-                    change.key_hash,
-                    &change.payload,
-                    participant,
-                );
+                self.handle_sedp(now, kind, &change, participant);
             }
         }
     }
@@ -438,22 +500,29 @@ impl Discovery {
     fn handle_spdp(
         &mut self,
         now: Timestamp,
-        kind: ChangeKind,
-        key_hash: Option<[u8; 16]>,
-        payload: &[u8],
+        change: &ReceivedChange,
         participant: &mut Participant,
     ) {
-        if kind != ChangeKind::Alive {
-            // A goodbye: the key hash (or the key payload) names the participant.
-            let prefix = key_hash
+        let sender = change.writer.prefix;
+        if change.kind != ChangeKind::Alive {
+            // A goodbye: the key hash (or the key payload) names the participant, which
+            // must be the sender.
+            let prefix = change
+                .key_hash
                 .map(|k| Guid::from_bytes(k).prefix)
-                .or_else(|| ParticipantData::parse(payload).ok().map(|p| p.guid.prefix));
-            if let Some(prefix) = prefix {
-                self.remove_participant(prefix, participant);
+                .or_else(|| {
+                    ParticipantData::parse(&change.payload)
+                        .ok()
+                        .map(|p| p.guid.prefix)
+                });
+            match prefix {
+                Some(prefix) if prefix == sender => self.remove_participant(prefix, participant),
+                Some(_) => self.stats.mismatched_participants += 1,
+                None => {}
             }
             return;
         }
-        let data = match ParticipantData::parse(payload) {
+        let mut data = match ParticipantData::parse(&change.payload) {
             Ok(d) => d,
             Err(_) => {
                 self.malformed += 1;
@@ -464,6 +533,11 @@ impl Discovery {
         if prefix == self.prefix || prefix == GuidPrefix::UNKNOWN {
             return;
         }
+        if prefix != sender {
+            self.stats.mismatched_participants += 1;
+            return;
+        }
+        self.bind_locators(&mut data, &change.origin);
         let lease = data
             .lease_duration
             .to_std()
@@ -471,7 +545,31 @@ impl Discovery {
         let expires = now.after(lease);
         if let Some(known) = self.remotes.get_mut(&prefix) {
             known.expires = expires;
+            // The locators of the first announcement stay: a later one (from the same
+            // participant, or from someone using its GUID) cannot move it elsewhere.
+            let old = &known.data;
+            if (
+                &data.metatraffic_unicast_locators,
+                &data.default_unicast_locators,
+                &data.metatraffic_multicast_locators,
+                &data.default_multicast_locators,
+            ) != (
+                &old.metatraffic_unicast_locators,
+                &old.default_unicast_locators,
+                &old.metatraffic_multicast_locators,
+                &old.default_multicast_locators,
+            ) {
+                self.stats.locator_changes_ignored += 1;
+                data.metatraffic_unicast_locators = old.metatraffic_unicast_locators.clone();
+                data.default_unicast_locators = old.default_unicast_locators.clone();
+                data.metatraffic_multicast_locators = old.metatraffic_multicast_locators.clone();
+                data.default_multicast_locators = old.default_multicast_locators.clone();
+            }
             known.data = data;
+            return;
+        }
+        if self.remotes.len() >= self.limits.max_remote_participants {
+            self.stats.participants_rejected += 1;
             return;
         }
         self.events
@@ -522,25 +620,68 @@ impl Discovery {
         }
     }
 
+    /// Applies the locator rule of the module documentation to an SPDP announcement that
+    /// came from `origin`: unicast locators on the sender's address, at most
+    /// `max_locators` per list.
+    fn bind_locators(&mut self, data: &mut ParticipantData, origin: &Locator) {
+        let source = origin.as_udpv4().map(|a| *a.ip());
+        let max = self.limits.max_locators;
+        for list in [
+            &mut data.metatraffic_unicast_locators,
+            &mut data.default_unicast_locators,
+        ] {
+            let announced = std::mem::take(list);
+            for l in announced {
+                let bound = match (source, l.as_udpv4()) {
+                    // The driver did not say where the datagram came from.
+                    (None, _) => Some(l),
+                    // A kind we cannot send to (UDPv6, shared memory): not kept.
+                    (Some(_), None) => None,
+                    (Some(src), Some(addr)) if *addr.ip() == src => Some(l),
+                    (Some(src), Some(addr)) => {
+                        self.stats.locators_rewritten += 1;
+                        Some(Locator::udpv4(src, addr.port()))
+                    }
+                };
+                if let Some(l) = bound {
+                    push_bounded(list, l, max, &mut self.stats.locators_dropped);
+                }
+            }
+        }
+        for list in [
+            &mut data.metatraffic_multicast_locators,
+            &mut data.default_multicast_locators,
+        ] {
+            let announced = std::mem::take(list);
+            for l in announced {
+                push_bounded(list, l, max, &mut self.stats.locators_dropped);
+            }
+        }
+    }
+
     fn handle_sedp(
         &mut self,
         now: Timestamp,
         kind: EndpointKind,
-        change: ChangeKind,
-        key_hash: Option<[u8; 16]>,
-        payload: &[u8],
+        change: &ReceivedChange,
         participant: &mut Participant,
     ) {
-        if change != ChangeKind::Alive {
-            let guid = key_hash
+        let sender = change.writer.prefix;
+        if change.kind != ChangeKind::Alive {
+            let guid = change
+                .key_hash
                 .map(Guid::from_bytes)
-                .or_else(|| parse_endpoint(kind, payload).ok().map(|d| d.guid));
-            if let Some(guid) = guid {
-                self.remove_remote_endpoint(guid, participant);
+                .or_else(|| parse_endpoint(kind, &change.payload).ok().map(|d| d.guid));
+            match guid {
+                Some(guid) if guid.prefix == sender => {
+                    self.remove_remote_endpoint(guid, participant)
+                }
+                Some(_) => self.stats.foreign_endpoints += 1,
+                None => {}
             }
             return;
         }
-        let data = match parse_endpoint(kind, payload) {
+        let mut data = match parse_endpoint(kind, &change.payload) {
             Ok(d) => d,
             Err(_) => {
                 self.malformed += 1;
@@ -551,12 +692,62 @@ impl Discovery {
         if guid.prefix == self.prefix {
             return;
         }
-        let changed = self
-            .remote_endpoints
-            .get(&guid)
-            .is_none_or(|known| known.data != data);
-        if !changed {
+        if guid.prefix != sender {
+            self.stats.foreign_endpoints += 1;
             return;
+        }
+        // Unicast locators only on addresses of the participant (bound to where its SPDP
+        // came from); none left means the participant's default locators.
+        let addresses: Vec<Ipv4Addr> = self
+            .remotes
+            .get(&sender)
+            .map(|p| {
+                p.data
+                    .metatraffic_unicast_locators
+                    .iter()
+                    .chain(&p.data.default_unicast_locators)
+                    .filter_map(|l| l.as_udpv4().map(|a| *a.ip()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let max = self.limits.max_locators;
+        let announced = std::mem::take(&mut data.unicast_locators);
+        for l in announced {
+            match l.as_udpv4() {
+                Some(a) if addresses.contains(a.ip()) => push_bounded(
+                    &mut data.unicast_locators,
+                    l,
+                    max,
+                    &mut self.stats.locators_dropped,
+                ),
+                Some(_) => self.stats.locators_dropped += 1,
+                None => {}
+            }
+        }
+        let announced = std::mem::take(&mut data.multicast_locators);
+        for l in announced {
+            push_bounded(
+                &mut data.multicast_locators,
+                l,
+                max,
+                &mut self.stats.locators_dropped,
+            );
+        }
+        let known = self.remote_endpoints.get(&guid);
+        if known.is_some_and(|known| known.data == data) {
+            return;
+        }
+        if known.is_none() {
+            let of_participant = self
+                .remote_endpoints
+                .range(Guid::new(sender, EntityId([0; 4]))..=Guid::new(sender, EntityId([0xff; 4])))
+                .count();
+            if self.remote_endpoints.len() >= self.limits.max_remote_endpoints
+                || of_participant >= self.limits.max_endpoints_per_participant
+            {
+                self.stats.endpoints_rejected += 1;
+                return;
+            }
         }
         // A changed QoS re-runs matching from scratch.
         self.remove_remote_endpoint(guid, participant);
@@ -798,6 +989,18 @@ impl Discovery {
             self.transmits.push_back(t);
         }
     }
+}
+
+/// Appends `l` to `list` unless it is there already; beyond `max`, counts it as dropped.
+fn push_bounded(list: &mut Vec<Locator>, l: Locator, max: usize, dropped: &mut u64) {
+    if list.contains(&l) {
+        return;
+    }
+    if list.len() >= max {
+        *dropped += 1;
+        return;
+    }
+    list.push(l);
 }
 
 /// Parses SEDP data of a writer or reader (their defaults differ).

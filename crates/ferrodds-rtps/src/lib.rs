@@ -23,6 +23,7 @@ pub mod qos;
 
 pub mod discovery_engine;
 mod endpoint;
+pub mod limits;
 pub mod participant;
 pub mod reader;
 pub mod receiver;
@@ -30,8 +31,11 @@ mod time;
 mod transmit;
 pub mod writer;
 
-pub use discovery_engine::{Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint};
+pub use discovery_engine::{
+    Discovery, DiscoveryConfig, DiscoveryEvent, DiscoveryStats, LocalEndpoint,
+};
 pub use endpoint::{ChangeKind, History};
+pub use limits::Limits;
 pub use participant::{Participant, ReceiveStats};
 pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter};
 pub use time::Timestamp;

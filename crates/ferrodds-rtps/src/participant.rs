@@ -1,18 +1,20 @@
 //! A participant's endpoints and the routing of received submessages to them.
 //!
-//! The driver hands every datagram to [`Participant::handle_datagram`], calls
-//! [`Participant::handle_timeout`] when [`Participant::poll_timeout`] says so, and sends
-//! what [`Participant::poll_transmit`] gives. Matching endpoints is discovery's job; it
-//! calls the writers' and readers' `match_*` methods.
+//! The driver hands every datagram to [`Participant::handle_datagram`] with the address it
+//! came from, calls [`Participant::handle_timeout`] when [`Participant::poll_timeout`] says
+//! so, and sends what [`Participant::poll_transmit`] gives. Matching endpoints is
+//! discovery's job; it calls the writers' and readers' `match_*` methods. The participant
+//! also holds the [`Limits`] that its endpoints and the discovery engine apply.
 
 use std::collections::BTreeMap;
 
-use crate::reader::Reader;
+use crate::limits::Limits;
+use crate::reader::{Reader, ReaderStats};
 use crate::receiver::{walk, Context};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
-use crate::wire::{EntityId, Guid, GuidPrefix, MessageError, Submessage};
-use crate::writer::Writer;
+use crate::wire::{EntityId, Guid, GuidPrefix, Locator, MessageError, Submessage};
+use crate::writer::{Writer, WriterStats};
 
 /// Counters of what arrived.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -38,17 +40,53 @@ pub struct Participant {
     writers: BTreeMap<EntityId, Writer>,
     readers: BTreeMap<EntityId, Reader>,
     stats: ReceiveStats,
+    limits: Limits,
+    /// Counts of endpoints removed, so that totals never go down.
+    retired_readers: ReaderStats,
+    retired_writers: WriterStats,
 }
 
 impl Participant {
-    /// A participant with GUID prefix `prefix`.
+    /// A participant with GUID prefix `prefix` and the default [`Limits`].
     pub fn new(prefix: GuidPrefix) -> Self {
+        Self::with_limits(prefix, Limits::default())
+    }
+
+    /// A participant with GUID prefix `prefix` and the given limits (the discovery engine
+    /// and the driver read them from here when they create endpoints).
+    pub fn with_limits(prefix: GuidPrefix, limits: Limits) -> Self {
         Self {
             prefix,
             writers: BTreeMap::new(),
             readers: BTreeMap::new(),
             stats: ReceiveStats::default(),
+            limits,
+            retired_readers: ReaderStats::default(),
+            retired_writers: WriterStats::default(),
         }
+    }
+
+    /// The resource limits.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The counts of every reader, summed (endpoints removed included).
+    pub fn reader_stats(&self) -> ReaderStats {
+        let mut total = self.retired_readers;
+        for r in self.readers.values() {
+            total.add(&r.stats());
+        }
+        total
+    }
+
+    /// The counts of every writer, summed (endpoints removed included).
+    pub fn writer_stats(&self) -> WriterStats {
+        let mut total = self.retired_writers;
+        for w in self.writers.values() {
+            add_writer_stats(&mut total, &w.stats());
+        }
+        total
     }
 
     /// The GUID prefix.
@@ -83,16 +121,22 @@ impl Participant {
 
     /// Removes a writer.
     pub fn remove_writer(&mut self, id: EntityId) -> Option<Writer> {
-        self.writers.remove(&id)
+        let w = self.writers.remove(&id)?;
+        add_writer_stats(&mut self.retired_writers, &w.stats());
+        Some(w)
     }
 
     /// Removes a reader.
     pub fn remove_reader(&mut self, id: EntityId) -> Option<Reader> {
-        self.readers.remove(&id)
+        let r = self.readers.remove(&id)?;
+        self.retired_readers.add(&r.stats());
+        Some(r)
     }
 
-    /// Handles a received datagram.
-    pub fn handle_datagram(&mut self, now: Timestamp, datagram: &[u8]) {
+    /// Handles a datagram received from `origin` (the UDP source address, or
+    /// [`Locator::INVALID`] when the transport does not know it). Discovery uses the
+    /// origin to decide which locators a remote participant may be reached at.
+    pub fn handle_datagram(&mut self, now: Timestamp, origin: Locator, datagram: &[u8]) {
         self.stats.datagrams += 1;
         let prefix = self.prefix;
         let writers = &mut self.writers;
@@ -110,7 +154,7 @@ impl Participant {
                 not_for_us += 1;
                 return;
             }
-            let routed = route(now, ctx, sm, writers, readers);
+            let routed = route(now, origin, ctx, sm, writers, readers);
             if !routed {
                 not_for_us += 1;
             }
@@ -167,6 +211,7 @@ impl Participant {
 /// Hands one submessage to the endpoint(s) it is for; false when there is none.
 fn route(
     now: Timestamp,
+    origin: Locator,
     ctx: &Context,
     sm: Submessage<'_>,
     writers: &mut BTreeMap<EntityId, Writer>,
@@ -196,10 +241,10 @@ fn route(
     };
     match sm {
         Submessage::Data(d) => to_readers(d.reader_id, d.writer_id, readers, &mut |r| {
-            r.handle_data(now, ctx.source, ctx.timestamp, &d)
+            r.handle_data(now, ctx.source, origin, ctx.timestamp, &d)
         }),
         Submessage::DataFrag(d) => to_readers(d.reader_id, d.writer_id, readers, &mut |r| {
-            r.handle_data_frag(now, ctx.source, ctx.timestamp, &d)
+            r.handle_data_frag(now, ctx.source, origin, ctx.timestamp, &d)
         }),
         Submessage::Heartbeat(h) => to_readers(h.reader_id, h.writer_id, readers, &mut |r| {
             r.handle_heartbeat(now, ctx.source, &h)
@@ -226,4 +271,15 @@ fn route(
         },
         _ => false,
     }
+}
+
+/// Adds `other`'s counts to `total` (saturating).
+fn add_writer_stats(total: &mut WriterStats, other: &WriterStats) {
+    let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
+    add(&mut total.written, other.written);
+    add(&mut total.resent, other.resent);
+    add(&mut total.fragments_resent, other.fragments_resent);
+    add(&mut total.gaps, other.gaps);
+    add(&mut total.heartbeats, other.heartbeats);
+    add(&mut total.ignored_acknacks, other.ignored_acknacks);
 }

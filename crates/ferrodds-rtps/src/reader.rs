@@ -8,9 +8,13 @@
 //! change only if it is newer than the last one delivered from that writer.
 //!
 //! Reassembly never reserves what a DATA_FRAG merely claims: fragments are kept as they
-//! arrive and joined when the last one is in, and the bytes under reassembly per reader
-//! are bounded by `max_reassembly_bytes`.
+//! arrive and joined when the last one is in, and what is held under reassembly per reader
+//! is bounded by `max_reassembly_bytes` (fragment bytes plus a fixed charge per fragment
+//! and per sample, so that tiny fragments cannot hide their bookkeeping) and by
+//! `max_reassembly_fragments`. A fragment beyond either bound is dropped and counted; the
+//! writer resends it when asked.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
@@ -30,8 +34,11 @@ pub struct ReaderConfig {
     pub reliable: bool,
     /// The largest sample accepted (fragmented samples claiming more are dropped).
     pub max_sample_size: usize,
-    /// Bytes held in fragments of incomplete samples, per reader, at most.
+    /// Bytes held in fragments of incomplete samples, per reader, at most (each fragment
+    /// counts [`FRAGMENT_OVERHEAD`] bytes beside its own, each sample [`SAMPLE_OVERHEAD`]).
     pub max_reassembly_bytes: usize,
+    /// Fragments held for incomplete samples, per reader, at most.
+    pub max_reassembly_fragments: usize,
     /// Changes held ahead of a missing one, per writer, at most.
     pub max_out_of_order: usize,
     /// Delay before answering a HEARTBEAT (lets a burst of them collapse into one reply).
@@ -47,6 +54,7 @@ impl Default for ReaderConfig {
             reliable: true,
             max_sample_size: 256 * 1024 * 1024,
             max_reassembly_bytes: 512 * 1024 * 1024,
+            max_reassembly_fragments: 262_144,
             max_out_of_order: 10_000,
             heartbeat_response_delay: Duration::ZERO,
             stateless: false,
@@ -80,6 +88,9 @@ pub struct ReceivedChange {
     pub timestamp: Option<Time>,
     /// The serialized sample or key, encapsulation included.
     pub payload: Vec<u8>,
+    /// Where the datagram that carried (or completed) the change came from, as the driver
+    /// said ([`Locator::INVALID`] when it did not know).
+    pub origin: Locator,
 }
 
 /// Counters for what the reader dropped or did.
@@ -95,12 +106,38 @@ pub struct ReaderStats {
     pub lost: u64,
     /// Submessages from writers not matched, dropped.
     pub unknown_writer: u64,
-    /// Fragments dropped: inconsistent with earlier fragments, or beyond the limits.
+    /// Fragments dropped: inconsistent with earlier fragments of their sample.
     pub bad_fragments: u64,
+    /// DATA_FRAGs dropped because they claim a sample larger than `max_sample_size`.
+    pub oversized: u64,
+    /// DATA_FRAGs whose fragments (some or all) were dropped because the reassembly
+    /// limits (`max_reassembly_bytes`, `max_reassembly_fragments`) were reached.
+    pub reassembly_full: u64,
+    /// Changes dropped because `max_out_of_order` changes were already held ahead of a
+    /// missing one (they are asked for again).
+    pub out_of_order_dropped: u64,
     /// ACKNACKs sent.
     pub acknacks: u64,
     /// NACK_FRAGs sent.
     pub nack_frags: u64,
+}
+
+impl ReaderStats {
+    /// Adds `other`'s counts to these (saturating).
+    pub fn add(&mut self, other: &ReaderStats) {
+        let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
+        add(&mut self.delivered, other.delivered);
+        add(&mut self.duplicates, other.duplicates);
+        add(&mut self.out_of_order, other.out_of_order);
+        add(&mut self.lost, other.lost);
+        add(&mut self.unknown_writer, other.unknown_writer);
+        add(&mut self.bad_fragments, other.bad_fragments);
+        add(&mut self.oversized, other.oversized);
+        add(&mut self.reassembly_full, other.reassembly_full);
+        add(&mut self.out_of_order_dropped, other.out_of_order_dropped);
+        add(&mut self.acknacks, other.acknacks);
+        add(&mut self.nack_frags, other.nack_frags);
+    }
 }
 
 #[derive(Debug)]
@@ -109,12 +146,33 @@ enum Slot {
     Irrelevant,
 }
 
+/// Bytes charged against `max_reassembly_bytes` for each fragment held, beside its own:
+/// roughly what its buffer and its map entry cost.
+pub const FRAGMENT_OVERHEAD: usize = 64;
+/// Bytes charged against `max_reassembly_bytes` for each sample under reassembly.
+pub const SAMPLE_OVERHEAD: usize = 256;
+
+/// What a reader holds under reassembly, against its limits.
+#[derive(Debug, Default)]
+struct Held {
+    bytes: usize,
+    fragments: usize,
+}
+
+impl Held {
+    fn release(&mut self, r: &Reassembly) {
+        self.bytes = self.bytes.saturating_sub(r.bytes);
+        self.fragments = self.fragments.saturating_sub(r.fragments.len());
+    }
+}
+
 #[derive(Debug)]
 struct Reassembly {
     sample_size: u32,
     fragment_size: u16,
     total: u32,
     fragments: BTreeMap<u32, Vec<u8>>,
+    /// What the sample costs against `max_reassembly_bytes`, overheads included.
     bytes: usize,
     kind: ChangeKind,
     key_hash: Option<[u8; 16]>,
@@ -147,7 +205,7 @@ pub struct Reader {
     writers: Vec<WriterProxy>,
     delivered: VecDeque<ReceivedChange>,
     transmits: VecDeque<Transmit>,
-    reassembly_bytes: usize,
+    held: Held,
     stats: ReaderStats,
 }
 
@@ -160,7 +218,7 @@ impl Reader {
             writers: Vec::new(),
             delivered: VecDeque::new(),
             transmits: VecDeque::new(),
-            reassembly_bytes: 0,
+            held: Held::default(),
             stats: ReaderStats::default(),
         }
     }
@@ -173,6 +231,21 @@ impl Reader {
     /// What the reader counted.
     pub fn stats(&self) -> ReaderStats {
         self.stats
+    }
+
+    /// Bytes held under reassembly, overheads included (at most `max_reassembly_bytes`).
+    pub fn reassembly_bytes(&self) -> usize {
+        self.held.bytes
+    }
+
+    /// Fragments held under reassembly (at most `max_reassembly_fragments`).
+    pub fn reassembly_fragments(&self) -> usize {
+        self.held.fragments
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ReaderConfig {
+        &self.config
     }
 
     /// True for a stateless reader, which takes DATA from any writer.
@@ -220,7 +293,9 @@ impl Reader {
     pub fn unmatch_writer(&mut self, guid: Guid) {
         if let Some(i) = self.writers.iter().position(|w| w.remote.guid == guid) {
             let proxy = self.writers.swap_remove(i);
-            self.reassembly_bytes -= proxy.reassembly.values().map(|r| r.bytes).sum::<usize>();
+            for r in proxy.reassembly.values() {
+                self.held.release(r);
+            }
         }
     }
 
@@ -236,11 +311,13 @@ impl Reader {
         self.config.reliable && self.writers[i].remote.reliable
     }
 
-    /// Handles a DATA from `source`, with the INFO_TS timestamp in force.
+    /// Handles a DATA from participant `source`, carried by a datagram from `origin`, with
+    /// the INFO_TS timestamp in force.
     pub fn handle_data(
         &mut self,
         now: Timestamp,
         source: GuidPrefix,
+        origin: Locator,
         timestamp: Option<Time>,
         data: &Data<'_>,
     ) {
@@ -256,6 +333,7 @@ impl Reader {
             key_hash,
             timestamp,
             payload: data.payload.bytes().unwrap_or_default().to_vec(),
+            origin,
         };
         if self.config.stateless {
             // A stateless reader keeps no per-writer state: every DATA is delivered.
@@ -269,11 +347,12 @@ impl Reader {
         self.accept(now, i, data.writer_sn.0, Slot::Change(change));
     }
 
-    /// Handles a DATA_FRAG from `source`.
+    /// Handles a DATA_FRAG from participant `source`, carried by a datagram from `origin`.
     pub fn handle_data_frag(
         &mut self,
         now: Timestamp,
         source: GuidPrefix,
+        origin: Locator,
         timestamp: Option<Time>,
         frag: &DataFrag<'_>,
     ) {
@@ -286,22 +365,42 @@ impl Reader {
             self.stats.duplicates += 1;
             return;
         }
-        if frag.sample_size as usize > self.config.max_sample_size || frag.fragment_size == 0 {
+        if usize::try_from(frag.sample_size).map_or(true, |n| n > self.config.max_sample_size) {
+            self.stats.oversized += 1;
+            return;
+        }
+        if frag.fragment_size == 0 {
+            // The wire layer rejects it; checked again because the division below needs it.
             self.stats.bad_fragments += 1;
             return;
         }
         let total = frag.sample_size.div_ceil(u32::from(frag.fragment_size));
+        let max_bytes = self.config.max_reassembly_bytes;
+        let max_fragments = self.config.max_reassembly_fragments;
         let proxy = &mut self.writers[i];
-        let entry = proxy.reassembly.entry(seq).or_insert_with(|| Reassembly {
-            sample_size: frag.sample_size,
-            fragment_size: frag.fragment_size,
-            total,
-            fragments: BTreeMap::new(),
-            bytes: 0,
-            kind: ChangeKind::Alive,
-            key_hash: None,
-            timestamp,
-        });
+        let entry = match proxy.reassembly.entry(seq) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                // A new sample costs its bookkeeping before any fragment is stored.
+                if self.held.bytes.saturating_add(SAMPLE_OVERHEAD) > max_bytes
+                    || self.held.fragments >= max_fragments
+                {
+                    self.stats.reassembly_full += 1;
+                    return;
+                }
+                self.held.bytes += SAMPLE_OVERHEAD;
+                new.insert(Reassembly {
+                    sample_size: frag.sample_size,
+                    fragment_size: frag.fragment_size,
+                    total,
+                    fragments: BTreeMap::new(),
+                    bytes: SAMPLE_OVERHEAD,
+                    kind: ChangeKind::Alive,
+                    key_hash: None,
+                    timestamp,
+                })
+            }
+        };
         if entry.sample_size != frag.sample_size || entry.fragment_size != frag.fragment_size {
             self.stats.bad_fragments += 1;
             return;
@@ -313,9 +412,14 @@ impl Reader {
         }
         // The wire layer checked that the fragments fit the sample; split them up.
         let size = usize::from(frag.fragment_size);
-        let mut added = 0usize;
+        let mut full = false;
         for (k, chunk) in frag.fragments.chunks(size).enumerate() {
-            let n = frag.fragment_starting_num + k as u32;
+            let Some(n) = u32::try_from(k)
+                .ok()
+                .and_then(|k| frag.fragment_starting_num.checked_add(k))
+            else {
+                break;
+            };
             let expected = if n == total {
                 entry.sample_size as usize - (total as usize - 1) * size
             } else {
@@ -324,20 +428,34 @@ impl Reader {
             if n > total || chunk.len() != expected || entry.fragments.contains_key(&n) {
                 continue;
             }
-            if self.reassembly_bytes + added + chunk.len() > self.config.max_reassembly_bytes {
-                self.stats.bad_fragments += 1;
+            let cost = chunk.len() + FRAGMENT_OVERHEAD;
+            if self.held.bytes.saturating_add(cost) > max_bytes
+                || self.held.fragments >= max_fragments
+            {
+                full = true;
                 break;
             }
-            added += chunk.len();
-            entry.bytes += chunk.len();
+            self.held.bytes += cost;
+            self.held.fragments += 1;
+            entry.bytes += cost;
             entry.fragments.insert(n, chunk.to_vec());
         }
-        self.reassembly_bytes += added;
+        if full {
+            self.stats.reassembly_full += 1;
+        }
+        if entry.fragments.is_empty() {
+            // Nothing stored: keep no empty entry, or a writer could grow the table one
+            // sequence number at a time once the limits are reached.
+            if let Some(r) = proxy.reassembly.remove(&seq) {
+                self.held.release(&r);
+            }
+            return;
+        }
         if entry.fragments.len() as u32 == entry.total {
             let Some(done) = proxy.reassembly.remove(&seq) else {
                 return;
             };
-            self.reassembly_bytes -= done.bytes;
+            self.held.release(&done);
             let mut payload = Vec::with_capacity(done.sample_size as usize);
             for piece in done.fragments.into_values() {
                 payload.extend_from_slice(&piece);
@@ -349,6 +467,7 @@ impl Reader {
                 key_hash: done.key_hash,
                 timestamp: done.timestamp,
                 payload,
+                origin,
             };
             self.accept(now, i, seq, Slot::Change(change));
         }
@@ -479,7 +598,7 @@ impl Reader {
         let reliable = self.reliable_with(i);
         let proxy = &mut self.writers[i];
         if let Some(r) = proxy.reassembly.remove(&seq) {
-            self.reassembly_bytes -= r.bytes;
+            self.held.release(&r);
         }
         if !reliable {
             // Best effort: deliver now, and everything older is history.
@@ -487,7 +606,7 @@ impl Reader {
             let stale: Vec<i64> = proxy.reassembly.range(..seq).map(|(&s, _)| s).collect();
             for s in stale {
                 if let Some(r) = proxy.reassembly.remove(&s) {
-                    self.reassembly_bytes -= r.bytes;
+                    self.held.release(&r);
                 }
             }
             if let Slot::Change(change) = slot {
@@ -498,6 +617,9 @@ impl Reader {
         }
         if proxy.ahead.len() >= self.config.max_out_of_order && seq != proxy.next_expected {
             // Full: it will be asked for again.
+            if matches!(slot, Slot::Change(_)) {
+                self.stats.out_of_order_dropped += 1;
+            }
             return;
         }
         proxy.highest_announced = proxy.highest_announced.max(seq);
@@ -534,10 +656,11 @@ impl Reader {
         let stale: Vec<i64> = proxy.reassembly.range(from..end).map(|(&s, _)| s).collect();
         for s in stale {
             if let Some(r) = proxy.reassembly.remove(&s) {
-                self.reassembly_bytes -= r.bytes;
+                self.held.release(&r);
             }
         }
-        self.stats.lost += lost;
+        // Saturating: a writer can declare up to 2^63 changes lost, again after each match.
+        self.stats.lost = self.stats.lost.saturating_add(lost);
         self.writers[i].next_expected = end;
     }
 

@@ -41,6 +41,12 @@ pub struct WriterConfig {
     /// A piggy-backed HEARTBEAT asks for an acknowledgment (final flag clear) once a reader
     /// has this many unacknowledged samples.
     pub ack_request_threshold: usize,
+    /// A change resent to a reader is not resent to it again on a request that comes
+    /// sooner than this (RTPS 2.5 §8.4.7.1 nackSuppressionDuration): the first resend is
+    /// probably still on its way, and a reader that lost it asks again after a later
+    /// HEARTBEAT. Without it, a burst over a lossy link makes a reader list the same holes in
+    /// one ACKNACK after another, and each would resend all of them.
+    pub nack_suppression: Duration,
 }
 
 impl Default for WriterConfig {
@@ -54,6 +60,7 @@ impl Default for WriterConfig {
             fragment_size: 16 * 1024,
             max_message_size: 63 * 1024,
             ack_request_threshold: 16,
+            nack_suppression: Duration::from_millis(5),
         }
     }
 }
@@ -112,6 +119,8 @@ struct ReaderProxy {
     first_relevant: i64,
     /// Changes the reader asked for again.
     requested: BTreeSet<i64>,
+    /// When changes not yet acknowledged were last resent to this reader.
+    resent_at: BTreeMap<i64, Timestamp>,
     last_acknack: Option<u32>,
     last_nack_frag: Option<u32>,
 }
@@ -222,6 +231,7 @@ impl Writer {
             next_unsent,
             first_relevant: next_unsent,
             requested: BTreeSet::new(),
+            resent_at: BTreeMap::new(),
             last_acknack: None,
             last_nack_frag: None,
         };
@@ -331,15 +341,17 @@ impl Writer {
         let base = acknack.reader_sn_state.base().0;
         // base - 1 is acknowledged; a reader cannot acknowledge what was not written.
         proxy.acked = proxy.acked.max((base - 1).min(self.last_seq));
+        proxy.resent_at = proxy.resent_at.split_off(&(proxy.acked + 1));
         for seq in acknack.reader_sn_state.iter() {
             if seq.0 >= 1 && seq.0 <= self.last_seq {
                 proxy.requested.insert(seq.0);
             }
         }
-        let had_requests = !proxy.requested.is_empty();
-        self.send_requested(&mut proxy);
-        // A reader that asked without knowing all we have learns it from a heartbeat.
-        if had_requests
+        let (answered, retry_at) = self.send_requested(now, &mut proxy);
+        // A reader that asked without knowing all we have learns it from a heartbeat. (Not
+        // when every request was suppressed: that heartbeat would only draw the same
+        // ACKNACK again, back and forth until the resends arrive.)
+        if answered
             || (acknack.reader_sn_state.is_empty() && base <= self.last_seq && !acknack.final_flag)
         {
             self.send_heartbeat(&proxy, true);
@@ -348,6 +360,9 @@ impl Writer {
         self.purge_acknowledged();
         if !self.all_acknowledged() {
             self.schedule_heartbeat(now);
+            // What was suppressed can be asked for again once the suppression ends: a
+            // heartbeat then lets the reader say whether it still misses it.
+            self.next_heartbeat = earliest(self.next_heartbeat, retry_at);
         }
     }
 
@@ -500,23 +515,45 @@ impl Writer {
         proxy.next_unsent = self.last_seq + 1;
     }
 
-    fn send_requested(&mut self, proxy: &mut ReaderProxy) {
+    /// Resends what `proxy` asked for (GAP for what is gone), except changes resent to it
+    /// within `nack_suppression`. Whether anything was sent, and when the first suppressed
+    /// request could be answered.
+    fn send_requested(
+        &mut self,
+        now: Timestamp,
+        proxy: &mut ReaderProxy,
+    ) -> (bool, Option<Timestamp>) {
         let destination = proxy.remote.guid.prefix;
         let locators = proxy.remote.locators.clone();
         let reader_id = proxy.remote.guid.entity_id;
         let requested = std::mem::take(&mut proxy.requested);
         let mut missing = Vec::new();
+        let mut sent = false;
+        let mut retry_at = None;
         for seq in requested {
             if seq >= proxy.first_relevant && self.history.contains_key(&seq) {
+                if let Some(until) = proxy
+                    .resent_at
+                    .get(&seq)
+                    .map(|t| t.after(self.config.nack_suppression))
+                    .filter(|until| now < *until)
+                {
+                    retry_at = earliest(retry_at, Some(until));
+                    continue;
+                }
+                proxy.resent_at.insert(seq, now);
                 self.stats.resent += 1;
+                sent = true;
                 self.send_change(seq, reader_id, Some(destination), &locators, None, None);
             } else {
                 missing.push(seq);
             }
         }
         if !missing.is_empty() {
+            sent = true;
             self.send_gap(reader_id, destination, &locators, &missing);
         }
+        (sent, retry_at)
     }
 
     /// Sends GAPs covering `seqs` (ascending), as few as the 256-bit list allows.

@@ -409,3 +409,71 @@ fn volatile_late_joiner_receives_only_new_samples() {
     drain(&mut s.net, &mut got);
     assert_eq!(got.iter().map(|(s, _)| *s).collect::<Vec<_>>(), vec![6]);
 }
+
+/// A stream over a lossy link with some latency is repaired without a retransmission
+/// storm: a lost change is resent about once per request round, not once for every
+/// ACKNACK that lists it while its resend is on the way. (Before `nack_suppression`, every
+/// DATA after a hole carried a HEARTBEAT asking for an ACKNACK, each ACKNACK listed every
+/// hole, and the writer resent every hole each time: over real sockets 2000 samples at 10 %
+/// loss cost some 90,000 datagrams.)
+#[test]
+fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
+    let wc = WriterConfig {
+        history: History::KeepAll,
+        ..WriterConfig::default()
+    };
+    // A 2 ms round trip, and a write every 20 µs: some 100 DATA, each drawing an ACKNACK
+    // that lists the holes, pass while a resend travels.
+    let faults = Faults {
+        loss: 0.1,
+        duplication: 0.0,
+        jitter: Duration::ZERO,
+        latency: Duration::from_millis(1),
+    };
+    let count = 2000u32;
+    for seed in 0..5 {
+        let mut s = setup(
+            seed,
+            faults,
+            wc.clone(),
+            ReaderConfig::default(),
+            false,
+            true,
+        );
+        let mut written = Vec::new();
+        let mut got = Vec::new();
+        for i in 0..count {
+            let now = s.net.now;
+            let payload = sample(i, 64);
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: None,
+                timestamp: None,
+                payload: payload.clone(),
+            };
+            s.net.nodes[0]
+                .writer(WRITER_ID)
+                .unwrap()
+                .write(now, change)
+                .unwrap();
+            written.push(payload);
+            s.net.advance(Duration::from_micros(20));
+            drain(&mut s.net, &mut got);
+        }
+        assert!(
+            s.net.run_until(Duration::from_secs(60), |n| {
+                drain(n, &mut got);
+                got.len() >= count as usize
+            }),
+            "seed {seed}: {} of {count}",
+            got.len()
+        );
+        assert_exactly_once_in_order(seed, &got, &written);
+        let resent = s.net.nodes[0].writer(WRITER_ID).unwrap().stats().resent;
+        // About 200 of the 2000 DATA are lost, and a tenth of their resends too.
+        assert!(
+            resent < u64::from(count) / 4,
+            "seed {seed}: {resent} resends for {count} samples at 10 % loss"
+        );
+    }
+}

@@ -7,9 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::SystemTime;
 
+use ferrodds_rtps::qos::LENGTH_UNLIMITED;
 use ferrodds_rtps::wire::Guid;
-use ferrodds_rtps::ChangeKind;
+use ferrodds_rtps::{ChangeKind, Limits};
 
+use crate::qos::Qos;
 use crate::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
 
 /// A sample as stored: its bytes and what the reader knows of it.
@@ -23,6 +25,8 @@ pub(crate) struct Stored {
     pub(crate) source_timestamp: Option<SystemTime>,
     pub(crate) writer: Guid,
     pub(crate) sequence_number: i64,
+    /// When the sample expires (its writer's LIFESPAN), if ever.
+    pub(crate) expires: Option<SystemTime>,
 }
 
 #[derive(Debug)]
@@ -32,13 +36,68 @@ struct Instance {
     new: bool,
     writers: BTreeSet<Guid>,
     samples: VecDeque<Stored>,
+    /// The first payload received for the instance (and whether it is key-only): its key,
+    /// for the invalid-data sample that reports a state change once every sample was taken.
+    key_payload: (Vec<u8>, bool),
+    /// The key in `ReaderCache::order` of each sample, in the same order as `samples`.
+    arrival_ids: VecDeque<u64>,
 }
 
-/// The per-instance depth (KEEP_LAST) or none (KEEP_ALL, bounded by `max_samples`).
+/// The per-instance depth (KEEP_LAST) or none (KEEP_ALL, bounded by
+/// `max_samples_per_instance`), and the bounds of RESOURCE_LIMITS.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CacheLimits {
     pub(crate) depth: Option<usize>,
     pub(crate) max_samples: usize,
+    pub(crate) max_instances: usize,
+    pub(crate) max_samples_per_instance: usize,
+}
+
+impl CacheLimits {
+    /// The limits of a reader with `qos`: its RESOURCE_LIMITS where set, the participant's
+    /// `limits` where they are unlimited.
+    pub(crate) fn new(qos: &Qos, limits: &Limits) -> Self {
+        let rl = &qos.policies.resource_limits;
+        let or = |v: i32, default: usize| match v {
+            LENGTH_UNLIMITED => default,
+            n => usize::try_from(n.max(1)).unwrap_or(default),
+        };
+        CacheLimits {
+            depth: qos.depth(),
+            max_samples: or(rl.max_samples, limits.max_samples_per_reader),
+            max_instances: or(rl.max_instances, limits.max_instances_per_reader),
+            max_samples_per_instance: or(
+                rl.max_samples_per_instance,
+                limits.max_samples_per_instance,
+            ),
+        }
+    }
+}
+
+/// Why a sample was not stored (DCPS `SampleRejectedStatusKind`, plus samples that do not
+/// decode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SampleRejectedReason {
+    /// The reader held `max_instances` instances and the sample was of a new one.
+    InstancesLimit,
+    /// The reader held `max_samples` samples.
+    SamplesLimit,
+    /// The sample's instance held `max_samples_per_instance` samples (KEEP_ALL).
+    SamplesPerInstanceLimit,
+    /// The payload does not decode as the reader's type (its key could not be read when it
+    /// arrived, or the sample could not be read when taken): dropped.
+    Undecodable,
+}
+
+/// The SAMPLE_REJECTED status of a reader: samples that arrived but were not stored (or,
+/// for [`SampleRejectedReason::Undecodable`], not handed out).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleRejectedStatus {
+    /// Samples rejected so far.
+    pub total_count: u64,
+    /// Why the last one was.
+    pub last_reason: Option<SampleRejectedReason>,
 }
 
 /// A sample handed out, still serialized.
@@ -56,9 +115,10 @@ pub(crate) struct ReaderCache {
     order: BTreeMap<u64, InstanceHandle>,
     arrivals: u64,
     len: usize,
-    /// Samples dropped because the cache was full (KEEP_ALL) — the RTPS reader is reliable
-    /// up to here; beyond it the DCPS SAMPLE_REJECTED status applies.
+    /// Samples dropped because a limit was reached, or because they do not decode — the
+    /// RTPS reader is reliable up to here; beyond it the DCPS SAMPLE_REJECTED status applies.
     pub(crate) rejected: u64,
+    pub(crate) last_rejected: Option<SampleRejectedReason>,
 }
 
 impl ReaderCache {
@@ -70,6 +130,21 @@ impl ReaderCache {
             arrivals: 0,
             len: 0,
             rejected: 0,
+            last_rejected: None,
+        }
+    }
+
+    /// Counts `n` samples rejected for `reason`.
+    pub(crate) fn reject(&mut self, reason: SampleRejectedReason, n: u64) {
+        self.rejected += n;
+        self.last_rejected = Some(reason);
+    }
+
+    /// The SAMPLE_REJECTED status.
+    pub(crate) fn rejected_status(&self) -> SampleRejectedStatus {
+        SampleRejectedStatus {
+            total_count: self.rejected,
+            last_reason: self.last_rejected,
         }
     }
 
@@ -88,11 +163,19 @@ impl ReaderCache {
     /// Adds a change from `writer` to instance `handle`.
     pub(crate) fn insert(&mut self, handle: InstanceHandle, kind: ChangeKind, stored: Stored) {
         let writer = stored.writer;
+        if !self.instances.contains_key(&handle)
+            && self.instances.len() >= self.limits.max_instances
+        {
+            self.reject(SampleRejectedReason::InstancesLimit, 1);
+            return;
+        }
         let instance = self.instances.entry(handle).or_insert_with(|| Instance {
             state: InstanceState::Alive,
             new: true,
             writers: BTreeSet::new(),
             samples: VecDeque::new(),
+            key_payload: (stored.payload.clone(), stored.key_only),
+            arrival_ids: VecDeque::new(),
         });
         match kind {
             ChangeKind::Alive => {
@@ -122,27 +205,64 @@ impl ReaderCache {
         if let Some(depth) = self.limits.depth {
             while instance.samples.len() >= depth.max(1) {
                 instance.samples.pop_front();
+                // Its place in the arrival order goes with it (else `order` would grow by
+                // one entry per sample replaced, for as long as the reader lives).
+                if let Some(arrival) = instance.arrival_ids.pop_front() {
+                    self.order.remove(&arrival);
+                }
                 self.len -= 1;
             }
-        } else if self.len >= self.limits.max_samples {
-            self.rejected += 1;
+        } else if instance.samples.len() >= self.limits.max_samples_per_instance {
+            self.reject(SampleRejectedReason::SamplesPerInstanceLimit, 1);
+            return;
+        }
+        if self.len >= self.limits.max_samples {
+            self.reject(SampleRejectedReason::SamplesLimit, 1);
             return;
         }
         instance.samples.push_back(stored);
         self.len += 1;
         self.arrivals += 1;
+        instance.arrival_ids.push_back(self.arrivals);
         self.order.insert(self.arrivals, handle);
     }
 
+    /// Removes the sample of `handle` that `writer` sent as `sequence_number`, if it is
+    /// still held (a sample that does not decode, found by a read: it is dropped at once, so
+    /// that it is neither handed out nor counted again).
+    pub(crate) fn discard(&mut self, handle: InstanceHandle, writer: Guid, sequence_number: i64) {
+        let Some(instance) = self.instances.get_mut(&handle) else {
+            return;
+        };
+        let Some(i) = instance
+            .samples
+            .iter()
+            .position(|s| s.writer == writer && s.sequence_number == sequence_number)
+        else {
+            return;
+        };
+        instance.samples.remove(i);
+        if let Some(arrival) = instance.arrival_ids.remove(i) {
+            self.order.remove(&arrival);
+        }
+        self.len -= 1;
+    }
+
+    /// True when the cache knows instance `handle` (it holds samples of it, or it is alive).
+    pub(crate) fn contains(&self, handle: InstanceHandle) -> bool {
+        self.instances.contains_key(&handle)
+    }
+
     /// A writer is gone: its instances without other writers become NOT_ALIVE_NO_WRITERS,
-    /// which the application learns from an invalid-data sample.
-    pub(crate) fn writer_lost(&mut self, writer: Guid) {
+    /// which the application learns from an invalid-data sample. Returns those instances.
+    pub(crate) fn writer_lost(&mut self, writer: Guid) -> Vec<InstanceHandle> {
         let handles: Vec<InstanceHandle> = self
             .instances
             .iter()
             .filter(|(_, i)| i.writers.contains(&writer))
             .map(|(h, _)| *h)
             .collect();
+        let mut no_writers = Vec::new();
         for handle in handles {
             let Some(instance) = self.instances.get_mut(&handle) else {
                 continue;
@@ -150,32 +270,71 @@ impl ReaderCache {
             instance.writers.remove(&writer);
             if instance.writers.is_empty() && instance.state == InstanceState::Alive {
                 instance.state = InstanceState::NotAliveNoWriters;
-                let key = instance
+                no_writers.push(handle);
+                // Any sample of the instance holds its key; the first one is kept for this.
+                let (payload, key_only) = instance
                     .samples
                     .back()
-                    .map(|s| (s.payload.clone(), s.key_only));
-                if let Some((payload, key_only)) = key {
-                    let stored = Stored {
-                        payload,
-                        key_only,
-                        valid_data: false,
-                        read: false,
-                        source_timestamp: None,
-                        writer,
-                        sequence_number: 0,
-                    };
-                    instance.samples.push_back(stored);
-                    self.len += 1;
-                    self.arrivals += 1;
-                    self.order.insert(self.arrivals, handle);
-                }
+                    .map(|s| (s.payload.clone(), s.key_only))
+                    .unwrap_or_else(|| instance.key_payload.clone());
+                let stored = Stored {
+                    payload,
+                    key_only,
+                    valid_data: false,
+                    read: false,
+                    source_timestamp: None,
+                    writer,
+                    sequence_number: 0,
+                    expires: None,
+                };
+                instance.samples.push_back(stored);
+                self.len += 1;
+                self.arrivals += 1;
+                instance.arrival_ids.push_back(self.arrivals);
+                self.order.insert(self.arrivals, handle);
             }
+        }
+        no_writers
+    }
+
+    /// Drops the samples whose lifespan ended by `now`, keeping arrival order consistent:
+    /// the k-th order entry of an instance stands for its k-th sample, as in `collect`.
+    fn purge_expired(&mut self, now: SystemTime) {
+        let mut index: BTreeMap<InstanceHandle, usize> = BTreeMap::new();
+        let mut expired_orders = Vec::new();
+        for (&arrival, &handle) in &self.order {
+            let i = index.entry(handle).or_insert(0);
+            let expired = self
+                .instances
+                .get(&handle)
+                .and_then(|inst| inst.samples.get(*i))
+                .is_some_and(|s| s.expires.is_some_and(|e| e <= now));
+            if expired {
+                expired_orders.push(arrival);
+            }
+            *i += 1;
+        }
+        if expired_orders.is_empty() {
+            return;
+        }
+        let expired_orders: BTreeSet<u64> = expired_orders.into_iter().collect();
+        for arrival in &expired_orders {
+            self.order.remove(arrival);
+        }
+        for instance in self.instances.values_mut() {
+            let before = instance.samples.len();
+            instance
+                .samples
+                .retain(|s| s.expires.is_none_or(|e| e > now));
+            instance.arrival_ids.retain(|a| !expired_orders.contains(a));
+            self.len -= before - instance.samples.len();
         }
     }
 
     /// Hands out up to `max` samples in arrival order: removes them (`take`) or marks them
     /// read (`read`). With `unread_only`, samples already read are skipped.
     pub(crate) fn collect(&mut self, max: usize, take: bool, unread_only: bool) -> Vec<Taken> {
+        self.purge_expired(SystemTime::now());
         let mut out = Vec::new();
         // Walk arrival order; each order entry points at the oldest sample of its instance
         // that has not been handed out by this walk.
@@ -233,6 +392,7 @@ impl ReaderCache {
                 self.order.remove(&arrival);
                 if let Some(i) = self.instances.get_mut(&handle) {
                     if i.samples.pop_front().is_some() {
+                        i.arrival_ids.pop_front();
                         self.len -= 1;
                     }
                 }
@@ -257,7 +417,6 @@ impl ReaderCache {
     }
 
     /// The state of an instance, if known.
-    #[cfg(test)]
     pub(crate) fn instance_state(&self, handle: InstanceHandle) -> Option<InstanceState> {
         self.instances.get(&handle).map(|i| i.state)
     }
@@ -277,6 +436,7 @@ mod tests {
             source_timestamp: None,
             writer,
             sequence_number: seq,
+            expires: None,
         }
     }
 
@@ -289,6 +449,8 @@ mod tests {
         let mut c = ReaderCache::new(CacheLimits {
             depth: Some(2),
             max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
         });
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         for seq in 1..=3 {
@@ -308,6 +470,8 @@ mod tests {
         let mut c = ReaderCache::new(CacheLimits {
             depth: Some(5),
             max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
         });
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true));
@@ -329,10 +493,58 @@ mod tests {
     }
 
     #[test]
+    fn expired_samples_are_not_handed_out() {
+        use std::time::Duration;
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        let mut gone = stored(writer(1), 1, true);
+        gone.expires = Some(SystemTime::now() - Duration::from_secs(1));
+        c.insert(a, ChangeKind::Alive, gone);
+        c.insert(b, ChangeKind::Alive, stored(writer(1), 2, true));
+        let mut later = stored(writer(1), 3, true);
+        later.expires = Some(SystemTime::now() + Duration::from_secs(60));
+        c.insert(a, ChangeKind::Alive, later);
+        let taken = c.collect(10, true, false);
+        let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
+        assert_eq!(seqs, vec![2, 3]);
+        assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn a_lost_writer_is_reported_even_when_every_sample_was_taken() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: Some(1),
+            max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let a = InstanceHandle([1; 16]);
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true));
+        assert_eq!(c.collect(10, true, false).len(), 1);
+        assert_eq!(c.writer_lost(writer(1)), vec![a]);
+        let taken = c.collect(10, true, false);
+        assert_eq!(taken.len(), 1);
+        assert!(!taken[0].info.valid_data);
+        assert_eq!(
+            taken[0].info.instance_state,
+            InstanceState::NotAliveNoWriters
+        );
+        // The key comes from the first sample of the instance.
+        assert_eq!(taken[0].stored.payload, vec![1]);
+    }
+
+    #[test]
     fn keep_all_rejects_beyond_max_samples() {
         let mut c = ReaderCache::new(CacheLimits {
             depth: None,
             max_samples: 2,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
         });
         for seq in 1..=3 {
             c.insert(
@@ -342,5 +554,55 @@ mod tests {
             );
         }
         assert_eq!((c.len(), c.rejected), (2, 1));
+    }
+
+    #[test]
+    fn replaced_samples_leave_no_arrival_entries_behind() {
+        // Regression: a KEEP_LAST reader dropped the sample a new one replaced but kept its
+        // entry in the arrival order, so `order` grew by one entry per sample for as long as
+        // the reader lived (and every take walked all of them).
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: Some(1),
+            max_samples: usize::MAX,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        for seq in 1..=10_000 {
+            let handle = if seq % 2 == 0 { a } else { b };
+            c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true));
+        }
+        assert_eq!((c.len(), c.order.len()), (2, 2));
+        let seqs: Vec<i64> = c
+            .collect(10, true, false)
+            .iter()
+            .map(|t| t.info.sequence_number)
+            .collect();
+        assert_eq!(seqs, vec![9_999, 10_000]);
+        assert!(c.order.is_empty());
+    }
+
+    #[test]
+    fn instances_and_samples_per_instance_are_bounded() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: 100,
+            max_instances: 3,
+            max_samples_per_instance: 2,
+        });
+        for n in 0..5u8 {
+            for seq in 1..=3 {
+                let handle = InstanceHandle([n; 16]);
+                c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true));
+            }
+        }
+        // 3 instances of 2 samples; per instance one more refused, 2 instances refused.
+        assert_eq!(c.len(), 6);
+        assert_eq!(c.rejected, 3 + 2 * 3);
+        assert_eq!(
+            c.rejected_status().last_reason,
+            Some(SampleRejectedReason::InstancesLimit)
+        );
+        assert!(!c.contains(InstanceHandle([4; 16])));
     }
 }

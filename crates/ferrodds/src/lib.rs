@@ -32,6 +32,8 @@
 #![forbid(unsafe_code)]
 
 mod cache;
+mod deadline;
+mod delivery;
 mod error;
 mod participant;
 pub mod qos;
@@ -41,8 +43,11 @@ mod sample;
 mod waitset;
 mod writer;
 
+pub use cache::{SampleRejectedReason, SampleRejectedStatus};
+pub use deadline::DeadlineMissedStatus;
 pub use error::{Error, Result};
 pub use ferrodds_cdr::{Cdr, JsonView};
+pub use ferrodds_rtps::Limits;
 pub use participant::{DomainParticipant, ParticipantBuilder, Publisher, Subscriber, Topic};
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, Sample, TakeFuture};

@@ -11,7 +11,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ferrodds_cdr::Cdr;
 use ferrodds_rtps::discovery::ParticipantData;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
-use ferrodds_rtps::{Discovery, DiscoveryConfig, Participant};
+use ferrodds_rtps::{
+    Discovery, DiscoveryConfig, DiscoveryStats, Limits, Participant, ReaderStats, WriterStats,
+};
 use ferrodds_transport::{InterfaceSelector, TransportConfig, UdpTransport};
 
 use crate::error::{Error, Result};
@@ -79,12 +81,21 @@ fn rtps_locator(l: ferrodds_transport::Locator) -> Option<Locator> {
     Some(Locator::udpv4(*addr.ip(), addr.port()))
 }
 
+/// The SPDP period for `asked` and `lease`: peers drop a participant they have not heard
+/// from for its lease, so it announces itself at least three times per lease (a lost
+/// announcement or two must not make a live participant vanish), and never more often than
+/// every 10 ms.
+fn announce_period(asked: Duration, lease: Duration) -> Duration {
+    asked.min(lease / 3).max(Duration::from_millis(10))
+}
+
 /// Builds a participant from configuration.
 #[derive(Debug, Clone)]
 pub struct ParticipantBuilder {
     config: ferrodds_transport::TransportConfigBuilder,
     announce_period: Duration,
     lease_duration: Duration,
+    limits: Limits,
 }
 
 impl ParticipantBuilder {
@@ -99,7 +110,17 @@ impl ParticipantBuilder {
             config: config.to_builder(),
             announce_period: Duration::from_secs(2),
             lease_duration: Duration::from_secs(20),
+            limits: Limits::default(),
         }
+    }
+
+    /// Resource limits: how much remote participants can make this one hold (remote
+    /// participants and endpoints, instances and samples per reader, fragments and bytes
+    /// under reassembly). What arrives beyond a limit is dropped and counted; see
+    /// [`Limits`] and `docs/robustness.md`.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// The domain id.
@@ -123,13 +144,15 @@ impl ParticipantBuilder {
         self
     }
 
-    /// The period of SPDP announcements after the first few.
+    /// The period of SPDP announcements after the first few (at most a third of the lease,
+    /// whatever is asked for here).
     pub fn announce_period(mut self, period: Duration) -> Self {
         self.announce_period = period;
         self
     }
 
-    /// How long peers keep us without hearing from us.
+    /// How long peers keep us without hearing from us. We announce ourselves at least three
+    /// times per lease.
     pub fn lease_duration(mut self, lease: Duration) -> Self {
         self.lease_duration = lease;
         self
@@ -160,13 +183,13 @@ impl ParticipantBuilder {
             .filter_map(|l| rtps_locator(*l))
             .collect();
         let shared_now = ferrodds_rtps::Timestamp(0);
-        let mut rtps = Participant::new(prefix);
+        let mut rtps = Participant::with_limits(prefix, self.limits);
         let discovery = Discovery::new(
             shared_now,
             DiscoveryConfig {
                 own,
                 spdp_destinations,
-                announce_period: self.announce_period,
+                announce_period: announce_period(self.announce_period, self.lease_duration),
             },
             &mut rtps,
         );
@@ -269,10 +292,48 @@ impl DomainParticipant {
         DataReader::new(self, topic, qos)
     }
 
+    /// A reader in the default subscriber that takes in only the samples `filter` accepts:
+    /// a content filter, applied by the reader as samples arrive (writers still send
+    /// everything). Dispose and unregister reach it only for instances it accepted a
+    /// sample of.
+    pub fn create_reader_with_filter<T: Cdr + 'static>(
+        &self,
+        topic: &Topic<T>,
+        qos: Qos,
+        filter: impl Fn(&T) -> bool + Send + Sync + 'static,
+    ) -> Result<DataReader<T>> {
+        topic.check_participant(self)?;
+        DataReader::with_filter(self, topic, qos, filter)
+    }
+
     /// What arrived and was dropped, counted: datagrams that are not RTPS, malformed
     /// submessages, submessages for others.
     pub fn receive_stats(&self) -> ferrodds_rtps::ReceiveStats {
         self.inner.shared.lock().rtps.stats()
+    }
+
+    /// What discovery refused, counted: discovery data that did not parse, participants
+    /// and endpoints beyond the limits, locators rewritten or dropped, GUIDs that do not
+    /// belong to their sender.
+    pub fn discovery_stats(&self) -> DiscoveryStats {
+        self.inner.shared.lock().discovery.stats()
+    }
+
+    /// The RTPS readers' counts, summed over the participant's readers (builtin ones
+    /// included): fragments dropped, changes from unknown writers, duplicates, ...
+    pub fn reader_stats(&self) -> ReaderStats {
+        self.inner.shared.lock().rtps.reader_stats()
+    }
+
+    /// The RTPS writers' counts, summed over the participant's writers (builtin ones
+    /// included): resends, heartbeats, ACKNACKs ignored, ...
+    pub fn writer_stats(&self) -> WriterStats {
+        self.inner.shared.lock().rtps.writer_stats()
+    }
+
+    /// The resource limits the participant was built with.
+    pub fn limits(&self) -> Limits {
+        self.inner.shared.lock().rtps.limits().clone()
     }
 
     /// The unicast address discovery traffic reaches this participant at.
@@ -359,5 +420,44 @@ impl Subscriber {
             qos.partition(self.partition.iter().cloned())
         };
         DataReader::new(&self.participant, topic, qos)
+    }
+
+    /// A reader in this subscriber's partition that takes in only the samples `filter`
+    /// accepts (see [`DomainParticipant::create_reader_with_filter`]).
+    pub fn create_reader_with_filter<T: Cdr + 'static>(
+        &self,
+        topic: &Topic<T>,
+        qos: Qos,
+        filter: impl Fn(&T) -> bool + Send + Sync + 'static,
+    ) -> Result<DataReader<T>> {
+        let qos = if self.partition.is_empty() {
+            qos
+        } else {
+            qos.partition(self.partition.iter().cloned())
+        };
+        DataReader::with_filter(&self.participant, topic, qos, filter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn announcements_come_at_least_three_times_per_lease() {
+        let s = Duration::from_secs;
+        // The defaults are left alone.
+        assert_eq!(announce_period(s(2), s(20)), s(2));
+        // A lease shorter than the period asked for shortens the period.
+        assert_eq!(announce_period(s(2), s(3)), s(1));
+        assert_eq!(
+            announce_period(s(2), s(1)),
+            Duration::from_millis(333) + Duration::from_nanos(333_333)
+        );
+        // A lease of nothing does not make the timer spin.
+        assert_eq!(
+            announce_period(s(2), Duration::ZERO),
+            Duration::from_millis(10)
+        );
     }
 }

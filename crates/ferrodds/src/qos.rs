@@ -128,6 +128,29 @@ impl Qos {
         self
     }
 
+    /// OWNERSHIP EXCLUSIVE with OWNERSHIP_STRENGTH `strength` (which only a writer announces):
+    /// a reader takes each instance from its strongest writer only.
+    pub fn exclusive_ownership(mut self, strength: i32) -> Self {
+        self.policies.ownership = Ownership::Exclusive;
+        self.policies.ownership_strength.value = strength;
+        self
+    }
+
+    /// LIFESPAN (a writer's): readers drop its samples this long after their source
+    /// timestamp.
+    pub fn lifespan(mut self, duration: Duration) -> Self {
+        self.policies.lifespan.duration = RtpsDuration::from_std(duration);
+        self
+    }
+
+    /// TIME_BASED_FILTER (a reader's): at most one sample per instance per
+    /// `minimum_separation`.
+    pub fn time_based_filter(mut self, minimum_separation: Duration) -> Self {
+        self.policies.time_based_filter.minimum_separation =
+            RtpsDuration::from_std(minimum_separation);
+        self
+    }
+
     /// DATA_REPRESENTATION: a writer offers the first; a reader accepts any listed.
     pub fn data_representation(
         mut self,

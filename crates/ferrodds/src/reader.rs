@@ -5,14 +5,16 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ferrodds_cdr::{key_hash, Cdr, Decoder, EncapsulationHeader, XcdrVersion};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::wire::{EntityId, Guid};
-use ferrodds_rtps::{LocalEndpoint, Reader, ReaderConfig};
+use ferrodds_rtps::{LocalEndpoint, Reader};
 
-use crate::cache::{CacheLimits, ReaderCache, Taken};
+use crate::cache::{CacheLimits, ReaderCache, SampleRejectedReason, SampleRejectedStatus, Taken};
+use crate::deadline::DeadlineMissedStatus;
+use crate::delivery::{ContentFilter, Delivery};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, Topic};
 use crate::qos::Qos;
@@ -91,22 +93,43 @@ fn decode<T: Cdr>(payload: &[u8], key_only: bool) -> Result<T> {
 
 impl<T: Cdr> DataReader<T> {
     pub(crate) fn new(participant: &DomainParticipant, topic: &Topic<T>, qos: Qos) -> Result<Self> {
+        Self::create(participant, topic, qos, None)
+    }
+
+    /// A reader that only takes in the samples `filter` accepts (a content filter, applied
+    /// as samples arrive; see `delivery.rs`).
+    pub(crate) fn with_filter(
+        participant: &DomainParticipant,
+        topic: &Topic<T>,
+        qos: Qos,
+        filter: impl Fn(&T) -> bool + Send + Sync + 'static,
+    ) -> Result<Self>
+    where
+        T: 'static,
+    {
+        let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
+            decode::<T>(payload, false).is_ok_and(|sample| filter(&sample))
+        });
+        Self::create(participant, topic, qos, Some(filter))
+    }
+
+    fn create(
+        participant: &DomainParticipant,
+        topic: &Topic<T>,
+        qos: Qos,
+        filter: Option<ContentFilter>,
+    ) -> Result<Self> {
         let shared = &participant.inner.shared;
         let now = shared.now();
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if T::IS_KEYED { 0x07 } else { 0x04 });
         let guid = Guid::new(core.rtps.prefix(), entity_id);
+        let participant_limits = core.rtps.limits().clone();
         core.rtps.add_reader(Reader::new(
             guid,
-            ReaderConfig {
-                reliable: qos.is_reliable(),
-                ..ReaderConfig::default()
-            },
+            participant_limits.reader_config(qos.is_reliable()),
         ));
-        let limits = CacheLimits {
-            depth: qos.depth(),
-            max_samples: qos.sample_limit(usize::MAX),
-        };
+        let limits = CacheLimits::new(&qos, &participant_limits);
         core.readers.insert(
             entity_id,
             ReaderState {
@@ -118,6 +141,7 @@ impl<T: Cdr> DataReader<T> {
                 wakers: Vec::new(),
                 on_data: None,
                 data_pending: false,
+                delivery: Delivery::new(&qos, filter),
             },
         );
         let endpoint = LocalEndpoint {
@@ -157,36 +181,64 @@ impl<T: Cdr> DataReader<T> {
             .unwrap_or_default()
     }
 
-    fn decode_all(taken: Vec<Taken>) -> Result<Vec<Sample<T>>> {
-        taken
-            .into_iter()
-            .map(|t| {
-                Ok(Sample {
-                    data: decode::<T>(&t.stored.payload, t.stored.key_only)?,
-                    info: t.info,
-                })
-            })
-            .collect()
+    /// Decodes what was collected. A sample that does not decode (a writer sent bytes that
+    /// are not a `T`) is dropped and counted in the SAMPLE_REJECTED status, so that it
+    /// cannot take the good samples collected with it down.
+    fn decode_all(&self, taken: Vec<Taken>) -> Result<Vec<Sample<T>>> {
+        let mut out = Vec::with_capacity(taken.len());
+        let mut undecodable = Vec::new();
+        for t in taken {
+            match decode::<T>(&t.stored.payload, t.stored.key_only) {
+                Ok(data) => out.push(Sample { data, info: t.info }),
+                Err(_) => undecodable.push(t),
+            }
+        }
+        if !undecodable.is_empty() {
+            let mut core = self.inner.participant.inner.shared.lock();
+            if let Some(r) = core.readers.get_mut(&self.inner.entity_id) {
+                // A read left them in the cache: drop them there too.
+                for t in &undecodable {
+                    let (writer, seq) = (t.stored.writer, t.stored.sequence_number);
+                    r.cache.discard(t.info.instance_handle, writer, seq);
+                }
+                r.cache
+                    .reject(SampleRejectedReason::Undecodable, undecodable.len() as u64);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The SAMPLE_REJECTED status: samples that arrived but were dropped because a
+    /// resource limit was reached (RESOURCE_LIMITS, or the participant's [`Limits`] where
+    /// those are unlimited) or because they do not decode as `T`.
+    ///
+    /// [`Limits`]: crate::Limits
+    pub fn sample_rejected_status(&self) -> SampleRejectedStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.readers
+            .get(&self.inner.entity_id)
+            .map(|r| r.cache.rejected_status())
+            .unwrap_or_default()
     }
 
     /// Removes and returns every sample waiting, oldest first.
     pub fn take(&self) -> Result<Vec<Sample<T>>> {
-        Self::decode_all(self.collect(usize::MAX, true, false))
+        self.decode_all(self.collect(usize::MAX, true, false))
     }
 
     /// Removes and returns up to `max` samples.
     pub fn take_max(&self, max: usize) -> Result<Vec<Sample<T>>> {
-        Self::decode_all(self.collect(max, true, false))
+        self.decode_all(self.collect(max, true, false))
     }
 
     /// Returns every sample waiting without removing them (they become READ).
     pub fn read(&self) -> Result<Vec<Sample<T>>> {
-        Self::decode_all(self.collect(usize::MAX, false, false))
+        self.decode_all(self.collect(usize::MAX, false, false))
     }
 
     /// Returns the samples not read before, without removing them.
     pub fn read_unread(&self) -> Result<Vec<Sample<T>>> {
-        Self::decode_all(self.collect(usize::MAX, false, true))
+        self.decode_all(self.collect(usize::MAX, false, true))
     }
 
     /// Waits until a sample not yet read is waiting; false on timeout.
@@ -236,6 +288,16 @@ impl<T: Cdr> DataReader<T> {
         core.readers
             .get(&self.inner.entity_id)
             .map(|r| r.incompatible.clone())
+            .unwrap_or_default()
+    }
+
+    /// The REQUESTED_DEADLINE_MISSED status: deadline periods in which an instance received
+    /// no sample (all zero without a DEADLINE QoS).
+    pub fn requested_deadline_missed(&self) -> DeadlineMissedStatus {
+        let mut core = self.inner.participant.inner.shared.lock();
+        core.readers
+            .get_mut(&self.inner.entity_id)
+            .map(|r| r.delivery.deadline.status(Instant::now()))
             .unwrap_or_default()
     }
 
@@ -289,6 +351,6 @@ impl<T: Cdr> Future for TakeFuture<T> {
             }
             r.cache.collect(usize::MAX, true, false)
         };
-        Poll::Ready(DataReader::<T>::decode_all(taken))
+        Poll::Ready(self.reader.decode_all(taken))
     }
 }

@@ -11,15 +11,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::Waker;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_rtps::qos::QosPolicyId;
-use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Discovery, DiscoveryEvent, Participant, Timestamp, Transmit};
 use ferrodds_transport::{UdpSocket, UdpTransport};
 
-use crate::cache::{ReaderCache, Stored};
-use crate::sample::{system_time, InstanceHandle};
+use crate::cache::{ReaderCache, SampleRejectedReason, Stored};
+use crate::delivery::{Admit, Arrival, Delivery};
+use crate::sample::{system_time, InstanceHandle, InstanceState};
 
 /// Computes the instance of a received payload (`key_only` for dispose/unregister).
 pub(crate) type KeyOf = fn(&[u8], bool) -> Option<InstanceHandle>;
@@ -38,6 +39,8 @@ pub(crate) struct ReaderState {
     pub(crate) on_data: Option<Callback>,
     /// Set when samples arrived since the listener last ran.
     pub(crate) data_pending: bool,
+    /// Content filter, ownership, lifespan, time-based filter, deadline.
+    pub(crate) delivery: Delivery,
 }
 
 /// DCPS-level state of a local writer.
@@ -97,27 +100,53 @@ impl Core {
         while let Some(event) = self.discovery.poll_event() {
             self.on_event(event);
         }
+        let (arrived, wall) = (Instant::now(), SystemTime::now());
         for (id, state) in self.readers.iter_mut() {
             let Some(reader) = self.rtps.reader(*id) else {
                 continue;
             };
             while let Some(change) = reader.poll_change() {
                 let key_only = change.kind != ferrodds_rtps::ChangeKind::Alive;
-                let handle = change
+                let Some(handle) = change
                     .key_hash
                     .map(InstanceHandle)
                     .or_else(|| (state.key_of)(&change.payload, key_only))
-                    .unwrap_or(InstanceHandle::NIL);
+                else {
+                    // A keyed sample whose key does not decode belongs to no instance.
+                    state.cache.reject(SampleRejectedReason::Undecodable, 1);
+                    continue;
+                };
+                let source_timestamp = change.timestamp.and_then(system_time);
+                let arrival = Arrival {
+                    handle,
+                    kind: change.kind,
+                    writer: change.writer,
+                    payload: &change.payload,
+                    source_timestamp,
+                    known_instance: state.cache.contains(handle),
+                };
+                let Admit::Deliver { expires } = state.delivery.admit(&arrival, arrived, wall)
+                else {
+                    continue;
+                };
                 let stored = Stored {
                     payload: change.payload,
                     key_only,
                     valid_data: !key_only,
                     read: false,
-                    source_timestamp: change.timestamp.and_then(system_time),
+                    source_timestamp,
                     writer: change.writer,
                     sequence_number: change.sequence_number.0,
+                    expires,
                 };
                 state.cache.insert(handle, change.kind, stored);
+                if state
+                    .cache
+                    .instance_state(handle)
+                    .is_some_and(|s| s != InstanceState::Alive)
+                {
+                    state.delivery.deadline.removed(handle, arrived);
+                }
                 state.data_pending = true;
             }
         }
@@ -134,6 +163,8 @@ impl Core {
                 if let Some(r) = self.readers.get_mut(&local.entity_id) {
                     r.matched.insert(remote);
                     r.matched_changes += 1;
+                    r.delivery
+                        .writer_matched(remote, self.discovery.endpoint_qos(remote));
                 }
             }
             DiscoveryEvent::Unmatched { local, remote } => {
@@ -144,7 +175,11 @@ impl Core {
                 if let Some(r) = self.readers.get_mut(&local.entity_id) {
                     r.matched.remove(&remote);
                     r.matched_changes += 1;
-                    r.cache.writer_lost(remote);
+                    r.delivery.writer_lost(remote);
+                    let now = Instant::now();
+                    for handle in r.cache.writer_lost(remote) {
+                        r.delivery.deadline.removed(handle, now);
+                    }
                     r.data_pending = true;
                 }
             }
@@ -352,7 +387,10 @@ fn receive_loop(shared: &Shared, socket: &UdpSocket) {
         };
         let now = shared.now();
         let mut core = shared.lock();
-        core.rtps.handle_datagram(now, datagram);
+        // The source address decides where discovery may send to (see the locator rule
+        // in ferrodds_rtps::discovery_engine).
+        let origin = Locator::udpv4(*received.source.ip(), received.source.port());
+        core.rtps.handle_datagram(now, origin, datagram);
         core.after_input(now);
         shared.finish(core);
     }

@@ -1,7 +1,7 @@
 //! `DataWriter<T>`: serializes samples and hands them to the RTPS writer.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_cdr::{
@@ -13,6 +13,7 @@ use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
 
+use crate::deadline::{DeadlineMissedStatus, DeadlineTracker};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, Topic};
 use crate::qos::{PublishMode, Qos};
@@ -40,6 +41,8 @@ struct WriterInner {
     guid: Guid,
     qos: Qos,
     version: XcdrVersion,
+    /// OFFERED_DEADLINE_MISSED, when the QoS sets a deadline.
+    deadline: Option<Mutex<DeadlineTracker>>,
 }
 
 impl Drop for WriterInner {
@@ -140,6 +143,13 @@ impl<T: Cdr> DataWriter<T> {
                 participant: participant.clone(),
                 entity_id,
                 guid,
+                deadline: qos
+                    .policies
+                    .deadline
+                    .period
+                    .to_std()
+                    .filter(|p| !p.is_zero())
+                    .map(|p| Mutex::new(DeadlineTracker::new(Some(p)))),
                 qos,
                 version,
             }),
@@ -250,6 +260,15 @@ impl<T: Cdr> DataWriter<T> {
                 Err(_) => return Err(Error::Closed),
             }
         }
+        if let Some(deadline) = &self.inner.deadline {
+            let handle = key_hash.map(InstanceHandle).unwrap_or(InstanceHandle::NIL);
+            let mut d = deadline.lock().unwrap_or_else(|p| p.into_inner());
+            if kind == ChangeKind::Alive {
+                d.updated(handle, Instant::now());
+            } else {
+                d.removed(handle, Instant::now());
+            }
+        }
         if self.inner.qos.publish_mode == PublishMode::Asynchronous {
             while let Some(t) = core.rtps.poll_transmit() {
                 core.deferred.push(t);
@@ -308,6 +327,19 @@ impl<T: Cdr> DataWriter<T> {
             .get(&self.inner.entity_id)
             .map(|w| w.incompatible.clone())
             .unwrap_or_default()
+    }
+
+    /// The OFFERED_DEADLINE_MISSED status: deadline periods in which an instance was not
+    /// written (all zero without a DEADLINE QoS).
+    pub fn offered_deadline_missed(&self) -> DeadlineMissedStatus {
+        self.inner
+            .deadline
+            .as_ref()
+            .map_or_else(Default::default, |d| {
+                d.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .status(Instant::now())
+            })
     }
 
     /// The XCDR version this writer writes.

@@ -531,19 +531,21 @@ impl Time {
         fraction: 0xffff_ffff,
     };
 
-    /// The time closest to `nanos` nanoseconds since the epoch (seconds saturate).
+    /// The time of `nanos` nanoseconds since the epoch (seconds saturate). The fraction is
+    /// rounded up and [`Time::to_nanos`] rounds to nearest, as Cyclone DDS does, so that
+    /// nanoseconds survive the round trip exactly (ddsperf keeps a flag in the lowest bit).
     pub fn from_nanos(nanos: u64) -> Self {
         let seconds = i32::try_from(nanos / 1_000_000_000).unwrap_or(i32::MAX);
         let sub = nanos % 1_000_000_000;
-        // sub < 1e9, so sub << 32 fits in u64 and the quotient is below 2^32.
-        let fraction = u32::try_from((sub << 32) / 1_000_000_000).unwrap_or(u32::MAX);
+        // sub < 1e9, so sub << 32 fits in u64 and the rounded-up quotient is below 2^32.
+        let fraction = u32::try_from((sub << 32).div_ceil(1_000_000_000)).unwrap_or(u32::MAX);
         Time { seconds, fraction }
     }
 
-    /// Nanoseconds since the epoch, or `None` for negative times.
+    /// Nanoseconds since the epoch (rounded to nearest), or `None` for negative times.
     pub fn to_nanos(self) -> Option<u64> {
         let secs = u64::try_from(self.seconds).ok()?;
-        let sub = (u64::from(self.fraction) * 1_000_000_000) >> 32;
+        let sub = (u64::from(self.fraction) * 1_000_000_000 + (1 << 31)) >> 32;
         secs.checked_mul(1_000_000_000)?.checked_add(sub)
     }
 
@@ -793,6 +795,28 @@ mod tests {
         assert_eq!(t.fraction, 0x8000_0000);
         assert_eq!(t.to_nanos(), Some(1_500_000_000));
         assert_eq!(Time::INVALID.to_nanos(), None);
+    }
+
+    #[test]
+    fn nanoseconds_survive_a_round_trip_through_time() {
+        for n in [
+            0u64,
+            1,
+            2,
+            999_999_999,
+            1_000_000_000,
+            1_700_000_000_123_456_789,
+        ] {
+            assert_eq!(Time::from_nanos(n).to_nanos(), Some(n), "{n}");
+        }
+        let mut x = 0x1234_5678_9abc_u64;
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let n = x % 2_000_000_000_000_000_000;
+            assert_eq!(Time::from_nanos(n).to_nanos(), Some(n), "{n}");
+        }
     }
 
     #[test]

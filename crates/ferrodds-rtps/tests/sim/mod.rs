@@ -70,8 +70,9 @@ impl Faults {
     }
 }
 
-/// A datagram in flight: when it lands, a tie-breaking order, the node, the bytes.
-type InFlight = Reverse<(Timestamp, u64, usize, Vec<u8>)>;
+/// A datagram in flight: when it lands, a tie-breaking order, the node, the sender's
+/// locator (the source address the receiver sees), the bytes.
+type InFlight = Reverse<(Timestamp, u64, usize, Locator, Vec<u8>)>;
 
 pub struct Network {
     pub nodes: Vec<Participant>,
@@ -155,8 +156,9 @@ impl Network {
                             .now
                             .after(self.faults.latency + Duration::from_nanos(jitter));
                         self.order += 1;
+                        let from = self.locators[from];
                         self.in_flight
-                            .push(Reverse((at, self.order, to, t.payload.clone())));
+                            .push(Reverse((at, self.order, to, from, t.payload.clone())));
                     }
                 }
             }
@@ -198,10 +200,10 @@ impl Network {
                 if *at > self.now {
                     break;
                 }
-                let Some(Reverse((_, _, to, bytes))) = self.in_flight.pop() else {
+                let Some(Reverse((_, _, to, from, bytes))) = self.in_flight.pop() else {
                     break;
                 };
-                self.nodes[to].handle_datagram(self.now, &bytes);
+                self.nodes[to].handle_datagram(self.now, from, &bytes);
                 if let Some(d) = self.discovery[to].as_mut() {
                     d.process(self.now, &mut self.nodes[to]);
                 }

@@ -1,0 +1,338 @@
+//! The entities every `ferrodds perf` process has, as every ddsperf process has them, so
+//! that ddsperf sees all the endpoints it expects of a peer:
+//!
+//! | endpoint | topic | partition | QoS |
+//! |---|---|---|---|
+//! | ping writer, ping reader | `DDSPerf{R,U}Ping<T>` | default | KEEP_LAST 1 |
+//! | pong reader | `DDSPerf{R,U}Pong<T>` | our participant's GUID | as data |
+//! | a pong writer per remote participant | `DDSPerf{R,U}Pong<T>` | its GUID | KEEP_LAST 1 |
+//! | data writer (always), data reader (`sub`) | `DDSPerf{R,U}Data<T>` | default | KEEP_ALL (or `-k N`), max_samples 10000 |
+//!
+//! R and RELIABLE (max blocking time 10 s) unless `--best-effort`, then U and BEST_EFFORT.
+//! A GUID as a partition name is ddsperf's `make_guidstr`: the 16 GUID bytes in hex, in four
+//! groups of four joined by `_` (`0110be73_1463bca5_56fa4261_000001c1`).
+//!
+//! Every mode answers pings, as ddsperf does: a ping is written back unchanged on the pong
+//! writer of the pinging participant with the ping's source timestamp, its lowest bit set.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos, Sample, Topic};
+
+use super::announce::{ddsperf_user_data, UserDataAnnouncer};
+use super::types::PerfSample;
+use super::{History, Settings, Trigger};
+
+/// ddsperf's topics' max blocking time (`dds_qset_reliability (…, DDS_SECS (10))`).
+const MAX_BLOCKING: Duration = Duration::from_secs(10);
+
+/// ddsperf's data reader and writer resource limit.
+const MAX_SAMPLES: u32 = 10_000;
+
+/// The partition name ddsperf derives from a participant's GUID prefix.
+pub(crate) fn guid_partition(prefix: [u8; 12]) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..12].copy_from_slice(&prefix);
+    bytes[12..].copy_from_slice(&[0x00, 0x00, 0x01, 0xc1]);
+    let hex: Vec<String> = bytes
+        .chunks(4)
+        .map(|c| c.iter().map(|b| format!("{b:02x}")).collect())
+        .collect();
+    hex.join("_")
+}
+
+/// The GUID prefix of the participant that wrote a sample.
+pub(crate) fn writer_prefix<T>(sample: &Sample<T>) -> [u8; 12] {
+    let mut p = [0u8; 12];
+    p.copy_from_slice(&sample.info.publication_handle.0[..12]);
+    p
+}
+
+/// FerroDDS's vendor id, which starts FerroDDS GUID prefixes.
+const FERRODDS_VENDOR: [u8; 2] = [0x01, 0xff];
+
+/// A sample's source timestamp in nanoseconds since the epoch, as its writer meant it.
+///
+/// ddsperf keeps a flag in the lowest bit of the timestamp, so the nanosecond matters.
+/// Cyclone DDS converts nanoseconds to RTPS time rounding up and back rounding to nearest,
+/// both exact; FerroDDS (`ferrodds_rtps::wire::Time`) truncates both ways, so a FerroDDS
+/// reader sees a timestamp that Cyclone wrote exactly, but one that FerroDDS wrote nearly
+/// always 1 ns early. For samples from a FerroDDS writer (its GUID prefix starts with our
+/// vendor id) this adds the nanosecond back.
+pub(crate) fn source_nanos<T>(sample: &Sample<T>) -> Option<u64> {
+    let t = sample.info.source_timestamp?;
+    let ns = u64::try_from(t.duration_since(UNIX_EPOCH).ok()?.as_nanos()).ok()?;
+    Some(
+        if sample.info.publication_handle.0[..2] == FERRODDS_VENDOR {
+            ns + 1
+        } else {
+            ns
+        },
+    )
+}
+
+/// Now, in nanoseconds since the epoch.
+pub(crate) fn now_nanos() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// A system time from nanoseconds since the epoch.
+pub(crate) fn system_time(ns: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_nanos(ns)
+}
+
+fn reliability(qos: Qos, reliable: bool) -> Qos {
+    if reliable {
+        qos.reliable().max_blocking_time(MAX_BLOCKING)
+    } else {
+        qos.best_effort().max_blocking_time(MAX_BLOCKING)
+    }
+}
+
+fn with_history(qos: Qos, history: History) -> Qos {
+    match history {
+        History::KeepAll => qos.keep_all(),
+        History::KeepLast(n) => qos.keep_last(n),
+    }
+}
+
+/// The pong writers, one per remote participant, created when it is discovered (or when
+/// it first pings).
+pub(crate) struct PongWriters<T> {
+    participant: DomainParticipant,
+    /// Our own GUID prefix: we do not answer ourselves.
+    own: [u8; 12],
+    topic: Topic<T>,
+    reliable: bool,
+    writers: Mutex<HashMap<[u8; 12], DataWriter<T>>>,
+}
+
+impl<T: PerfSample> PongWriters<T> {
+    /// The writer for `prefix`'s pongs, created if needed; `None` for ourselves.
+    pub(crate) fn get(&self, prefix: [u8; 12]) -> Option<DataWriter<T>> {
+        if prefix == self.own {
+            return None;
+        }
+        if let Some(w) = self.lock().get(&prefix) {
+            return Some(w.clone());
+        }
+        // Created without our lock held: creating an entity may run listeners (ours too),
+        // which take this lock.
+        let partition = guid_partition(prefix);
+        let writer = self
+            .participant
+            .create_publisher(&[partition.as_str()])
+            .create_writer(
+                &self.topic,
+                reliability(Qos::writer(), self.reliable).keep_last(1),
+            )
+            .ok()?;
+        Some(self.lock().entry(prefix).or_insert(writer).clone())
+    }
+
+    /// Creates the writers of participants discovered since the last call.
+    pub(crate) fn refresh(&self) -> usize {
+        let discovered = self.participant.discovered_participants();
+        let mut created = 0;
+        for p in discovered {
+            if !self.lock().contains_key(&p.0) && self.get(p.0).is_some() {
+                created += 1;
+            }
+        }
+        created
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 12], DataWriter<T>>> {
+        self.writers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A perf process's participant and endpoints.
+pub(crate) struct Node<T> {
+    pub(crate) ping_writer: DataWriter<T>,
+    pub(crate) ping_reader: DataReader<T>,
+    pub(crate) pong_reader: DataReader<T>,
+    pub(crate) pong_writers: Arc<PongWriters<T>>,
+    pub(crate) data_writer: DataWriter<T>,
+    pub(crate) data_reader: Option<DataReader<T>>,
+    /// Pings answered so far.
+    pub(crate) pings_answered: Arc<AtomicU64>,
+    /// Our participant's GUID prefix.
+    pub(crate) own: [u8; 12],
+}
+
+impl<T: PerfSample> Node<T> {
+    /// Creates the participant and every endpoint; `with_data_reader` for `sub`.
+    pub(crate) fn new(settings: &Settings, with_data_reader: bool) -> Result<Self, String> {
+        let mut builder = DomainParticipant::builder()
+            .map_err(|e| e.to_string())?
+            .domain_id(settings.domain);
+        if let Some(interface) = &settings.interface {
+            builder = builder.interface(interface).map_err(|e| e.to_string())?;
+        }
+        let participant = builder.build().map_err(|e| e.to_string())?;
+        // Before any endpoint exists: see announce.rs.
+        UserDataAnnouncer::start(
+            &participant,
+            settings.domain,
+            &ddsperf_user_data(with_data_reader),
+        );
+        let r = if settings.reliable { 'R' } else { 'U' };
+        let topic = |kind: &str| {
+            participant
+                .create_topic::<T>(&format!("DDSPerf{r}{kind}{}", T::SUFFIX))
+                .map_err(|e| e.to_string())
+        };
+        let (data_topic, ping_topic, pong_topic) = (topic("Data")?, topic("Ping")?, topic("Pong")?);
+
+        let ping_qos = |q: Qos| reliability(q, settings.reliable).keep_last(1);
+        let data_qos = |q: Qos| {
+            with_history(reliability(q, settings.reliable), settings.history)
+                .max_samples(MAX_SAMPLES)
+        };
+        let e = |e: ferrodds::Error| e.to_string();
+        let ping_reader = participant
+            .create_reader(&ping_topic, ping_qos(Qos::reader()))
+            .map_err(e)?;
+        let ping_writer = participant
+            .create_writer(&ping_topic, ping_qos(Qos::writer()))
+            .map_err(e)?;
+        let data_reader = if with_data_reader {
+            Some(
+                participant
+                    .create_reader(&data_topic, data_qos(Qos::reader()))
+                    .map_err(e)?,
+            )
+        } else {
+            None
+        };
+        let data_writer = participant
+            .create_writer(&data_topic, data_qos(Qos::writer()))
+            .map_err(e)?;
+        let own = guid_partition(participant.guid_prefix().0);
+        let pong_reader = participant
+            .create_subscriber(&[own.as_str()])
+            .create_reader(&pong_topic, data_qos(Qos::reader()))
+            .map_err(e)?;
+        let pong_writers = Arc::new(PongWriters {
+            participant: participant.clone(),
+            own: participant.guid_prefix().0,
+            topic: pong_topic,
+            reliable: settings.reliable,
+            writers: Mutex::new(HashMap::new()),
+        });
+        let node = Node {
+            ping_writer,
+            ping_reader,
+            pong_reader,
+            pong_writers,
+            data_writer,
+            data_reader,
+            pings_answered: Arc::new(AtomicU64::new(0)),
+            own: participant.guid_prefix().0,
+        };
+        node.start_answering_pings(settings.trigger);
+        node.maintain();
+        Ok(node)
+    }
+
+    /// Answers pings from now on, in a listener or a thread of its own.
+    ///
+    /// FerroDDS has no "ignore local" QoS (ddsperf sets `DDS_IGNORELOCAL_PARTICIPANT`), so
+    /// our own ping writer matches our own ping reader; our own pings are dropped here.
+    fn start_answering_pings(&self, trigger: Trigger) {
+        let own = self.own;
+        let reader = self.ping_reader.clone();
+        let writers = Arc::clone(&self.pong_writers);
+        let answered = Arc::clone(&self.pings_answered);
+        let answer = move || {
+            let Ok(samples) = reader.take() else { return };
+            for s in samples {
+                let from = writer_prefix(&s);
+                if !s.info.valid_data || from == own {
+                    continue;
+                }
+                let Some(writer) = writers.get(from) else {
+                    continue;
+                };
+                let ts = source_nanos(&s).unwrap_or_else(now_nanos) | 1;
+                if writer
+                    .write_with_timestamp(&s.data, system_time(ts))
+                    .is_ok()
+                {
+                    answered.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        };
+        match trigger {
+            Trigger::Listener => self.ping_reader.set_data_available_listener(answer),
+            Trigger::Waitset => {
+                let reader = self.ping_reader.clone();
+                std::thread::spawn(move || loop {
+                    if reader.wait_for_data(Duration::from_millis(100)) {
+                        answer();
+                    }
+                });
+            }
+        }
+    }
+
+    /// Called about every 100 ms: creates pong writers for new participants.
+    pub(crate) fn maintain(&self) {
+        self.pong_writers.refresh();
+    }
+
+    /// The GUID prefixes of the peers that can answer our pings: their ping reader matched
+    /// our ping writer and their pong writer matched our pong reader.
+    pub(crate) fn ready_peers(&self) -> Vec<[u8; 12]> {
+        let readers: Vec<[u8; 12]> = self
+            .ping_writer
+            .matched_subscriptions()
+            .into_iter()
+            .map(|g| g.prefix.0)
+            .collect();
+        let mut ready: Vec<[u8; 12]> = self
+            .pong_reader
+            .matched_publications()
+            .into_iter()
+            .map(|g| g.prefix.0)
+            .filter(|p| *p != self.own && readers.contains(p))
+            .collect();
+        ready.sort_unstable();
+        ready.dedup();
+        ready
+    }
+
+    /// Removes the listeners (they hold handles to the readers, which would otherwise
+    /// keep the participant alive).
+    pub(crate) fn close(&self) {
+        self.ping_reader.set_data_available_listener(|| {});
+        self.pong_reader.set_data_available_listener(|| {});
+        if let Some(r) = &self.data_reader {
+            r.set_data_available_listener(|| {});
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_names_are_ddsperfs_guid_strings() {
+        // From cyclone_pingpong.pcap: the pong writer of 011010f3… for 0110be73….
+        let prefix = [
+            0x01, 0x10, 0xbe, 0x73, 0x14, 0x63, 0xbc, 0xa5, 0x56, 0xfa, 0x42, 0x61,
+        ];
+        assert_eq!(
+            guid_partition(prefix),
+            "0110be73_1463bca5_56fa4261_000001c1"
+        );
+    }
+}

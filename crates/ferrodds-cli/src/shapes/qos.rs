@@ -1,0 +1,93 @@
+//! The options as writer and reader QoS, and the options FerroDDS cannot honour yet (each
+//! refused with a line containing "not supported", which the suite records as a gap).
+
+use ferrodds::qos::DataRepresentationId;
+use ferrodds::Qos;
+
+use super::options::{DurabilityKind, Representation, ShapeOptions};
+use super::{Failure, Log};
+
+fn common(mut q: Qos, o: &ShapeOptions) -> Qos {
+    q = if o.reliable {
+        q.reliable()
+    } else {
+        q.best_effort()
+    };
+    q = match o.durability {
+        DurabilityKind::Volatile => q.volatile(),
+        // TRANSIENT and PERSISTENT are refused before QoS are built (check_durability).
+        _ => q.transient_local(),
+    };
+    // A writer offers exactly this representation; a reader accepts only it (the suite's
+    // applications set a one-element list on both sides).
+    q = q.data_representation([match o.representation {
+        Representation::Xcdr1 => DataRepresentationId::XCDR,
+        Representation::Xcdr2 => DataRepresentationId::XCDR2,
+    }]);
+    q = match o.history_depth {
+        None => q.keep_last(1),
+        Some(0) => q.keep_all(),
+        Some(depth) => q.keep_last(depth),
+    };
+    if !o.deadline.is_zero() {
+        q = q.deadline(o.deadline);
+    }
+    q
+}
+
+/// The writers' QoS.
+pub(super) fn writer(o: &ShapeOptions) -> Qos {
+    let mut q = common(Qos::writer(), o);
+    if o.ownership_strength >= 0 {
+        q = q.exclusive_ownership(o.ownership_strength);
+    }
+    if !o.lifespan.is_zero() {
+        q = q.lifespan(o.lifespan);
+    }
+    q
+}
+
+/// The readers' QoS.
+pub(super) fn reader(o: &ShapeOptions) -> Qos {
+    let mut q = common(Qos::reader(), o);
+    if o.ownership_strength >= 0 {
+        q = q.exclusive_ownership(0);
+    }
+    if !o.time_filter.is_zero() {
+        q = q.time_based_filter(o.time_filter);
+    }
+    q
+}
+
+/// Coherent and ordered access are not implemented: refused. (An access scope alone does
+/// nothing, as in the suite's application, which sets it only with one of them.)
+pub(super) fn check_presentation(o: &ShapeOptions, log: &Log) -> Result<(), Failure> {
+    if o.coherent {
+        return Err(
+            log.not_supported("    Presentation Coherent Access (--coherent) = not supported")
+        );
+    }
+    if o.ordered {
+        return Err(
+            log.not_supported("    Presentation Ordered Access (--ordered) = not supported")
+        );
+    }
+    if let Some(scope) = o.access_scope {
+        log.debug(&format!(
+            "    Presentation Access Scope = {} (ignored without --coherent or --ordered)",
+            scope.name()
+        ));
+    }
+    Ok(())
+}
+
+/// TRANSIENT and PERSISTENT need a durability service, which FerroDDS does not have.
+pub(super) fn check_durability(o: &ShapeOptions, log: &Log) -> Result<(), Failure> {
+    match o.durability {
+        DurabilityKind::Volatile | DurabilityKind::TransientLocal => Ok(()),
+        d => Err(log.not_supported(&format!(
+            "    Durability = {}_DURABILITY_QOS : not supported (FerroDDS has no durability service)",
+            d.name()
+        ))),
+    }
+}

@@ -1,0 +1,311 @@
+//! What a reader lets into its cache, by its QoS and its content filter: the DCPS policies
+//! applied to each change as it arrives, before the history (KEEP_LAST / KEEP_ALL) sees it.
+//!
+//! - **Content filter**: a predicate on the sample (`Subscriber::create_reader_with_filter`),
+//!   evaluated in the reader (DDS 1.4 §2.2.2.3.3 lets either side filter; the writer still
+//!   sends everything). Key-only changes (dispose, unregister) of instances the reader never
+//!   accepted a sample of are dropped too.
+//! - **Exclusive ownership** (§2.2.3.9.2): each instance is owned by one writer, the
+//!   strongest that wrote it (equal strengths: the lower GUID); samples of other writers are
+//!   dropped. Ownership passes on when the owner unregisters the instance or is lost, or
+//!   when a stronger writer writes. (A missed deadline does not yet take ownership away.)
+//! - **Lifespan** (§2.2.3.16): a sample expires at its source timestamp (or its arrival,
+//!   without one) plus its writer's lifespan; it is dropped on arrival if already expired,
+//!   and the cache drops it when it expires before being taken. Only the reader applies it:
+//!   a writer's history keeps expired samples for late joiners, whose readers drop them.
+//! - **Time-based filter** (§2.2.3.12): after a sample of an instance is accepted, the next
+//!   ones of that instance arriving within the minimum separation are dropped.
+//! - **Deadline**: accepted samples restart their instance's deadline (see `deadline.rs`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use ferrodds_rtps::qos::{EndpointQos, Ownership};
+use ferrodds_rtps::wire::Guid;
+use ferrodds_rtps::ChangeKind;
+
+use crate::deadline::DeadlineTracker;
+use crate::qos::Qos;
+use crate::sample::InstanceHandle;
+
+/// A content filter over a serialized sample.
+pub(crate) type ContentFilter = Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
+
+/// What a matched writer announced that delivery needs.
+#[derive(Debug, Clone, Copy)]
+struct WriterInfo {
+    strength: i32,
+    lifespan: Option<Duration>,
+}
+
+/// The verdict on an arriving change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Admit {
+    /// Dropped.
+    Drop,
+    /// Goes into the cache; expires then (lifespan), if ever.
+    Deliver {
+        /// When the sample expires.
+        expires: Option<SystemTime>,
+    },
+}
+
+/// An arriving change, as delivery sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Arrival<'a> {
+    pub(crate) handle: InstanceHandle,
+    pub(crate) kind: ChangeKind,
+    pub(crate) writer: Guid,
+    pub(crate) payload: &'a [u8],
+    pub(crate) source_timestamp: Option<SystemTime>,
+    /// True when the cache holds the instance already.
+    pub(crate) known_instance: bool,
+}
+
+/// The delivery state of one reader.
+pub(crate) struct Delivery {
+    filter: Option<ContentFilter>,
+    min_separation: Option<Duration>,
+    last_accepted: BTreeMap<InstanceHandle, Instant>,
+    exclusive: bool,
+    writers: BTreeMap<Guid, WriterInfo>,
+    /// Owner of each instance (exclusive ownership), with its strength.
+    owners: BTreeMap<InstanceHandle, (Guid, i32)>,
+    /// REQUESTED_DEADLINE_MISSED.
+    pub(crate) deadline: DeadlineTracker,
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Delivery")
+            .field("filter", &self.filter.is_some())
+            .field("min_separation", &self.min_separation)
+            .field("exclusive", &self.exclusive)
+            .field("owners", &self.owners)
+            .finish_non_exhaustive()
+    }
+}
+
+fn positive(d: ferrodds_rtps::qos::Duration) -> Option<Duration> {
+    d.to_std().filter(|d| !d.is_zero())
+}
+
+impl Delivery {
+    /// The delivery of a reader with `qos` and, optionally, a content filter.
+    pub(crate) fn new(qos: &Qos, filter: Option<ContentFilter>) -> Self {
+        let p = qos.policies();
+        Delivery {
+            filter,
+            min_separation: positive(p.time_based_filter.minimum_separation),
+            last_accepted: BTreeMap::new(),
+            exclusive: p.ownership == Ownership::Exclusive,
+            writers: BTreeMap::new(),
+            owners: BTreeMap::new(),
+            deadline: DeadlineTracker::new(p.deadline.period.to_std()),
+        }
+    }
+
+    /// A writer matched; `qos` is what it announced (if discovery still knows it).
+    pub(crate) fn writer_matched(&mut self, writer: Guid, qos: Option<&EndpointQos>) {
+        let info = WriterInfo {
+            strength: qos.map_or(0, |q| q.ownership_strength.value),
+            lifespan: qos.and_then(|q| positive(q.lifespan.duration)),
+        };
+        self.writers.insert(writer, info);
+    }
+
+    /// A writer is gone: it owns nothing any more.
+    pub(crate) fn writer_lost(&mut self, writer: Guid) {
+        self.writers.remove(&writer);
+        self.owners.retain(|_, (owner, _)| *owner != writer);
+    }
+
+    /// Whether `a` goes into the cache (`now`/`wall`: its arrival).
+    pub(crate) fn admit(&mut self, a: &Arrival<'_>, now: Instant, wall: SystemTime) -> Admit {
+        let info = self.writers.get(&a.writer).copied().unwrap_or(WriterInfo {
+            strength: 0,
+            lifespan: None,
+        });
+        if a.kind != ChangeKind::Alive {
+            if self.filter.is_some() && !a.known_instance {
+                return Admit::Drop;
+            }
+            if self.exclusive {
+                let owner = self.owners.get(&a.handle).map(|(g, _)| *g);
+                match a.kind {
+                    // Only the owner disposes an exclusively owned instance.
+                    ChangeKind::Disposed if owner.is_some_and(|g| g != a.writer) => {
+                        return Admit::Drop;
+                    }
+                    ChangeKind::Unregistered | ChangeKind::DisposedUnregistered
+                        if owner == Some(a.writer) =>
+                    {
+                        self.owners.remove(&a.handle);
+                    }
+                    _ => {}
+                }
+            }
+            self.last_accepted.remove(&a.handle);
+            return Admit::Deliver { expires: None };
+        }
+        if let Some(filter) = &self.filter {
+            if !filter(a.payload) {
+                return Admit::Drop;
+            }
+        }
+        if self.exclusive {
+            let takes_over = match self.owners.get(&a.handle) {
+                None => true,
+                Some(&(owner, _)) if owner == a.writer => true,
+                Some(&(owner, strength)) => {
+                    info.strength > strength || (info.strength == strength && a.writer < owner)
+                }
+            };
+            if !takes_over {
+                return Admit::Drop;
+            }
+            self.owners.insert(a.handle, (a.writer, info.strength));
+        }
+        let expires = info
+            .lifespan
+            .map(|l| a.source_timestamp.unwrap_or(wall) + l);
+        if expires.is_some_and(|e| e <= wall) {
+            return Admit::Drop;
+        }
+        if let Some(separation) = self.min_separation {
+            if let Some(last) = self.last_accepted.get(&a.handle) {
+                if now.duration_since(*last) < separation {
+                    return Admit::Drop;
+                }
+            }
+            self.last_accepted.insert(a.handle, now);
+        }
+        self.deadline.updated(a.handle, now);
+        Admit::Deliver { expires }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferrodds_rtps::qos::OwnershipStrength;
+    use ferrodds_rtps::wire::{EntityId, GuidPrefix};
+
+    fn writer(n: u8) -> Guid {
+        Guid::new(GuidPrefix([n; 12]), EntityId([0, 0, 1, 2]))
+    }
+
+    fn alive(handle: u8, w: Guid, payload: &[u8]) -> Arrival<'_> {
+        Arrival {
+            handle: InstanceHandle([handle; 16]),
+            kind: ChangeKind::Alive,
+            writer: w,
+            payload,
+            source_timestamp: None,
+            known_instance: true,
+        }
+    }
+
+    fn delivered(a: Admit) -> bool {
+        matches!(a, Admit::Deliver { .. })
+    }
+
+    fn strength(s: i32) -> EndpointQos {
+        let mut q = EndpointQos::writer_default();
+        q.ownership = Ownership::Exclusive;
+        q.ownership_strength = OwnershipStrength { value: s };
+        q
+    }
+
+    #[test]
+    fn content_filter_and_unknown_instances() {
+        let filter: ContentFilter = Arc::new(|p: &[u8]| p.first() == Some(&1));
+        let mut d = Delivery::new(&Qos::reader(), Some(filter));
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        assert!(delivered(d.admit(&alive(1, writer(1), &[1]), now, wall)));
+        assert!(!delivered(d.admit(&alive(1, writer(1), &[2]), now, wall)));
+        let mut dispose = alive(2, writer(1), &[]);
+        dispose.kind = ChangeKind::Disposed;
+        dispose.known_instance = false;
+        assert!(!delivered(d.admit(&dispose, now, wall)));
+        dispose.known_instance = true;
+        assert!(delivered(d.admit(&dispose, now, wall)));
+    }
+
+    #[test]
+    fn the_strongest_writer_owns_an_instance() {
+        let mut d = Delivery::new(&Qos::reader().exclusive_ownership(0), None);
+        let (weak, strong) = (writer(1), writer(2));
+        d.writer_matched(weak, Some(&strength(3)));
+        d.writer_matched(strong, Some(&strength(4)));
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        assert!(delivered(d.admit(&alive(1, weak, &[]), now, wall)));
+        assert!(delivered(d.admit(&alive(1, strong, &[]), now, wall)));
+        assert!(!delivered(d.admit(&alive(1, weak, &[]), now, wall)));
+        // Another instance is the weak writer's own.
+        assert!(delivered(d.admit(&alive(2, weak, &[]), now, wall)));
+        // The owner unregisters: the weak writer takes over.
+        let mut unregister = alive(1, strong, &[]);
+        unregister.kind = ChangeKind::Unregistered;
+        assert!(delivered(d.admit(&unregister, now, wall)));
+        assert!(delivered(d.admit(&alive(1, weak, &[]), now, wall)));
+        assert!(delivered(d.admit(&alive(1, strong, &[]), now, wall)));
+        d.writer_lost(strong);
+        assert!(delivered(d.admit(&alive(1, weak, &[]), now, wall)));
+    }
+
+    #[test]
+    fn shared_ownership_takes_everyone() {
+        let mut d = Delivery::new(&Qos::reader(), None);
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        for w in [writer(1), writer(2), writer(1)] {
+            assert!(delivered(d.admit(&alive(1, w, &[]), now, wall)));
+        }
+    }
+
+    #[test]
+    fn time_based_filter_per_instance() {
+        let mut d = Delivery::new(
+            &Qos::reader().time_based_filter(Duration::from_millis(100)),
+            None,
+        );
+        let (t0, wall) = (Instant::now(), SystemTime::now());
+        let ms = Duration::from_millis;
+        assert!(delivered(d.admit(&alive(1, writer(1), &[]), t0, wall)));
+        assert!(delivered(d.admit(
+            &alive(2, writer(1), &[]),
+            t0 + ms(10),
+            wall
+        )));
+        assert!(!delivered(d.admit(
+            &alive(1, writer(1), &[]),
+            t0 + ms(99),
+            wall
+        )));
+        assert!(delivered(d.admit(
+            &alive(1, writer(1), &[]),
+            t0 + ms(100),
+            wall
+        )));
+    }
+
+    #[test]
+    fn lifespan_from_the_source_timestamp() {
+        let mut d = Delivery::new(&Qos::reader(), None);
+        let mut q = EndpointQos::writer_default();
+        q.lifespan.duration = ferrodds_rtps::qos::Duration::from_millis(250);
+        d.writer_matched(writer(1), Some(&q));
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        let mut a = alive(1, writer(1), &[]);
+        a.source_timestamp = Some(wall - Duration::from_millis(100));
+        assert_eq!(
+            d.admit(&a, now, wall),
+            Admit::Deliver {
+                expires: Some(wall + Duration::from_millis(150))
+            }
+        );
+        a.source_timestamp = Some(wall - Duration::from_millis(300));
+        assert_eq!(d.admit(&a, now, wall), Admit::Drop);
+    }
+}
