@@ -582,7 +582,9 @@ impl Reader {
     }
 
     fn accept(&mut self, _now: Timestamp, i: usize, seq: i64, slot: Slot) {
-        if seq < 1 {
+        // Nothing can follow i64::MAX (the next expected number would overflow): no writer
+        // gets there honestly, so a change claiming it is dropped.
+        if seq < 1 || seq == i64::MAX {
             return;
         }
         if self.is_settled(i, seq) {
@@ -683,7 +685,7 @@ impl Reader {
         let mut nack_frags = Vec::new();
         let last = proxy
             .highest_announced
-            .min(base + i64::from(MAX_SET_BITS) - 1);
+            .min(base.saturating_add(i64::from(MAX_SET_BITS) - 1));
         for seq in base..=last {
             if proxy.ahead.contains_key(&seq) {
                 continue;

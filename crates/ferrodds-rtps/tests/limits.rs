@@ -581,3 +581,62 @@ fn absurd_gaps_do_not_overflow_the_lost_counter() {
     }
     assert_eq!(p.reader_stats().lost, u64::MAX);
 }
+
+#[test]
+fn sequence_numbers_at_the_end_of_the_range_do_not_overflow() {
+    // Found by the `reassembly` fuzz target: after a GAP up to near i64::MAX, the ACKNACK
+    // that answers a HEARTBEAT computed its last sequence number as base + 255, which
+    // overflowed (a panic in debug builds, in the receive thread). A change numbered i64::MAX
+    // had the same problem (the next one expected is one more); it is dropped.
+    for reliable in [true, false] {
+        let mut p = reader_with(Limits::default());
+        p.reader(USER_READER)
+            .unwrap()
+            .unmatch_writer(Guid::new(prefix(1), USER_WRITER));
+        p.reader(USER_READER).unwrap().match_writer(
+            NOW,
+            RemoteWriter {
+                guid: Guid::new(prefix(1), USER_WRITER),
+                locators: vec![v4(127, 0, 0, 1, 9001)],
+                reliable,
+            },
+        );
+        while p.poll_transmit().is_some() {}
+        let end = i64::MAX - 10;
+        let gap = Gap {
+            reader_id: EntityId::UNKNOWN,
+            writer_id: USER_WRITER,
+            gap_start: SequenceNumber(1),
+            gap_list: SequenceNumberSet::new(SequenceNumber(end)),
+        };
+        let heartbeat = Heartbeat {
+            reader_id: EntityId::UNKNOWN,
+            writer_id: USER_WRITER,
+            first_sn: SequenceNumber(end),
+            last_sn: SequenceNumber(i64::MAX),
+            count: 1,
+            final_flag: false,
+            liveliness_flag: false,
+        };
+        let payload = [0u8, 1, 0, 0, 1, 2, 3, 4];
+        let last = Data {
+            extra_flags: 0,
+            reader_id: EntityId::UNKNOWN,
+            writer_id: USER_WRITER,
+            writer_sn: SequenceNumber(i64::MAX),
+            inline_qos: None,
+            payload: DataPayload::Data(&payload),
+            non_standard_payload: false,
+        };
+        let datagram = message(prefix(1), &[gap.into(), heartbeat.into(), last.into()]);
+        p.handle_datagram(NOW, from_loopback(), &datagram);
+        p.handle_timeout(NOW);
+        if reliable {
+            assert!(
+                p.poll_transmit().is_some(),
+                "an ACKNACK answers the HEARTBEAT"
+            );
+        }
+        assert!(p.reader(USER_READER).unwrap().poll_change().is_none());
+    }
+}

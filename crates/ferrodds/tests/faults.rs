@@ -400,7 +400,6 @@ fn a_killed_writer_is_noticed_by_the_reader() {
 /// NOT_ALIVE_NO_WRITERS never reaches the application (`ReaderCache::writer_lost` only
 /// reports instances that still hold a sample).
 #[test]
-#[ignore = "known gap: NOT_ALIVE_NO_WRITERS is not reported for instances already taken"]
 fn a_reader_that_took_everything_still_learns_its_writer_is_gone() {
     let p = participant(98);
     let topic = p.create_topic::<Reading>("robust").unwrap();
