@@ -95,6 +95,7 @@ pub struct ParticipantBuilder {
     config: ferrodds_transport::TransportConfigBuilder,
     announce_period: Duration,
     lease_duration: Duration,
+    user_data: Vec<u8>,
     limits: Limits,
 }
 
@@ -110,6 +111,7 @@ impl ParticipantBuilder {
             config: config.to_builder(),
             announce_period: Duration::from_secs(2),
             lease_duration: Duration::from_secs(20),
+            user_data: Vec::new(),
             limits: Limits::default(),
         }
     }
@@ -158,6 +160,13 @@ impl ParticipantBuilder {
         self
     }
 
+    /// USER_DATA of the participant, announced over SPDP (tools such as Cyclone's `ddsperf`
+    /// recognise their peers by it).
+    pub fn user_data(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.user_data = bytes.into();
+        self
+    }
+
     /// Creates the participant: opens the sockets, starts the threads, announces itself.
     pub fn build(self) -> Result<DomainParticipant> {
         let config = self.config.build()?;
@@ -177,6 +186,9 @@ impl ParticipantBuilder {
             .collect();
         own.domain_id = Some(config.domain_id());
         own.lease_duration = ferrodds_rtps::qos::Duration::from_std(self.lease_duration);
+        own.user_data = ferrodds_rtps::qos::UserData {
+            value: self.user_data.clone(),
+        };
         let spdp_destinations = transport
             .spdp_destinations()
             .iter()

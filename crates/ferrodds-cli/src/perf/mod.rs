@@ -27,7 +27,6 @@
 //! a progress bar when stderr is a terminal and the run is bounded (`-D` of 3 s or more,
 //! or `--count`). SIGINT/SIGTERM end the run with its summary.
 
-mod announce;
 mod node;
 mod ping;
 mod pong;
@@ -36,6 +35,7 @@ mod report;
 mod stats;
 mod subscribe;
 mod types;
+mod user_data;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -22,8 +22,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos, Sample, Topic};
 
-use super::announce::{ddsperf_user_data, UserDataAnnouncer};
 use super::types::PerfSample;
+use super::user_data::ddsperf_user_data;
 use super::{History, Settings, Trigger};
 
 /// ddsperf's topics' max blocking time (`dds_qset_reliability (…, DDS_SECS (10))`).
@@ -51,27 +51,13 @@ pub(crate) fn writer_prefix<T>(sample: &Sample<T>) -> [u8; 12] {
     p
 }
 
-/// FerroDDS's vendor id, which starts FerroDDS GUID prefixes.
-const FERRODDS_VENDOR: [u8; 2] = [0x01, 0xff];
-
-/// A sample's source timestamp in nanoseconds since the epoch, as its writer meant it.
-///
-/// ddsperf keeps a flag in the lowest bit of the timestamp, so the nanosecond matters.
-/// Cyclone DDS converts nanoseconds to RTPS time rounding up and back rounding to nearest,
-/// both exact; FerroDDS (`ferrodds_rtps::wire::Time`) truncates both ways, so a FerroDDS
-/// reader sees a timestamp that Cyclone wrote exactly, but one that FerroDDS wrote nearly
-/// always 1 ns early. For samples from a FerroDDS writer (its GUID prefix starts with our
-/// vendor id) this adds the nanosecond back.
+/// A sample's source timestamp in nanoseconds since the epoch, exactly as its writer meant
+/// it: ddsperf keeps a flag in the lowest bit, and RTPS time conversion (Cyclone DDS's and
+/// `ferrodds_rtps::wire::Time`'s: up when encoding, to nearest when decoding) keeps every
+/// nanosecond.
 pub(crate) fn source_nanos<T>(sample: &Sample<T>) -> Option<u64> {
     let t = sample.info.source_timestamp?;
-    let ns = u64::try_from(t.duration_since(UNIX_EPOCH).ok()?.as_nanos()).ok()?;
-    Some(
-        if sample.info.publication_handle.0[..2] == FERRODDS_VENDOR {
-            ns + 1
-        } else {
-            ns
-        },
-    )
+    u64::try_from(t.duration_since(UNIX_EPOCH).ok()?.as_nanos()).ok()
 }
 
 /// Now, in nanoseconds since the epoch.
@@ -170,19 +156,15 @@ pub(crate) struct Node<T> {
 impl<T: PerfSample> Node<T> {
     /// Creates the participant and every endpoint; `with_data_reader` for `sub`.
     pub(crate) fn new(settings: &Settings, with_data_reader: bool) -> Result<Self, String> {
+        // ddsperf recognises its peers by the participant's USER_DATA.
         let mut builder = DomainParticipant::builder()
             .map_err(|e| e.to_string())?
-            .domain_id(settings.domain);
+            .domain_id(settings.domain)
+            .user_data(ddsperf_user_data(with_data_reader));
         if let Some(interface) = &settings.interface {
             builder = builder.interface(interface).map_err(|e| e.to_string())?;
         }
         let participant = builder.build().map_err(|e| e.to_string())?;
-        // Before any endpoint exists: see announce.rs.
-        UserDataAnnouncer::start(
-            &participant,
-            settings.domain,
-            &ddsperf_user_data(with_data_reader),
-        );
         let r = if settings.reliable { 'R' } else { 'U' };
         let topic = |kind: &str| {
             participant
