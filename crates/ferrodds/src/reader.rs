@@ -55,17 +55,7 @@ pub(crate) struct ReaderInner {
 
 impl Drop for ReaderInner {
     fn drop(&mut self) {
-        let shared = &self.participant.inner.shared;
-        let now = shared.now();
-        let mut core = shared.lock();
-        let crate::runtime::Core {
-            discovery, rtps, ..
-        } = &mut *core;
-        discovery.remove_local(now, self.guid, rtps);
-        rtps.remove_reader(self.entity_id);
-        core.readers.remove(&self.entity_id);
-        core.collect_transmits();
-        shared.finish(core);
+        self.participant.inner.shared.withdraw(self.guid);
     }
 }
 
@@ -120,7 +110,6 @@ impl<T: Cdr> DataReader<T> {
         filter: Option<ContentFilter>,
     ) -> Result<Self> {
         let shared = &participant.inner.shared;
-        let now = shared.now();
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if T::IS_KEYED { 0x07 } else { 0x04 });
         let guid = Guid::new(core.rtps.prefix(), entity_id);
@@ -152,12 +141,7 @@ impl<T: Cdr> DataReader<T> {
             qos: qos.policies.clone(),
             keyed: T::IS_KEYED,
         };
-        let crate::runtime::Core {
-            discovery, rtps, ..
-        } = &mut *core;
-        discovery.add_local(now, endpoint, rtps);
-        core.collect_transmits();
-        shared.finish(core);
+        shared.announce(core, endpoint);
         Ok(DataReader {
             inner: Arc::new(ReaderInner {
                 participant: participant.clone(),

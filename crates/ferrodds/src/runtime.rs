@@ -294,6 +294,39 @@ impl Shared {
         }
     }
 
+    /// Announces a local endpoint over SEDP and matches it (its RTPS endpoint and DCPS state
+    /// were added under the same lock).
+    pub(crate) fn announce(
+        &self,
+        mut core: MutexGuard<'_, Core>,
+        endpoint: ferrodds_rtps::LocalEndpoint,
+    ) {
+        let now = self.now();
+        let Core {
+            discovery, rtps, ..
+        } = &mut *core;
+        discovery.add_local(now, endpoint, rtps);
+        core.collect_transmits();
+        self.finish(core);
+    }
+
+    /// Withdraws a local endpoint: disposes its SEDP instance, ends its matches, and drops
+    /// its RTPS endpoint and DCPS state.
+    pub(crate) fn withdraw(&self, guid: Guid) {
+        let now = self.now();
+        let mut core = self.lock();
+        let Core {
+            discovery, rtps, ..
+        } = &mut *core;
+        discovery.remove_local(now, guid, rtps);
+        rtps.remove_writer(guid.entity_id);
+        rtps.remove_reader(guid.entity_id);
+        core.writers.remove(&guid.entity_id);
+        core.readers.remove(&guid.entity_id);
+        core.collect_transmits();
+        self.finish(core);
+    }
+
     /// Waits on `changed` until `done` holds or `timeout` passes; true when done.
     pub(crate) fn wait_until(
         &self,

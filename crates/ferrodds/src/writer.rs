@@ -47,17 +47,7 @@ struct WriterInner {
 
 impl Drop for WriterInner {
     fn drop(&mut self) {
-        let shared = &self.participant.inner.shared;
-        let now = shared.now();
-        let mut core = shared.lock();
-        let crate::runtime::Core {
-            discovery, rtps, ..
-        } = &mut *core;
-        discovery.remove_local(now, self.guid, rtps);
-        rtps.remove_writer(self.entity_id);
-        core.writers.remove(&self.entity_id);
-        core.collect_transmits();
-        shared.finish(core);
+        self.participant.inner.shared.withdraw(self.guid);
     }
 }
 
@@ -97,7 +87,6 @@ impl<T: Cdr> DataWriter<T> {
             XcdrVersion::Xcdr2 => DataRepresentationId::XCDR2,
         }];
         let shared = &participant.inner.shared;
-        let now = shared.now();
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if T::IS_KEYED { 0x02 } else { 0x03 });
         let guid = Guid::new(core.rtps.prefix(), entity_id);
@@ -132,12 +121,7 @@ impl<T: Cdr> DataWriter<T> {
             qos: qos.policies.clone(),
             keyed: T::IS_KEYED,
         };
-        let crate::runtime::Core {
-            discovery, rtps, ..
-        } = &mut *core;
-        discovery.add_local(now, endpoint, rtps);
-        core.collect_transmits();
-        shared.finish(core);
+        shared.announce(core, endpoint);
         Ok(DataWriter {
             inner: Arc::new(WriterInner {
                 participant: participant.clone(),
