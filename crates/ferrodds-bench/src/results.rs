@@ -1,0 +1,206 @@
+//! Everything a run measured (saved as `docs/bench/results.json`), and its reduction over
+//! repetitions: the median of the runs' figures, with their range.
+
+use serde::{Deserialize, Serialize};
+
+use crate::machine::Machine;
+use crate::parse::RoundTrip;
+use crate::stats::{median, LatencyFigures, ThroughputFigures};
+use crate::suite::{
+    FloorRecord, LatencyRun, MatrixCell, MatrixRun, PairRun, Plan, Sections, ThroughputRun, Variant,
+};
+
+/// A whole run of the suite.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Results {
+    /// When it started (UTC).
+    pub(crate) date: String,
+    /// What it was to measure.
+    pub(crate) plan: Plan,
+    /// Which parts ran.
+    pub(crate) sections: Sections,
+    /// The machine and the versions.
+    pub(crate) machine: Machine,
+    /// The busy-poll row ran (`ferrodds perf` accepts `--busy-poll`).
+    pub(crate) busy_poll: bool,
+    /// The batched row ran (`ferrodds perf pub` accepts `--batch`).
+    pub(crate) batch: bool,
+    /// Rows skipped and why; failed runs.
+    pub(crate) notes: Vec<String>,
+    /// How long the run took, minutes.
+    pub(crate) minutes: f64,
+    /// Ping/pong runs.
+    pub(crate) latency: Vec<LatencyRun>,
+    /// UDP floor runs.
+    pub(crate) floor: Vec<FloorRecord>,
+    /// Pub/sub runs.
+    pub(crate) throughput: Vec<ThroughputRun>,
+    /// Keyed-matrix runs.
+    pub(crate) matrix: Vec<MatrixRun>,
+}
+
+/// A figure over repetitions.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Agg {
+    /// The median of the runs' values.
+    pub(crate) value: f64,
+    /// The smallest.
+    pub(crate) min: f64,
+    /// The largest.
+    pub(crate) max: f64,
+    /// How many runs gave a value.
+    pub(crate) runs: usize,
+}
+
+/// The median and range of `values` (`None` when there are none).
+pub(crate) fn agg(values: impl IntoIterator<Item = f64>) -> Option<Agg> {
+    let v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+    Some(Agg {
+        value: median(&v)?,
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        runs: v.len(),
+    })
+}
+
+/// A figure of `variant`'s runs over repetitions.
+fn over_runs<'a, S: 'a, F: 'a>(
+    runs: impl Iterator<Item = &'a PairRun<S, F>>,
+    variant: Variant,
+    f: impl Fn(&F) -> f64,
+) -> Option<Agg> {
+    agg(runs
+        .filter(|r| r.variant == variant)
+        .filter_map(|r| r.figures.as_ref().map(&f)))
+}
+
+/// `what, variant, repetition N: error` for a run that measured nothing.
+fn failure<S, F>(what: String, run: &PairRun<S, F>) -> Option<String> {
+    run.error.as_ref().map(|e| {
+        format!(
+            "{what}, {}, repetition {}: {e}",
+            run.variant.label(),
+            run.rep + 1
+        )
+    })
+}
+
+impl Results {
+    /// A latency figure of `variant` at `size` over repetitions.
+    pub(crate) fn latency(
+        &self,
+        size: u64,
+        variant: Variant,
+        f: fn(&RoundTrip) -> f64,
+    ) -> Option<Agg> {
+        let runs = self.latency.iter().filter(|r| r.size == size);
+        over_runs(runs.map(|r| &r.run), variant, |x| f(&x.rtt))
+    }
+
+    /// The round trips per second of `variant` at `size` over repetitions.
+    pub(crate) fn latency_rate(&self, size: u64, variant: Variant) -> Option<Agg> {
+        let runs = self.latency.iter().filter(|r| r.size == size);
+        over_runs(runs.map(|r| &r.run), variant, |x| x.rate)
+    }
+
+    /// A UDP floor figure (`mode` "block" or "busy") at `size` over repetitions.
+    pub(crate) fn floor(&self, size: u64, mode: &str, f: fn(&RoundTrip) -> f64) -> Option<Agg> {
+        agg(self
+            .floor
+            .iter()
+            .filter(|r| r.size == size && r.mode == mode)
+            .filter_map(|r| r.run.as_ref().map(|x| f(&x.rtt))))
+    }
+
+    /// A throughput figure of `variant` at `size` over repetitions.
+    pub(crate) fn throughput(
+        &self,
+        size: u64,
+        variant: Variant,
+        f: fn(&ThroughputFigures) -> f64,
+    ) -> Option<Agg> {
+        let runs = self.throughput.iter().filter(|r| r.size == size);
+        over_runs(runs.map(|r| &r.run), variant, f)
+    }
+
+    /// Samples lost by `variant`'s subscribers at `size`, summed over repetitions (`None`
+    /// when no run reported totals).
+    pub(crate) fn lost(&self, size: u64, variant: Variant) -> Option<u64> {
+        let totals: Vec<u64> = self
+            .throughput
+            .iter()
+            .filter(|r| r.size == size && r.run.variant == variant)
+            .filter_map(|r| r.totals.map(|t| t.lost))
+            .collect();
+        (!totals.is_empty()).then(|| totals.iter().sum())
+    }
+
+    /// A keyed-matrix figure over repetitions.
+    pub(crate) fn matrix(
+        &self,
+        cell: MatrixCell,
+        variant: Variant,
+        f: fn(&LatencyFigures) -> f64,
+    ) -> Option<Agg> {
+        let runs = self.matrix.iter().filter(|r| r.cell == cell);
+        over_runs(runs.map(|r| &r.run), variant, f)
+    }
+
+    /// The runs that measured nothing, one line each.
+    pub(crate) fn failures(&self) -> Vec<String> {
+        let latency = self
+            .latency
+            .iter()
+            .filter_map(|r| failure(format!("latency {} B", r.size), &r.run));
+        let floor = self.floor.iter().filter_map(|r| {
+            r.error.as_ref().map(|e| {
+                format!(
+                    "UDP floor {} {} B, repetition {}: {e}",
+                    r.mode,
+                    r.size,
+                    r.rep + 1
+                )
+            })
+        });
+        let throughput = self
+            .throughput
+            .iter()
+            .filter_map(|r| failure(format!("throughput {} B", r.size), &r.run));
+        let matrix = self.matrix.iter().filter_map(|r| {
+            let c = r.cell;
+            let what = format!(
+                "matrix {}×{} at {} B",
+                c.instances, c.samples_per_instance, c.size
+            );
+            failure(what, &r.run)
+        });
+        latency
+            .chain(floor)
+            .chain(throughput)
+            .chain(matrix)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn aggregates_are_medians_with_ranges() {
+        let a = agg([3.0, 1.0, 2.0]).unwrap();
+        assert_eq!(
+            a,
+            Agg {
+                value: 2.0,
+                min: 1.0,
+                max: 3.0,
+                runs: 3
+            }
+        );
+        assert_eq!(agg([5.0, 7.0]).unwrap().value, 6.0);
+        assert!(agg([]).is_none());
+        assert!(agg([f64::NAN]).is_none());
+    }
+}

@@ -1,0 +1,586 @@
+//! The plan of a run, how each pair of processes is started, and the records kept.
+//!
+//! Every case runs Cyclone's pair and ours back to back, in an order that is reversed on
+//! every other repetition, so that a drift of the machine (another process, thermal
+//! state) falls on both. Cyclone's processes use domain 100, ours domain 101; both stay
+//! on the loopback interface (`CYCLONEDDS_URI` for ddsperf, `-i lo` for ours).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::parse::{self, FloorRun, LatencySecond, ThroughputSecond, Totals};
+use crate::process::{run_to_end, Ended, Running};
+use crate::stats::{self, LatencyFigures, ThroughputFigures};
+
+/// Cyclone's domain.
+pub(crate) const CYCLONE_DOMAIN: u32 = 100;
+/// Ours.
+pub(crate) const OURS_DOMAIN: u32 = 101;
+
+/// Cyclone DDS on loopback only, multicast for SPDP only (as in the ddsperf tests), with
+/// or without its write batching (`Internal/WriteBatch`, off by default).
+pub(crate) fn cyclonedds_uri(write_batch: bool) -> String {
+    let internal = if write_batch {
+        "<Internal><WriteBatch>true</WriteBatch></Internal>"
+    } else {
+        ""
+    };
+    format!(
+        "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"lo\" \
+         multicast=\"true\"/></Interfaces><AllowMulticast>spdp</AllowMulticast></General>\
+         {internal}</Domain></CycloneDDS>"
+    )
+}
+
+/// Who runs a case, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Variant {
+    /// ddsperf ↔ ddsperf.
+    Cyclone,
+    /// ddsperf ↔ ddsperf with `Internal/WriteBatch` on.
+    CycloneWriteBatch,
+    /// ferrodds perf ↔ ferrodds perf.
+    Ours,
+    /// … with `--busy-poll` on both sides.
+    OursBusyPoll,
+    /// … with `--batch` on the publisher.
+    OursBatch,
+}
+
+impl Variant {
+    /// The name in tables and plots.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Variant::Cyclone => "Cyclone",
+            Variant::CycloneWriteBatch => "Cyclone WriteBatch",
+            Variant::Ours => "FerroDDS",
+            Variant::OursBusyPoll => "FerroDDS busy-poll",
+            Variant::OursBatch => "FerroDDS batch",
+        }
+    }
+
+    fn is_cyclone(self) -> bool {
+        matches!(self, Variant::Cyclone | Variant::CycloneWriteBatch)
+    }
+
+    fn slug(self) -> &'static str {
+        match self {
+            Variant::Cyclone => "cyclone",
+            Variant::CycloneWriteBatch => "cyclone-wb",
+            Variant::Ours => "ours",
+            Variant::OursBusyPoll => "ours-busy",
+            Variant::OursBatch => "ours-batch",
+        }
+    }
+}
+
+/// A cell of the keyed latency matrix (OpenDDSharp's LatencyTest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct MatrixCell {
+    /// Key values (`-n`).
+    pub(crate) instances: u32,
+    /// Samples per instance: the run measures instances × this many round trips.
+    pub(crate) samples_per_instance: u32,
+    /// Sample size, bytes.
+    pub(crate) size: u64,
+}
+
+/// What a run measures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Plan {
+    /// `--quick`.
+    pub(crate) quick: bool,
+    /// Repetitions of every case.
+    pub(crate) reps: u32,
+    /// Latency payloads, bytes (KS sample size, its 12 fixed bytes included).
+    pub(crate) latency_sizes: Vec<u64>,
+    /// How long each ping runs, s.
+    pub(crate) latency_seconds: u32,
+    /// How long the UDP floor measures each size and mode, s (after 0.5 s of warm-up).
+    pub(crate) floor_seconds: f64,
+    /// Throughput payloads, bytes.
+    pub(crate) throughput_sizes: Vec<u64>,
+    /// How long each publisher runs, s.
+    pub(crate) throughput_seconds: u32,
+    /// The keyed matrix.
+    pub(crate) matrix: Vec<MatrixCell>,
+    /// The longest a matrix ping may run before it is stopped, s.
+    pub(crate) matrix_max_seconds: u32,
+}
+
+/// The largest IPv4 UDP datagram: the floor's stand-in for larger payloads.
+pub(crate) const MAX_DATAGRAM: u64 = 65_507;
+
+impl Plan {
+    /// The whole suite.
+    pub(crate) fn full(reps: u32) -> Plan {
+        let mut matrix = Vec::new();
+        for size in [2048, 16_384, 65_536] {
+            for instances in [100, 200, 500, 1000] {
+                for samples_per_instance in [10, 20, 30] {
+                    matrix.push(MatrixCell {
+                        instances,
+                        samples_per_instance,
+                        size,
+                    });
+                }
+            }
+        }
+        Plan {
+            quick: false,
+            reps,
+            latency_sizes: vec![64, 1024, 4096, 16_384, 65_536],
+            latency_seconds: 6,
+            floor_seconds: 1.5,
+            throughput_sizes: vec![64, 1024, 8192, 65_536, 1_048_576, 11_000_000],
+            throughput_seconds: 5,
+            matrix,
+            matrix_max_seconds: 15,
+        }
+    }
+
+    /// One short repetition of a few cases: checks that the suite works.
+    pub(crate) fn quick() -> Plan {
+        Plan {
+            quick: true,
+            reps: 1,
+            latency_sizes: vec![64, 16_384],
+            latency_seconds: 3,
+            floor_seconds: 0.5,
+            throughput_sizes: vec![1024, 1_048_576],
+            throughput_seconds: 4,
+            matrix: vec![
+                MatrixCell {
+                    instances: 100,
+                    samples_per_instance: 10,
+                    size: 2048,
+                },
+                MatrixCell {
+                    instances: 1000,
+                    samples_per_instance: 30,
+                    size: 65_536,
+                },
+            ],
+            matrix_max_seconds: 10,
+        }
+    }
+
+    /// How many process pairs (and floor runs) the plan starts, for the progress line.
+    pub(crate) fn runs(&self, sections: &Sections, busy_poll: bool, batch: bool) -> usize {
+        let mut per_rep = 0;
+        if sections.latency {
+            per_rep += self.latency_sizes.len() * (2 + 2 + usize::from(busy_poll));
+        }
+        if sections.throughput {
+            per_rep += self.throughput_sizes.len() * (3 + usize::from(batch));
+        }
+        if sections.matrix {
+            per_rep += self.matrix.len() * 2;
+        }
+        per_rep * self.reps as usize
+    }
+}
+
+/// Which parts of the suite run.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub(crate) struct Sections {
+    /// Ping/pong by payload, with the UDP floor.
+    pub(crate) latency: bool,
+    /// Pub/sub by payload.
+    pub(crate) throughput: bool,
+    /// The keyed latency matrix.
+    pub(crate) matrix: bool,
+}
+
+/// One pair's run: who, which repetition, its per-second lines and what they reduce to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct PairRun<S, F> {
+    /// Who ran it.
+    pub(crate) variant: Variant,
+    /// Repetition (from 0).
+    pub(crate) rep: u32,
+    /// The figures over the steady seconds.
+    pub(crate) figures: Option<F>,
+    /// Why there are none.
+    pub(crate) error: Option<String>,
+    /// How the two processes ended.
+    pub(crate) exits: Vec<String>,
+    /// The measuring side's per-second lines, as parsed.
+    pub(crate) seconds: Vec<S>,
+}
+
+impl<S, F> PairRun<S, F> {
+    /// The record of a run that printed `lines` (or failed), reduced by `figures`.
+    pub(crate) fn new(
+        variant: Variant,
+        rep: u32,
+        lines: Result<Vec<S>, String>,
+        exits: Vec<String>,
+        figures: impl FnOnce(&[S]) -> Option<F>,
+    ) -> Self {
+        let (seconds, error) = match lines {
+            Ok(l) => (l, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        PairRun {
+            variant,
+            rep,
+            figures: figures(&seconds),
+            error,
+            exits,
+            seconds,
+        }
+    }
+}
+
+/// One ping/pong pair's run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct LatencyRun {
+    /// Payload, bytes.
+    pub(crate) size: u64,
+    /// The run (full round trips, µs).
+    #[serde(flatten)]
+    pub(crate) run: PairRun<LatencySecond, LatencyFigures>,
+}
+
+/// One keyed-matrix run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct MatrixRun {
+    /// The cell.
+    pub(crate) cell: MatrixCell,
+    /// Round trips wanted: instances × samples per instance.
+    pub(crate) target: u64,
+    /// The run; its figures are over the first steady seconds holding `target` round trips.
+    #[serde(flatten)]
+    pub(crate) run: PairRun<LatencySecond, LatencyFigures>,
+}
+
+/// One pub/sub pair's run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ThroughputRun {
+    /// Payload, bytes.
+    pub(crate) size: u64,
+    /// What the subscriber received and lost over its whole run.
+    pub(crate) totals: Option<Totals>,
+    /// The run (the subscriber's lines).
+    #[serde(flatten)]
+    pub(crate) run: PairRun<ThroughputSecond, ThroughputFigures>,
+}
+
+/// One UDP floor measurement.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct FloorRecord {
+    /// Repetition (from 0).
+    pub(crate) rep: u32,
+    /// "block" or "busy".
+    pub(crate) mode: String,
+    /// Datagram size, bytes.
+    pub(crate) size: u64,
+    /// What it measured.
+    pub(crate) run: Option<FloorRun>,
+    /// Why there is nothing.
+    pub(crate) error: Option<String>,
+}
+
+/// The programs a run starts.
+pub(crate) struct Tools {
+    /// `ferrodds` (its `perf` command).
+    pub(crate) ferrodds: PathBuf,
+    /// `ddsperf`.
+    pub(crate) ddsperf: PathBuf,
+    /// The compiled `udp_floor`.
+    pub(crate) floor: PathBuf,
+    /// Where every process's output is kept.
+    pub(crate) logs: PathBuf,
+    /// `--busy-poll` is accepted by `ferrodds perf ping` and `pong`.
+    pub(crate) busy_poll: bool,
+    /// `--batch` is accepted by `ferrodds perf pub`.
+    pub(crate) batch: bool,
+}
+
+/// A subscriber's per-second lines and its totals.
+pub(crate) type SubOutput = (Vec<ThroughputSecond>, Option<Totals>);
+
+/// Starts pairs, one at a time, and names their logs in order.
+pub(crate) struct Runner {
+    tools: Tools,
+    started: usize,
+}
+
+/// How long the passive side (pong, sub) may live beyond the active one's duration; it is
+/// normally stopped long before.
+const PASSIVE_EXTRA_SECONDS: u32 = 60;
+/// Between starting the passive side and the active one.
+const PASSIVE_HEAD_START: Duration = Duration::from_millis(200);
+/// After a publisher ends, for the subscriber's last per-second line.
+const SUB_TAIL: Duration = Duration::from_millis(1500);
+/// How long a process may take to end after SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+fn ended_text(e: &Ended) -> String {
+    format!("{}: {}", e.name, e.how)
+}
+
+impl Runner {
+    /// A runner of `tools`.
+    pub(crate) fn new(tools: Tools) -> Runner {
+        Runner { tools, started: 0 }
+    }
+
+    /// The programs.
+    pub(crate) fn tools(&self) -> &Tools {
+        &self.tools
+    }
+
+    fn name(&mut self, what: &str) -> String {
+        self.started += 1;
+        format!("{:04}-{what}", self.started)
+    }
+
+    fn ddsperf(&self, write_batch: bool, args: &[String]) -> Command {
+        let mut c = Command::new(&self.tools.ddsperf);
+        c.env("CYCLONEDDS_URI", cyclonedds_uri(write_batch))
+            .arg("-i")
+            .arg(CYCLONE_DOMAIN.to_string())
+            .args(args);
+        c
+    }
+
+    fn ours(&self, args: &[String]) -> Command {
+        let mut c = Command::new(&self.tools.ferrodds);
+        c.env_remove("FERRODDS_CONFIG")
+            .arg("perf")
+            .args(args)
+            .args(["-d", &OURS_DOMAIN.to_string(), "-i", "lo", "--json"]);
+        c
+    }
+
+    /// Runs a ping/pong pair for `seconds` (or until the steady seconds hold `target` round
+    /// trips) and returns the pinging side's per-second lines.
+    pub(crate) fn latency(
+        &mut self,
+        variant: Variant,
+        size: u64,
+        keys: Option<u32>,
+        seconds: u32,
+        target: Option<u64>,
+    ) -> (Result<Vec<LatencySecond>, String>, Vec<String>) {
+        let s = |x: &dyn ToString| x.to_string();
+        let mut common: Vec<String> = Vec::new();
+        if let Some(n) = keys {
+            common.extend([s(&"-n"), s(&n)]);
+        }
+        let passive_seconds = seconds + PASSIVE_EXTRA_SECONDS;
+        let (pong, ping) = match variant {
+            Variant::Cyclone | Variant::CycloneWriteBatch => {
+                let wb = variant == Variant::CycloneWriteBatch;
+                let mut pong = common.clone();
+                pong.extend([s(&"-D"), s(&passive_seconds), s(&"pong")]);
+                let mut ping = common.clone();
+                ping.extend([s(&"-D"), s(&seconds), s(&"ping"), s(&"size"), s(&size)]);
+                (self.ddsperf(wb, &pong), self.ddsperf(wb, &ping))
+            }
+            Variant::Ours | Variant::OursBusyPoll | Variant::OursBatch => {
+                let mut pong = vec![s(&"pong")];
+                pong.extend(common.iter().cloned());
+                pong.extend([s(&"-D"), s(&passive_seconds)]);
+                let mut ping = vec![s(&"ping")];
+                ping.extend(common.iter().cloned());
+                ping.extend([s(&"-D"), s(&seconds), s(&"--size"), s(&size)]);
+                if variant == Variant::OursBusyPoll {
+                    pong.push(s(&"--busy-poll"));
+                    ping.push(s(&"--busy-poll"));
+                }
+                (self.ours(&pong), self.ours(&ping))
+            }
+        };
+        let tag = format!("{}-{size}", variant.slug());
+        let pong_name = self.name(&format!("{tag}-pong"));
+        let ping_name = self.name(&format!("{tag}-ping"));
+        let logs = self.tools.logs.clone();
+        let pong = match Running::start(&pong_name, pong, &logs) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), Vec::new()),
+        };
+        std::thread::sleep(PASSIVE_HEAD_START);
+        let mut ping = match Running::start(&ping_name, ping, &logs) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), vec![ended_text(&pong.stop(STOP_GRACE))]),
+        };
+        let parse = |text: &str| {
+            if variant.is_cyclone() {
+                parse::ddsperf_latency(text)
+            } else {
+                parse::ours_latency(text)
+            }
+        };
+        let limit = Instant::now() + Duration::from_secs(u64::from(seconds) + 20);
+        let mut asked_to_stop = false;
+        while !ping.has_ended() && Instant::now() < limit {
+            if let (Some(t), false) = (target, asked_to_stop) {
+                if stats::steady_roundtrips(&parse(&ping.stdout_so_far())) >= t {
+                    ping.terminate();
+                    asked_to_stop = true;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let ping = ping.wait(STOP_GRACE);
+        let pong = pong.stop(STOP_GRACE);
+        let exits = vec![ended_text(&ping), ended_text(&pong)];
+        let lines = parse(&ping.stdout);
+        if lines.is_empty() {
+            return (
+                Err(format!(
+                    "no round trip measured ({}: {}; {}: {})",
+                    ping.how,
+                    ping.tail(),
+                    pong.how,
+                    pong.tail()
+                )),
+                exits,
+            );
+        }
+        (Ok(lines), exits)
+    }
+
+    /// Runs a pub/sub pair, the publisher for `seconds`, and returns the subscriber's
+    /// per-second lines and totals.
+    pub(crate) fn throughput(
+        &mut self,
+        variant: Variant,
+        size: u64,
+        seconds: u32,
+    ) -> (Result<SubOutput, String>, Vec<String>) {
+        let s = |x: &dyn ToString| x.to_string();
+        let passive_seconds = seconds + PASSIVE_EXTRA_SECONDS;
+        let (sub, publisher) = if variant.is_cyclone() {
+            let wb = variant == Variant::CycloneWriteBatch;
+            (
+                self.ddsperf(wb, &[s(&"-D"), s(&passive_seconds), s(&"sub")]),
+                self.ddsperf(
+                    wb,
+                    &[s(&"-D"), s(&seconds), s(&"pub"), s(&"size"), s(&size)],
+                ),
+            )
+        } else {
+            let mut pub_args = vec![s(&"pub"), s(&"-D"), s(&seconds), s(&"--size"), s(&size)];
+            if variant == Variant::OursBatch {
+                pub_args.push(s(&"--batch"));
+            }
+            (
+                self.ours(&[s(&"sub"), s(&"-D"), s(&passive_seconds)]),
+                self.ours(&pub_args),
+            )
+        };
+        let tag = format!("{}-{size}", variant.slug());
+        let sub_name = self.name(&format!("{tag}-sub"));
+        let pub_name = self.name(&format!("{tag}-pub"));
+        let logs = self.tools.logs.clone();
+        let sub = match Running::start(&sub_name, sub, &logs) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), Vec::new()),
+        };
+        std::thread::sleep(PASSIVE_HEAD_START);
+        let publisher = match run_to_end(
+            &pub_name,
+            publisher,
+            &logs,
+            Duration::from_secs(u64::from(seconds) + 30),
+        ) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), vec![ended_text(&sub.stop(STOP_GRACE))]),
+        };
+        std::thread::sleep(SUB_TAIL);
+        let sub = sub.stop(STOP_GRACE);
+        let exits = vec![ended_text(&publisher), ended_text(&sub)];
+        let (lines, totals) = if variant.is_cyclone() {
+            parse::ddsperf_sub(&sub.stdout)
+        } else {
+            parse::ours_sub(&sub.stdout)
+        };
+        if lines.is_empty() {
+            return (
+                Err(format!(
+                    "nothing received ({}: {}; {}: {})",
+                    publisher.how,
+                    publisher.tail(),
+                    sub.how,
+                    sub.tail()
+                )),
+                exits,
+            );
+        }
+        (Ok((lines, totals)), exits)
+    }
+
+    /// Measures the UDP floor in `mode` ("block" or "busy") at `size`.
+    pub(crate) fn floor(
+        &mut self,
+        mode: &str,
+        size: u64,
+        seconds: f64,
+    ) -> Result<FloorRun, String> {
+        let mut cmd = Command::new(&self.tools.floor);
+        cmd.args(["-m", mode, "-D", &format!("{seconds}"), "-w", "0.5"])
+            .arg(size.to_string());
+        let name = self.name(&format!("floor-{mode}-{size}"));
+        let logs = self.tools.logs.clone();
+        let ended = run_to_end(&name, cmd, &logs, Duration::from_secs_f64(seconds + 30.0))?;
+        parse::floor(&ended.stdout)
+            .into_iter()
+            .next()
+            .ok_or_else(|| {
+                format!(
+                    "udp_floor measured nothing ({}: {})",
+                    ended.how,
+                    ended.tail()
+                )
+            })
+    }
+}
+
+/// Whether `ferrodds perf MODE --help` lists `option` as a flag.
+pub(crate) fn ours_accepts(ferrodds: &Path, mode: &str, option: &str) -> bool {
+    Command::new(ferrodds)
+        .args(["perf", mode, "--help"])
+        .output()
+        .ok()
+        .is_some_and(|o| parse::help_offers_flag(&String::from_utf8_lossy(&o.stdout), option))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_plan_is_the_issues() {
+        let p = Plan::full(2);
+        assert_eq!(p.latency_sizes, [64, 1024, 4096, 16_384, 65_536]);
+        assert_eq!(
+            p.throughput_sizes,
+            [64, 1024, 8192, 65_536, 1_048_576, 11_000_000]
+        );
+        assert_eq!(p.matrix.len(), 3 * 4 * 3);
+        let all = Sections {
+            latency: true,
+            throughput: true,
+            matrix: true,
+        };
+        // 5 sizes × (2 floors + 2 pairs), 6 × 3, 36 × 2; twice.
+        assert_eq!(p.runs(&all, false, false), 2 * (20 + 18 + 72));
+        assert_eq!(p.runs(&all, true, true), 2 * (25 + 24 + 72));
+    }
+
+    #[test]
+    fn write_batching_is_in_cyclones_internal_section() {
+        assert!(!cyclonedds_uri(false).contains("WriteBatch"));
+        let uri = cyclonedds_uri(true);
+        assert!(uri.contains("<Internal><WriteBatch>true</WriteBatch></Internal></Domain>"));
+        assert!(uri.contains("<NetworkInterface name=\"lo\""));
+    }
+}
