@@ -17,6 +17,13 @@ pub(crate) struct Machine {
     pub(crate) load_before: String,
     /// … and when it ended.
     pub(crate) load_after: String,
+    /// Share of all cores busy (0 to 1, /proc/stat) in the second before the first pair,
+    /// the suite's build done: other work on the machine.
+    #[serde(default)]
+    pub(crate) cpu_busy_before: Option<f64>,
+    /// … in the second after the last pair ended.
+    #[serde(default)]
+    pub(crate) cpu_busy_after: Option<f64>,
     /// Debian's `cyclonedds-tools` version (ddsperf's).
     pub(crate) ddsperf_version: String,
     /// `git describe`-like commit of FerroDDS (with `-dirty` for local changes).
@@ -50,6 +57,30 @@ pub(crate) fn load_average() -> String {
         .ok()
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// `(busy, total)` jiffies of all cores from /proc/stat's `cpu` line (idle and iowait are
+/// not busy).
+pub(crate) fn cpu_jiffies(stat: &str) -> Option<(u64, u64)> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v.get(3)? + v.get(4).copied().unwrap_or(0);
+    Some((total.saturating_sub(idle), total))
+}
+
+/// The share of all cores busy over the next `over` (0 to 1).
+pub(crate) fn cpu_busy(over: std::time::Duration) -> Option<f64> {
+    let read = || cpu_jiffies(&std::fs::read_to_string("/proc/stat").ok()?);
+    let (b0, t0) = read()?;
+    std::thread::sleep(over);
+    let (b1, t1) = read()?;
+    let dt = t1.checked_sub(t0).filter(|d| *d > 0)?;
+    Some(b1.saturating_sub(b0) as f64 / dt as f64)
 }
 
 /// `model name` of the first CPU in /proc/cpuinfo's text.
@@ -91,6 +122,8 @@ impl Machine {
             kernel: first_line("uname", &["-r"]),
             load_before: load_average(),
             load_after: String::new(),
+            cpu_busy_before: None,
+            cpu_busy_after: None,
             ddsperf_version: dpkg_version(&dpkg).unwrap_or_else(|| "unknown".to_string()),
             ferrodds_commit: if dirty {
                 format!("{commit}-dirty")
@@ -141,6 +174,13 @@ mod tests {
         assert_eq!(utc(0), "1970-01-01 00:00 UTC");
         assert_eq!(utc(951_782_400), "2000-02-29 00:00 UTC");
         assert_eq!(utc(1_700_000_000), "2023-11-14 22:13 UTC");
+    }
+
+    #[test]
+    fn busy_jiffies_leave_out_idle_and_iowait() {
+        let stat = "cpu  100 5 50 800 40 1 2 3 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        assert_eq!(cpu_jiffies(stat), Some((161, 1001)));
+        assert_eq!(cpu_jiffies("intr 1 2"), None);
     }
 
     #[test]

@@ -406,12 +406,18 @@ fn run(o: Options) -> Result<(), String> {
         throughput: Vec::new(),
         matrix: Vec::new(),
     };
+    // What else runs here: one second of /proc/stat before the first pair and after the last.
+    r.machine.cpu_busy_before = machine::cpu_busy(std::time::Duration::from_secs(1));
     eprintln!(
-        "ferrodds-bench: {} repetition(s), {} runs; logs in {}; load average {}",
+        "ferrodds-bench: {} repetition(s), {} runs; logs in {}; load average {}, cores busy \
+         with other work {}",
         plan.reps,
         plan.runs(&o.sections, busy_poll, batch),
         logs.display(),
-        r.machine.load_before
+        r.machine.load_before,
+        r.machine
+            .cpu_busy_before
+            .map_or_else(|| "?".to_string(), |b| format!("{:.0} %", b * 100.0))
     );
     let start = Instant::now();
     let mut runner = Runner::new(Tools {
@@ -425,6 +431,7 @@ fn run(o: Options) -> Result<(), String> {
     execute(&plan, &mut runner, &mut r, &logs);
     r.minutes = start.elapsed().as_secs_f64() / 60.0;
     r.machine.load_after = machine::load_average();
+    r.machine.cpu_busy_after = machine::cpu_busy(std::time::Duration::from_secs(1));
     publish(&r, &o.docs)?;
     let failures = r.failures();
     eprintln!(

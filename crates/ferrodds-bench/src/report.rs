@@ -73,6 +73,10 @@ pub(crate) fn mbps(v: f64) -> String {
     }
 }
 
+fn percent(share: Option<f64>) -> String {
+    share.map_or_else(|| "–".to_string(), |x| format!("{:.0} %", x * 100.0))
+}
+
 fn cell(a: Option<Agg>, fmt: fn(f64) -> String) -> String {
     a.map_or_else(|| "–".to_string(), |a| fmt(a.value))
 }
@@ -101,6 +105,18 @@ fn lost(n: Option<u64>) -> String {
     n.map_or_else(|| "–".to_string(), |n| n.to_string())
 }
 
+/// The share of the cores other work kept busy around the run (the larger of the second
+/// before the first pair and the second after the last), when it is a quarter or more.
+fn busy_machine(m: &crate::machine::Machine) -> Option<f64> {
+    let busy = [m.cpu_busy_before, m.cpu_busy_after]
+        .into_iter()
+        .flatten()
+        .fold(None, |acc: Option<f64>, x| {
+            Some(acc.map_or(x, |a| a.max(x)))
+        })?;
+    (busy >= 0.25).then_some(busy)
+}
+
 /// The section between the markers.
 pub(crate) fn render(r: &Results) -> String {
     let mut s = String::new();
@@ -123,10 +139,21 @@ pub(crate) fn render(r: &Results) -> String {
              (`scripts/bench`) replaces this section.\n"
         );
     }
+    if let Some(busy) = busy_machine(m) {
+        let _ = writeln!(
+            s,
+            "**The machine was busy**: other work kept {:.0} % of its {} cores busy around \
+             the run (in the second before the first pair or after the last), so it competed \
+             with the pairs; the figures are noisy and pessimistic.\n",
+            busy * 100.0,
+            m.nproc
+        );
+    }
     let _ = writeln!(
         s,
         "Measured {} by `scripts/bench` ({reps}, {:.1} minutes in all). Machine: {} × {}, \
-         Linux {}; load average (1, 5, 15 min) {} before, {} after. Cyclone DDS: `ddsperf` \
+         Linux {}; load average (1, 5, 15 min) {} before, {} after; cores busy with other \
+         work {} before, {} after. Cyclone DDS: `ddsperf` \
          from Debian's cyclonedds-tools {}. FerroDDS: commit {}, `ferrodds perf` (release \
          build, {}). UDP floor: `crates/ferrodds-bench/c/udp_floor.c`, {} `-O2`. Every \
          run's per-second lines: `docs/bench/results.json`.\n",
@@ -137,6 +164,8 @@ pub(crate) fn render(r: &Results) -> String {
         m.kernel,
         m.load_before,
         m.load_after,
+        percent(m.cpu_busy_before),
+        percent(m.cpu_busy_after),
         m.ddsperf_version,
         m.ferrodds_commit,
         m.rustc,
@@ -380,6 +409,22 @@ mod tests {
             twice,
             format!("# B\n\ntext\n\n{BEGIN}\ntwo\n{END}\nafter\n")
         );
+    }
+
+    #[test]
+    fn a_busy_machine_is_told() {
+        let mut m = crate::machine::Machine {
+            nproc: 2,
+            cpu_busy_before: Some(0.02),
+            cpu_busy_after: Some(0.1),
+            ..Default::default()
+        };
+        assert_eq!(busy_machine(&m), None);
+        m.cpu_busy_after = Some(0.55);
+        assert_eq!(busy_machine(&m), Some(0.55));
+        m.cpu_busy_before = None;
+        m.cpu_busy_after = None;
+        assert_eq!(busy_machine(&m), None);
     }
 
     #[test]
