@@ -433,9 +433,18 @@ def run_sub(a):
             fail(1, f"timeout after {a.timeout:g} s on domain {a.domain} topic {a.topic!r}: "
                     f"got {what} ({invalid} invalid-data samples)")
         ws.wait(duration(seconds=min(remaining, 0.2)))
-        # Cyclone returns a batch grouped by instance; restore write order within
-        # the batch (source timestamps of one writer are increasing).
-        batch = sorted(reader.take(N=256), key=lambda x: x.sample_info.source_timestamp)
+        # Cyclone returns what it holds grouped by instance, so take everything it holds
+        # before restoring write order (source timestamps of one writer increase):
+        # sorting a partial take would put a later sample of one instance before an
+        # earlier one of another that stayed behind. (Bounded: each round takes at least
+        # one sample, and the writer stops.)
+        batch = []
+        while True:
+            more = reader.take(N=256)
+            if not more:
+                break
+            batch.extend(more)
+        batch.sort(key=lambda x: x.sample_info.source_timestamp)
         if batch:
             log(f"took {len(batch)} samples")
         for s in batch:

@@ -6,8 +6,8 @@ use crate::wire::Endianness as WireEndianness;
 use crate::wire::{
     message_to_vec,
     parameter_list::{pid, STATUS_INFO_DISPOSED, STATUS_INFO_UNREGISTERED},
-    EntityId, GuidPrefix, Header, InfoDestination, Locator, ParameterList, ParameterListBuilder,
-    ProtocolVersion, Submessage, VendorId,
+    EntityId, GuidPrefix, Header, InfoDestination, Locator, ParameterList, ProtocolVersion,
+    Submessage, VendorId,
 };
 
 /// How many samples a history keeps (DDS HISTORY QoS).
@@ -66,32 +66,55 @@ pub(crate) fn header(prefix: GuidPrefix) -> Header {
     }
 }
 
+/// The inline QoS of a change, kept on the stack: it is built for every DATA sent, and
+/// holds at most a key hash (20 bytes), a status info (8) and the sentinel (4).
+pub(crate) struct InlineQos {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl InlineQos {
+    /// Appends one little-endian parameter (`value` is a multiple of 4 bytes long).
+    fn put(&mut self, id: u16, value: &[u8]) {
+        let end = self.len + 4 + value.len();
+        if let Some(out) = self.bytes.get_mut(self.len..end) {
+            out[..2].copy_from_slice(&id.to_le_bytes());
+            out[2..4].copy_from_slice(&(value.len() as u16).to_le_bytes());
+            out[4..].copy_from_slice(value);
+            self.len = end;
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// Inline QoS for a change: the key hash (keyed topics only — peers get confused by one on
 /// keyless topics) and the status info (when not alive).
-pub(crate) fn inline_qos(key_hash: Option<[u8; 16]>, kind: ChangeKind) -> Option<Vec<u8>> {
+pub(crate) fn inline_qos(key_hash: Option<[u8; 16]>, kind: ChangeKind) -> Option<InlineQos> {
     if key_hash.is_none() && kind == ChangeKind::Alive {
         return None;
     }
-    let mut out = Vec::with_capacity(32);
-    let mut b = ParameterListBuilder::new(&mut out, WireEndianness::Little);
-    // INVARIANT: both values are far below the 65535-byte parameter limit.
+    let mut q = InlineQos {
+        bytes: [0; 32],
+        len: 0,
+    };
     if let Some(hash) = key_hash {
-        b.push(pid::KEY_HASH, &hash).ok()?;
+        q.put(pid::KEY_HASH, &hash);
     }
     if kind != ChangeKind::Alive {
         // PID_STATUS_INFO is four octets with the flags in the last one (big-endian).
-        b.push(pid::STATUS_INFO, &kind.status_info().to_be_bytes())
-            .ok()?;
+        q.put(pid::STATUS_INFO, &kind.status_info().to_be_bytes());
     }
-    b.finish();
-    Some(out)
+    q.put(pid::SENTINEL, &[]);
+    Some(q)
 }
 
 /// Parses inline QoS bytes built by [`inline_qos`].
-pub(crate) fn parse_inline_qos(bytes: &Option<Vec<u8>>) -> Option<ParameterList<'_>> {
-    bytes
-        .as_deref()
-        .and_then(|b| ParameterList::parse(b, WireEndianness::Little).ok())
+pub(crate) fn parse_inline_qos(q: &Option<InlineQos>) -> Option<ParameterList<'_>> {
+    q.as_ref()
+        .and_then(|q| ParameterList::parse(q.as_slice(), WireEndianness::Little).ok())
         .map(|(list, _)| list)
 }
 
@@ -118,3 +141,38 @@ pub(crate) fn build(
 
 /// An entity id with the unknown value, for submessages addressed to every reader.
 pub(crate) const ANY_READER: EntityId = EntityId::UNKNOWN;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::ParameterListBuilder;
+
+    #[test]
+    fn inline_qos_is_the_parameter_list_the_builder_makes() {
+        for key in [None, Some([9u8; 16])] {
+            for kind in [
+                ChangeKind::Alive,
+                ChangeKind::Disposed,
+                ChangeKind::Unregistered,
+                ChangeKind::DisposedUnregistered,
+            ] {
+                let ours = inline_qos(key, kind);
+                if key.is_none() && kind == ChangeKind::Alive {
+                    assert!(ours.is_none());
+                    continue;
+                }
+                let mut want = Vec::new();
+                let mut b = ParameterListBuilder::new(&mut want, WireEndianness::Little);
+                if let Some(hash) = key {
+                    b.push(pid::KEY_HASH, &hash).unwrap();
+                }
+                if kind != ChangeKind::Alive {
+                    b.push(pid::STATUS_INFO, &kind.status_info().to_be_bytes())
+                        .unwrap();
+                }
+                b.finish();
+                assert_eq!(ours.unwrap().as_slice(), want, "{key:?} {kind:?}");
+            }
+        }
+    }
+}

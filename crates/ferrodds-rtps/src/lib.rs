@@ -24,6 +24,7 @@ pub mod qos;
 pub mod discovery_engine;
 mod endpoint;
 pub mod limits;
+mod outbox;
 pub mod participant;
 pub mod reader;
 pub mod receiver;

@@ -7,11 +7,12 @@
 //! still has and sending GAP for what it no longer has, and answers NACK_FRAG by resending
 //! fragments. Samples larger than `fragment_size` go out as DATA_FRAG.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
+use crate::endpoint::{inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
+use crate::outbox::Outbox;
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{
@@ -32,6 +33,11 @@ pub struct WriterConfig {
     /// The most samples the history holds (RESOURCE_LIMITS max_samples); a KEEP_ALL writer
     /// refuses writes beyond it until readers acknowledge.
     pub max_samples: usize,
+    /// The most payload bytes a KEEP_ALL history holds (one change is always admitted):
+    /// flow control. Without it a writer of large samples fills the readers' socket buffers
+    /// far faster than they drain, and what overflows must be repaired, again and again
+    /// (Cyclone DDS bounds its writer history cache in bytes the same way).
+    pub max_bytes: usize,
     /// Period of HEARTBEATs while readers have unacknowledged samples.
     pub heartbeat_period: Duration,
     /// Samples larger than this go out as DATA_FRAG fragments of this size.
@@ -47,6 +53,11 @@ pub struct WriterConfig {
     /// HEARTBEAT. Without it, a burst over a lossy link makes a reader list the same holes in
     /// one ACKNACK after another, and each would resend all of them.
     pub nack_suppression: Duration,
+    /// Writer batching: new changes are packed into datagrams of up to `max_message_size`
+    /// and a datagram goes out when it is full, on [`Writer::flush`], or this long after
+    /// its first change was written. `None` (the default): each change goes out at once
+    /// (repairs, GAPs and HEARTBEATs are packed either way, but never held back).
+    pub batch_delay: Option<Duration>,
 }
 
 impl Default for WriterConfig {
@@ -56,11 +67,13 @@ impl Default for WriterConfig {
             transient_local: false,
             history: History::KeepLast(1),
             max_samples: 5000,
+            max_bytes: 2 << 20,
             heartbeat_period: Duration::from_millis(100),
             fragment_size: 16 * 1024,
             max_message_size: 63 * 1024,
             ack_request_threshold: 16,
             nack_suppression: Duration::from_millis(5),
+            batch_delay: None,
         }
     }
 }
@@ -119,6 +132,8 @@ struct ReaderProxy {
     first_relevant: i64,
     /// Changes the reader asked for again.
     requested: BTreeSet<i64>,
+    /// The last change whose piggy-backed HEARTBEAT asked this reader for an ACKNACK.
+    ack_requested_at: i64,
     /// When changes not yet acknowledged were last resent to this reader.
     resent_at: BTreeMap<i64, Timestamp>,
     last_acknack: Option<u32>,
@@ -148,11 +163,21 @@ pub struct Writer {
     guid: Guid,
     config: WriterConfig,
     history: BTreeMap<i64, Change>,
+    /// Payload bytes in `history`.
+    history_bytes: usize,
+    /// Payload bytes written since a piggy-backed HEARTBEAT last asked for an ACKNACK.
+    bytes_since_ack_request: usize,
     last_seq: i64,
     readers: Vec<ReaderProxy>,
     heartbeat_count: u32,
     next_heartbeat: Option<Timestamp>,
-    transmits: VecDeque<Transmit>,
+    /// Datagrams ready to send.
+    outbox: Outbox,
+    /// New changes held back while batching, and when they must go.
+    batch: Outbox,
+    batch_deadline: Option<Timestamp>,
+    /// Set while `write` sends a new change, which joins the batch when batching.
+    sending_new: Option<Timestamp>,
     stats: WriterStats,
 }
 
@@ -161,14 +186,19 @@ impl Writer {
     pub fn new(guid: Guid, config: WriterConfig) -> Self {
         Self {
             guid,
-            config,
             history: BTreeMap::new(),
+            history_bytes: 0,
+            bytes_since_ack_request: 0,
             last_seq: 0,
             readers: Vec::new(),
             heartbeat_count: 0,
             next_heartbeat: None,
-            transmits: VecDeque::new(),
+            outbox: Outbox::new(config.max_message_size),
+            batch: Outbox::new(config.max_message_size),
+            batch_deadline: None,
+            sending_new: None,
             stats: WriterStats::default(),
+            config,
         }
     }
 
@@ -231,6 +261,7 @@ impl Writer {
             next_unsent,
             first_relevant: next_unsent,
             requested: BTreeSet::new(),
+            ack_requested_at: next_unsent - 1,
             resent_at: BTreeMap::new(),
             last_acknack: None,
             last_nack_frag: None,
@@ -257,15 +288,17 @@ impl Writer {
         if u32::try_from(change.payload.len()).is_err() {
             return Err(WriteError::TooLarge(change.payload.len()));
         }
-        if self.config.history == History::KeepAll && self.history.len() >= self.config.max_samples
-        {
+        let size = change.payload.len();
+        if self.config.history == History::KeepAll && self.is_full(size) {
             self.purge_acknowledged();
-            if self.history.len() >= self.config.max_samples {
+            if self.is_full(size) {
                 return Err(WriteError::HistoryFull(self.history.len()));
             }
         }
         self.last_seq += 1;
         let seq = self.last_seq;
+        self.history_bytes += size;
+        self.bytes_since_ack_request += size;
         self.history.insert(seq, change);
         self.stats.written += 1;
         self.trim_history(seq);
@@ -289,14 +322,30 @@ impl Writer {
             } else {
                 ANY_READER
             };
+            // Ask for an ACKNACK once `ack_request_threshold` changes are unacknowledged, and
+            // then once per that many changes (asking on every change would draw an ACKNACK
+            // per sample from a reader that is merely behind).
+            // Large samples ask once an eighth of `max_bytes` went out, so that
+            // acknowledgments keep up with flow control.
+            let threshold = self.config.ack_request_threshold.max(1) as i64;
+            let many_bytes = self.bytes_since_ack_request >= self.config.max_bytes / 8;
             let wants_ack = group.iter().any(|&j| {
-                readers[j].remote.reliable
-                    && (self.last_seq - readers[j].acked) as usize
-                        >= self.config.ack_request_threshold
+                let r = &readers[j];
+                r.remote.reliable
+                    && r.acked < seq
+                    && (many_bytes
+                        || (seq - r.acked >= threshold && seq - r.ack_requested_at >= threshold))
             });
+            if wants_ack {
+                self.bytes_since_ack_request = 0;
+                for &j in &group {
+                    readers[j].ack_requested_at = seq;
+                }
+            }
             let reliable =
                 self.config.reliable && group.iter().any(|&j| readers[j].remote.reliable);
             let locators = readers[i].remote.locators.clone();
+            self.sending_new = Some(now);
             self.send_change(
                 seq,
                 reader_id,
@@ -305,6 +354,7 @@ impl Writer {
                 None,
                 reliable.then_some(!wants_ack),
             );
+            self.sending_new = None;
             for &j in &group {
                 done[j] = true;
                 readers[j].next_unsent = seq + 1;
@@ -399,8 +449,11 @@ impl Writer {
         }
     }
 
-    /// Runs what is due at `now`: periodic HEARTBEATs.
+    /// Runs what is due at `now`: a batch whose delay ran out, periodic HEARTBEATs.
     pub fn handle_timeout(&mut self, now: Timestamp) {
+        if self.batch_deadline.is_some_and(|due| due <= now) {
+            self.flush();
+        }
         let Some(due) = self.next_heartbeat else {
             return;
         };
@@ -426,12 +479,51 @@ impl Writer {
 
     /// When [`Writer::handle_timeout`] next has work.
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        self.next_heartbeat
+        earliest(self.next_heartbeat, self.batch_deadline)
     }
 
     /// The next datagram to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop_front()
+        self.outbox.pop()
+    }
+
+    /// Sends what batching holds back now.
+    pub fn flush(&mut self) {
+        self.batch.move_all_to(&mut self.outbox);
+        self.batch_deadline = None;
+    }
+
+    /// Queues a message for sending: into the batch when it carries a new change and the
+    /// writer batches; otherwise after whatever the batch holds, so that nothing overtakes
+    /// the changes it announces.
+    fn queue(
+        &mut self,
+        destination: Option<GuidPrefix>,
+        submessages: &[Submessage<'_>],
+        locators: &[Locator],
+    ) {
+        // INVARIANT: the callers' size limits keep every message emittable, so an error
+        // here cannot happen; the message would only be lost (and repaired) if it did.
+        let prefix = self.guid.prefix;
+        match (self.sending_new, self.config.batch_delay) {
+            (Some(now), Some(delay)) => {
+                let _ = self
+                    .batch
+                    .push_message(prefix, destination, submessages, locators);
+                self.batch.move_full_to(&mut self.outbox);
+                if self.batch_deadline.is_none() {
+                    self.batch_deadline = Some(now.after(delay));
+                }
+            }
+            _ => {
+                if !self.batch.is_empty() {
+                    self.flush();
+                }
+                let _ = self
+                    .outbox
+                    .push_message(prefix, destination, submessages, locators);
+            }
+        }
     }
 
     fn schedule_heartbeat(&mut self, now: Timestamp) {
@@ -459,11 +551,13 @@ impl Writer {
             .collect();
         if same.len() > depth {
             for seq in &same[..same.len() - depth] {
-                self.history.remove(seq);
+                self.forget(*seq);
             }
         }
         while self.history.len() > self.config.max_samples.max(1) {
-            self.history.pop_first();
+            if let Some(first) = self.history.keys().next().copied() {
+                self.forget(first);
+            }
         }
     }
 
@@ -472,8 +566,7 @@ impl Writer {
     /// acknowledged changes only when full). Best-effort readers need nothing kept.
     fn purge_acknowledged(&mut self) {
         if self.config.transient_local
-            && (self.config.history != History::KeepAll
-                || self.history.len() < self.config.max_samples)
+            && (self.config.history != History::KeepAll || !self.is_full(0))
         {
             return;
         }
@@ -484,12 +577,28 @@ impl Writer {
             .map(|r| r.acked.min(r.next_unsent - 1))
             .min()
             .unwrap_or(self.last_seq);
-        while self
+        while let Some(first) = self
             .history
-            .first_key_value()
-            .is_some_and(|(&seq, _)| seq <= floor)
+            .keys()
+            .next()
+            .copied()
+            .filter(|&seq| seq <= floor)
         {
-            self.history.pop_first();
+            self.forget(first);
+        }
+    }
+
+    /// Whether a KEEP_ALL history cannot take a change of `size` bytes more.
+    fn is_full(&self, size: usize) -> bool {
+        self.history.len() >= self.config.max_samples
+            || (!self.history.is_empty()
+                && self.history_bytes.saturating_add(size) > self.config.max_bytes)
+    }
+
+    /// Drops change `seq` from the history.
+    fn forget(&mut self, seq: i64) {
+        if let Some(change) = self.history.remove(&seq) {
+            self.history_bytes -= change.payload.len();
         }
     }
 
@@ -587,9 +696,7 @@ impl Writer {
                 gap_start: SequenceNumber(start),
                 gap_list: list,
             };
-            if let Some(t) = build(self.guid.prefix, Some(destination), &[gap.into()], locators) {
-                self.transmits.push_back(t);
-            }
+            self.queue(Some(destination), &[gap.into()], locators);
         }
     }
 
@@ -625,14 +732,11 @@ impl Writer {
             final_flag,
             proxy.first_relevant,
         );
-        if let Some(t) = build(
-            self.guid.prefix,
+        self.queue(
             Some(proxy.remote.guid.prefix),
             &[hb.into()],
             &proxy.remote.locators,
-        ) {
-            self.transmits.push_back(t);
-        }
+        );
     }
 
     /// Sends change `seq` (whole, or the fragments in `fragments`), with a piggy-backed
@@ -677,9 +781,7 @@ impl Writer {
             if let Some(hb) = hb {
                 subs.push(hb.into());
             }
-            if let Some(t) = build(self.guid.prefix, destination, &subs, locators) {
-                self.transmits.push_back(t);
-            }
+            self.queue(destination, &subs, locators);
             return;
         }
         let total = payload.len().div_ceil(fragment_size) as u32;
@@ -721,9 +823,7 @@ impl Writer {
                     subs.push(hb.into());
                 }
             }
-            if let Some(t) = build(self.guid.prefix, destination, &subs, locators) {
-                self.transmits.push_back(t);
-            }
+            self.queue(destination, &subs, locators);
             n += count;
         }
     }
@@ -735,11 +835,12 @@ mod tests {
     use crate::wire::{parameter_list::pid, EntityId, Message};
 
     fn writer_with_reader() -> Writer {
+        writer_with_reader_configured(WriterConfig::default())
+    }
+
+    fn writer_with_reader_configured(config: WriterConfig) -> Writer {
         let prefix = GuidPrefix([1; 12]);
-        let mut w = Writer::new(
-            Guid::new(prefix, EntityId([0, 0, 1, 2])),
-            WriterConfig::default(),
-        );
+        let mut w = Writer::new(Guid::new(prefix, EntityId([0, 0, 1, 2])), config);
         let reader = RemoteReader {
             guid: Guid::new(GuidPrefix([2; 12]), EntityId([0, 0, 1, 7])),
             locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
@@ -804,5 +905,111 @@ mod tests {
                 (pid::STATUS_INFO, vec![0, 0, 0, 1])
             ])
         );
+    }
+
+    fn small_change(i: u8) -> Change {
+        Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0, i, i, i, i]),
+        }
+    }
+
+    /// The writer sequence numbers of the DATA submessages in each datagram sent.
+    fn data_per_datagram(w: &mut Writer) -> Vec<Vec<i64>> {
+        std::iter::from_fn(|| w.poll_transmit())
+            .map(|t| {
+                Message::parse(&t.payload)
+                    .unwrap()
+                    .1
+                    .filter_map(|sm| match sm {
+                        Ok(Submessage::Data(d)) => Some(d.writer_sn.0),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn without_batching_each_change_goes_out_at_once() {
+        let mut w = writer_with_reader();
+        for i in 0..3 {
+            w.write(Timestamp::ZERO, small_change(i)).unwrap();
+            assert_eq!(data_per_datagram(&mut w), [vec![i64::from(i) + 1]]);
+        }
+    }
+
+    #[test]
+    fn a_batching_writer_holds_changes_until_flushed_or_their_delay_ends() {
+        let delay = Duration::from_micros(500);
+        let mut w = writer_with_reader_configured(WriterConfig {
+            batch_delay: Some(delay),
+            history: History::KeepAll,
+            ..WriterConfig::default()
+        });
+        for i in 0..10 {
+            w.write(Timestamp::ZERO, small_change(i)).unwrap();
+        }
+        assert!(w.poll_transmit().is_none(), "held back");
+        assert_eq!(w.poll_timeout(), Some(Timestamp::ZERO.after(delay)));
+        w.flush();
+        assert_eq!(data_per_datagram(&mut w), [(1..=10).collect::<Vec<_>>()]);
+
+        w.write(Timestamp::ZERO, small_change(11)).unwrap();
+        w.handle_timeout(Timestamp::ZERO.after(delay / 2));
+        assert!(w.poll_transmit().is_none(), "not yet due");
+        w.handle_timeout(Timestamp::ZERO.after(delay));
+        assert_eq!(data_per_datagram(&mut w), [vec![11]]);
+    }
+
+    #[test]
+    fn a_full_batch_goes_out_without_waiting() {
+        let mut w = writer_with_reader_configured(WriterConfig {
+            batch_delay: Some(Duration::from_secs(1)),
+            history: History::KeepAll,
+            max_message_size: 1000,
+            ..WriterConfig::default()
+        });
+        for i in 0..40 {
+            w.write(Timestamp::ZERO, small_change(i)).unwrap();
+        }
+        let sent = data_per_datagram(&mut w);
+        assert!(!sent.is_empty(), "full datagrams are sent");
+        // In order, each datagram within the limit, and the last one still held.
+        let flat: Vec<i64> = sent.iter().flatten().copied().collect();
+        assert_eq!(flat, (1..=flat.len() as i64).collect::<Vec<_>>());
+        assert!(flat.len() < 40 && sent.iter().all(|d| d.len() > 1));
+        w.flush();
+        let rest: Vec<i64> = data_per_datagram(&mut w).concat();
+        assert_eq!(rest.first(), Some(&(flat.len() as i64 + 1)));
+        assert_eq!(rest.last(), Some(&40));
+    }
+
+    #[test]
+    fn a_heartbeat_never_overtakes_the_batch_it_announces() {
+        let mut w = writer_with_reader_configured(WriterConfig {
+            batch_delay: Some(Duration::from_secs(1)),
+            history: History::KeepAll,
+            ..WriterConfig::default()
+        });
+        for i in 0..3 {
+            w.write(Timestamp::ZERO, small_change(i)).unwrap();
+        }
+        // The periodic heartbeat is due: the batch goes first.
+        w.handle_timeout(Timestamp::ZERO.after(Duration::from_millis(100)));
+        let t = w.poll_transmit().expect("sent");
+        let kinds: Vec<&str> = Message::parse(&t.payload)
+            .unwrap()
+            .1
+            .filter_map(|sm| match sm {
+                Ok(Submessage::Data(_)) => Some("data"),
+                Ok(Submessage::Heartbeat(_)) => Some("heartbeat"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(kinds.first(), Some(&"data"));
+        assert_eq!(kinds.last(), Some(&"heartbeat"));
     }
 }

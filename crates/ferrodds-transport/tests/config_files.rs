@@ -88,7 +88,8 @@ fn bad_files_name_the_file_the_key_and_the_problem() {
             "[domain]\nid = 1\n\n[transport]\nbuffer = 3\n",
             "line 5: key `transport.buffer`: unknown field `buffer`, expected one of \
              `interface`, `allow_multicast`, `multicast_group`, `multicast_ttl`, `peers`, \
-             `participants_per_peer`, `receive_buffer_size`, `send_buffer_size`",
+             `participants_per_peer`, `receive_buffer_size`, `send_buffer_size`, \
+             `busy_poll`",
         ),
         (
             "bad-type",

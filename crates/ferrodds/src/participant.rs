@@ -140,6 +140,15 @@ impl ParticipantBuilder {
         Ok(self)
     }
 
+    /// The latency mode (off by default; `transport.busy_poll` in the configuration file):
+    /// a thread spins on non-blocking receives of user traffic instead of sleeping in the
+    /// kernel, saving the wake-up of a sleeping thread on every sample at the price of a
+    /// core kept busy for as long as the participant lives.
+    pub fn busy_poll(mut self, on: bool) -> Self {
+        self.config = self.config.busy_poll(on);
+        self
+    }
+
     /// Whether SPDP uses multicast (else only the peers list).
     pub fn allow_multicast(mut self, allow: bool) -> Self {
         self.config = self.config.allow_multicast(allow);
@@ -209,7 +218,7 @@ impl ParticipantBuilder {
         core.collect_transmits();
         let shared = Shared::new(core, transport)
             .map_err(|e| Error::BadParameter(format!("cannot clone a socket: {e}")))?;
-        let threads = runtime::start(&shared)
+        let threads = runtime::start(&shared, config.busy_poll())
             .map_err(|e| Error::BadParameter(format!("cannot start threads: {e}")))?;
         // The first announcement goes out now.
         shared.finish(shared.lock());

@@ -17,7 +17,7 @@ use crate::deadline::{DeadlineMissedStatus, DeadlineTracker};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, Topic};
 use crate::qos::{PublishMode, Qos};
-use crate::runtime::{IncompatibleStatus, WriterState};
+use crate::runtime::{Core, IncompatibleStatus, WriterState};
 use crate::sample::{rtps_time, InstanceHandle};
 
 /// Writes samples of type `T` to a topic.
@@ -102,6 +102,7 @@ impl<T: Cdr> DataWriter<T> {
             } else {
                 5000
             }),
+            batch_delay: qos.batch_delay,
             ..WriterConfig::default()
         };
         core.rtps.add_writer(Writer::new(guid, config));
@@ -213,7 +214,9 @@ impl<T: Cdr> DataWriter<T> {
             timestamp: Some(rtps_time(timestamp)),
             payload: Arc::from(payload),
         };
-        let deadline = Instant::now() + self.inner.qos.blocking_time();
+        // Set when the history is first found full (reading the clock on every write
+        // showed in profiles).
+        let mut deadline = None;
         let mut core = shared.lock();
         loop {
             let now = shared.now();
@@ -226,6 +229,11 @@ impl<T: Cdr> DataWriter<T> {
                 Err(WriteError::TooLarge(n)) => return Err(Error::TooLarge(n)),
                 Err(WriteError::HistoryFull(_)) => {
                     // KEEP_ALL and full: wait for acknowledgments, up to max_blocking_time.
+                    let deadline = *deadline.get_or_insert_with(|| {
+                        Instant::now()
+                            .checked_add(self.inner.qos.blocking_time())
+                            .unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365))
+                    });
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() || core.closed {
                         return Err(Error::Timeout(
@@ -233,13 +241,7 @@ impl<T: Cdr> DataWriter<T> {
                             "the history is full of unacknowledged samples",
                         ));
                     }
-                    core = match shared
-                        .changed
-                        .wait_timeout(core, left.min(Duration::from_millis(10)))
-                    {
-                        Ok((c, _)) => c,
-                        Err(p) => p.into_inner().0,
-                    };
+                    core = shared.wait_changed(core, left.min(Duration::from_millis(10)));
                 }
                 Err(_) => return Err(Error::Closed),
             }
@@ -253,6 +255,28 @@ impl<T: Cdr> DataWriter<T> {
                 d.removed(handle, Instant::now());
             }
         }
+        self.hand_over(&mut core);
+        shared.finish(core);
+        Ok(())
+    }
+
+    /// Sends the samples writer batching holds back now (nothing to do without
+    /// [`Qos::batching`]).
+    pub fn flush(&self) -> Result<()> {
+        let shared = &self.inner.participant.inner.shared;
+        let mut core = shared.lock();
+        core.rtps
+            .writer(self.inner.entity_id)
+            .ok_or(Error::Closed)?
+            .flush();
+        self.hand_over(&mut core);
+        shared.finish(core);
+        Ok(())
+    }
+
+    /// Takes what the protocol wants sent: `finish` sends it, or, when publishing
+    /// asynchronously, the timer thread.
+    fn hand_over(&self, core: &mut Core) {
         if self.inner.qos.publish_mode == PublishMode::Asynchronous {
             while let Some(t) = core.rtps.poll_transmit() {
                 core.deferred.push(t);
@@ -260,8 +284,6 @@ impl<T: Cdr> DataWriter<T> {
         } else {
             core.collect_transmits();
         }
-        shared.finish(core);
-        Ok(())
     }
 
     /// Waits until every matched reliable reader acknowledged everything written.

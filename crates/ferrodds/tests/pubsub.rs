@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use ferrodds::{DomainParticipant, InstanceState, Qos};
+use ferrodds::{DataReader, DomainParticipant, InstanceState, Qos, Sample};
 use ferrodds_cdr::Cdr;
 
 #[derive(Cdr, Debug, Clone, PartialEq)]
@@ -52,6 +52,15 @@ fn reading(i: i32) -> Reading {
 
 const T: Duration = Duration::from_secs(10);
 
+/// Takes until `n` samples came or none comes for `T`.
+fn take_up_to(reader: &DataReader<Reading>, n: usize) -> Vec<Sample<Reading>> {
+    let mut got = Vec::new();
+    while got.len() < n && reader.wait_for_data(T) {
+        got.extend(reader.take().unwrap());
+    }
+    got
+}
+
 #[test]
 fn reliable_samples_arrive_in_order_with_their_values() {
     let (a, b) = (participant(40), participant(40));
@@ -69,10 +78,7 @@ fn reliable_samples_arrive_in_order_with_their_values() {
         writer.write(&reading(i)).unwrap();
     }
     writer.wait_for_acknowledgments(T).unwrap();
-    let mut got = Vec::new();
-    while got.len() < 50 && reader.wait_for_data(T) {
-        got.extend(reader.take().unwrap());
-    }
+    let got = take_up_to(&reader, 50);
     let values: Vec<Reading> = got.iter().map(|s| s.data.clone()).collect();
     assert_eq!(values, (0..50).map(reading).collect::<Vec<_>>());
     assert!(got
@@ -237,4 +243,51 @@ fn a_writer_and_a_reader_of_one_participant_see_each_other() {
         reader.matched_publications().is_empty(),
         "a deleted local writer is unmatched"
     );
+}
+
+#[test]
+fn batching_and_busy_polling_deliver_everything_in_fewer_datagrams() {
+    // The writer's samples wait up to a second to share datagrams, so 500 samples written
+    // at once travel in a handful; the reader's participant busy-polls its user sockets.
+    let a = participant(49);
+    let b = DomainParticipant::builder()
+        .unwrap()
+        .domain_id(49)
+        .interface("lo")
+        .unwrap()
+        .allow_multicast(false)
+        .busy_poll(true)
+        .build()
+        .unwrap();
+    let wt = a.create_topic::<Reading>("batched").unwrap();
+    let rt = b.create_topic::<Reading>("batched").unwrap();
+    let writer = a
+        .create_writer(
+            &wt,
+            Qos::writer()
+                .reliable()
+                .keep_all()
+                .batching(Duration::from_secs(1)),
+        )
+        .unwrap();
+    let reader = b
+        .create_reader(&rt, Qos::reader().reliable().keep_all())
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    let before = b.receive_stats().datagrams;
+    for i in 0..500 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer.flush().unwrap();
+    writer.wait_for_acknowledgments(T).unwrap();
+    let values: Vec<Reading> = take_up_to(&reader, 500)
+        .into_iter()
+        .map(|s| s.data)
+        .collect();
+    assert_eq!(values, (0..500).map(reading).collect::<Vec<_>>());
+    // Data, and the heartbeats that ask for acknowledgments, in far fewer datagrams than
+    // samples (SPDP announcements may arrive meanwhile too).
+    let datagrams = b.receive_stats().datagrams - before;
+    assert!(datagrams < 100, "{datagrams} datagrams for 500 samples");
 }

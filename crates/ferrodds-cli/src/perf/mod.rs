@@ -121,6 +121,10 @@ struct CommonArgs {
     /// data (ddsperf's "waitset").
     #[arg(long, value_enum, default_value = "listener")]
     trigger: Trigger,
+    /// The latency mode: a thread spins on non-blocking receives of user data instead of
+    /// sleeping (a core kept busy; FERRODDS_CONFIG's transport.busy_poll).
+    #[arg(long)]
+    busy_poll: bool,
 }
 
 #[derive(Args, Debug)]
@@ -164,6 +168,11 @@ struct PubArgs {
     /// acknowledge them).
     #[arg(long, short = 'c')]
     count: Option<u64>,
+    /// No writer batching: each sample in a datagram of its own. By default samples share
+    /// datagrams, as ddsperf's do (it turns on Cyclone's write batching), which go out when
+    /// full, when a rate is set and the burst is done, or 1 ms after their first sample.
+    #[arg(long)]
+    no_batch: bool,
 }
 
 #[derive(Args, Debug)]
@@ -206,6 +215,9 @@ pub(crate) struct Settings {
     pub(crate) duration: Option<Duration>,
     pub(crate) json: bool,
     pub(crate) trigger: Trigger,
+    pub(crate) busy_poll: bool,
+    /// Writer batching on the data writer.
+    pub(crate) batch: bool,
 }
 
 impl Settings {
@@ -229,6 +241,8 @@ impl Settings {
             duration: c.duration,
             json: c.json,
             trigger: c.trigger,
+            busy_poll: c.busy_poll,
+            batch: false,
         })
     }
 }
@@ -469,7 +483,10 @@ pub(crate) fn run(command: &PerfCommand) -> Result<(), String> {
             with_topic_type!(settings.topic, T => pong::run::<T>(&settings, &stop))
         }
         Mode::Pub(a) => {
-            let settings = Settings::from_common(&a.common)?;
+            let settings = Settings {
+                batch: !a.no_batch,
+                ..Settings::from_common(&a.common)?
+            };
             let config = publish::Config {
                 rate: a.rate.filter(|r| r.is_finite()),
                 burst: a.burst,

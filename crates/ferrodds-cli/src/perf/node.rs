@@ -31,6 +31,8 @@ const MAX_BLOCKING: Duration = Duration::from_secs(10);
 
 /// ddsperf's data reader and writer resource limit.
 const MAX_SAMPLES: u32 = 10_000;
+/// How long `pub --batch` lets a sample wait for others to share its datagram.
+const BATCH_DELAY: Duration = Duration::from_millis(1);
 
 /// The partition name ddsperf derives from a participant's GUID prefix.
 pub(crate) fn guid_partition(prefix: [u8; 12]) -> String {
@@ -160,6 +162,7 @@ impl<T: PerfSample> Node<T> {
         let mut builder = DomainParticipant::builder()
             .map_err(|e| e.to_string())?
             .domain_id(settings.domain)
+            .busy_poll(settings.busy_poll)
             .user_data(ddsperf_user_data(with_data_reader));
         if let Some(interface) = &settings.interface {
             builder = builder.interface(interface).map_err(|e| e.to_string())?;
@@ -194,8 +197,13 @@ impl<T: PerfSample> Node<T> {
         } else {
             None
         };
+        let writer_qos = if settings.batch {
+            data_qos(Qos::writer()).batching(BATCH_DELAY)
+        } else {
+            data_qos(Qos::writer())
+        };
         let data_writer = participant
-            .create_writer(&data_topic, data_qos(Qos::writer()))
+            .create_writer(&data_topic, writer_qos)
             .map_err(e)?;
         let own = guid_partition(participant.guid_prefix().0);
         let pong_reader = participant

@@ -3,6 +3,8 @@
 //! the lowest bit clear (a set bit asks subscribers for a pong), bursts of `--burst`
 //! samples at `--rate` bursts per second (averaged over the run) or as fast as `write`
 //! returns. A reliable KEEP_ALL writer blocks when 10000 samples are unacknowledged.
+//! Samples share datagrams (writer batching, as ddsperf turns on Cyclone's), flushed when a
+//! burst is done and the rate makes the writer wait, unless `--no-batch`.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -57,6 +59,7 @@ fn publish<T: PerfSample>(
     writer: &DataWriter<T>,
     config: &Config,
     keys: u32,
+    batch: bool,
     stats: &Mutex<Stats>,
     stop: &Stop,
 ) -> Duration {
@@ -107,6 +110,10 @@ fn publish<T: PerfSample>(
                 in_burst = 0;
                 // ddsperf's rule: bursts so far over the time so far (plus 5 ms) must not
                 // exceed the rate.
+                if batch {
+                    // The burst is complete: send it now rather than after the batch delay.
+                    let _ = writer.flush();
+                }
                 let bursts = (total / u64::from(config.burst)) as f64;
                 while !stop.is_stopped() && bursts / (first.elapsed().as_secs_f64() + 5e-3) > rate {
                     std::thread::sleep(Duration::from_millis(1));
@@ -148,10 +155,12 @@ pub(crate) fn run<T: PerfSample>(
         let stop = stop.clone();
         let keys = settings.keys;
         let reliable = settings.reliable;
+        let batch = settings.batch;
         std::thread::Builder::new()
             .name("perf-pub".into())
             .spawn(move || {
-                let publishing = publish(&writer, &config, keys, &stats, &stop);
+                let publishing = publish(&writer, &config, keys, batch, &stats, &stop);
+                let _ = writer.flush();
                 if reliable && stop.error().is_none() {
                     let linger = if config.count.is_some() {
                         LINGER_AFTER_COUNT
