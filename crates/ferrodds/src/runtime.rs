@@ -467,6 +467,7 @@ fn receive_loop(shared: &Shared, socket: &UdpSocket) {
 /// sleeping while the participant lives.
 fn poll_loop(shared: &Shared, sockets: &[UdpSocket]) {
     let mut buf = vec![0u8; RECEIVE_BUFFER];
+    let mut idle_rounds = 0u32;
     while !shared.is_shut_down() {
         let mut idle = true;
         for socket in sockets {
@@ -480,7 +481,15 @@ fn poll_loop(shared: &Shared, sockets: &[UdpSocket]) {
             }
         }
         if idle {
-            std::hint::spin_loop();
+            idle_rounds = idle_rounds.wrapping_add(1);
+            // Now and then let another runnable thread have this core (without sleeping):
+            // where threads outnumber cores, a spinner that never yields delays the very
+            // thread that would send the next sample by a whole time slice.
+            if idle_rounds % 64 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
         }
     }
 }
