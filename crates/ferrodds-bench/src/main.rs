@@ -202,9 +202,9 @@ fn latency_outcome(f: &stats::LatencyFigures) -> String {
 /// Runs the plan, saving what it has after every run into the logs directory.
 fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
     let tools_busy = runner.tools().busy_poll;
-    let tools_batch = runner.tools().batch;
+    let tools_no_batch = runner.tools().no_batch;
     let mut progress = Progress {
-        total: plan.runs(&r.sections, tools_busy, tools_batch),
+        total: plan.runs(&r.sections, tools_busy, tools_no_batch),
         done: 0,
         start: Instant::now(),
     };
@@ -266,10 +266,9 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
         }
         if r.sections.throughput {
             for &size in &plan.throughput_sizes {
-                let mut variants =
-                    vec![Variant::Cyclone, Variant::CycloneWriteBatch, Variant::Ours];
-                if tools_batch {
-                    variants.push(Variant::OursBatch);
+                let mut variants = vec![Variant::Cyclone, Variant::Ours];
+                if tools_no_batch {
+                    variants.push(Variant::OursNoBatch);
                 }
                 for variant in order(variants) {
                     let (got, exits) = runner.throughput(variant, size, plan.throughput_seconds);
@@ -376,11 +375,11 @@ fn run(o: Options) -> Result<(), String> {
                 .to_string(),
         );
     }
-    let batch = suite::ours_accepts(&ferrodds, "pub", "--batch");
-    if !batch && o.sections.throughput {
+    let no_batch = suite::ours_accepts(&ferrodds, "pub", "--no-batch");
+    if !no_batch && o.sections.throughput {
         notes.push(
-            "FerroDDS batched throughput row skipped: `ferrodds perf pub --help` does not \
-             list `--batch`."
+            "FerroDDS unbatched throughput row skipped: `ferrodds perf pub --help` does not \
+             list `--no-batch`."
                 .to_string(),
         );
     }
@@ -398,7 +397,7 @@ fn run(o: Options) -> Result<(), String> {
         sections: o.sections,
         machine: Machine::now(),
         busy_poll,
-        batch,
+        no_batch,
         notes,
         minutes: 0.0,
         latency: Vec::new(),
@@ -412,7 +411,7 @@ fn run(o: Options) -> Result<(), String> {
         "ferrodds-bench: {} repetition(s), {} runs; logs in {}; load average {}, cores busy \
          with other work {}",
         plan.reps,
-        plan.runs(&o.sections, busy_poll, batch),
+        plan.runs(&o.sections, busy_poll, no_batch),
         logs.display(),
         r.machine.load_before,
         r.machine
@@ -426,7 +425,7 @@ fn run(o: Options) -> Result<(), String> {
         floor,
         logs: logs.clone(),
         busy_poll,
-        batch,
+        no_batch,
     });
     execute(&plan, &mut runner, &mut r, &logs);
     r.minutes = start.elapsed().as_secs_f64() / 60.0;

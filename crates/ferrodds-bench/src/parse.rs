@@ -396,5 +396,9 @@ mod tests {
         assert!(!help_offers_flag(help, "--domain"));
         assert!(!help_offers_flag(help, "--nothing"));
         assert!(help_offers_flag("  --batch\n", "--batch"));
+        let no_batch =
+            "      --no-batch\n          No writer batching: each sample in a datagram\n";
+        assert!(help_offers_flag(no_batch, "--no-batch"));
+        assert!(!help_offers_flag(no_batch, "--batch"));
     }
 }

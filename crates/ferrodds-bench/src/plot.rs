@@ -21,7 +21,6 @@ struct Series {
 }
 
 const CYCLONE: RGBColor = RGBColor(31, 119, 180);
-const CYCLONE_BATCH: RGBColor = RGBColor(23, 190, 207);
 const OURS: RGBColor = RGBColor(214, 39, 40);
 const OURS_EXTRA: RGBColor = RGBColor(255, 127, 14);
 const FLOOR_BLOCK: RGBColor = RGBColor(90, 90, 90);
@@ -179,13 +178,9 @@ pub(crate) fn latency(r: &Results, path: &Path) -> Result<(), String> {
 pub(crate) fn throughput(r: &Results, path: &Path) -> Result<(), String> {
     let sizes = &r.plan.throughput_sizes;
     let labels: Vec<String> = sizes.iter().map(|&s| size_label(s)).collect();
-    let mut variants = vec![
-        (Variant::Cyclone, CYCLONE),
-        (Variant::CycloneWriteBatch, CYCLONE_BATCH),
-        (Variant::Ours, OURS),
-    ];
-    if r.batch {
-        variants.push((Variant::OursBatch, OURS_EXTRA));
+    let mut variants = vec![(Variant::Cyclone, CYCLONE), (Variant::Ours, OURS)];
+    if r.no_batch {
+        variants.push((Variant::OursNoBatch, OURS_EXTRA));
     }
     let panel = |title: &str,
                  y: &str,

@@ -23,8 +23,8 @@ pub(crate) struct Results {
     pub(crate) machine: Machine,
     /// The busy-poll row ran (`ferrodds perf` accepts `--busy-poll`).
     pub(crate) busy_poll: bool,
-    /// The batched row ran (`ferrodds perf pub` accepts `--batch`).
-    pub(crate) batch: bool,
+    /// The unbatched row ran (`ferrodds perf pub` accepts `--no-batch`).
+    pub(crate) no_batch: bool,
     /// Rows skipped and why; failed runs.
     pub(crate) notes: Vec<String>,
     /// How long the run took, minutes.

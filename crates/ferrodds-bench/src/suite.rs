@@ -4,6 +4,11 @@
 //! every other repetition, so that a drift of the machine (another process, thermal
 //! state) falls on both. Cyclone's processes use domain 100, ours domain 101; both stay
 //! on the loopback interface (`CYCLONEDDS_URI` for ddsperf, `-i lo` for ours).
+//!
+//! Both publishers batch by default: ddsperf 0.10.2 turns on Cyclone's write batching itself
+//! (`dds_write_set_batch (true)` right after creating its participant,
+//! `src/tools/ddsperf/ddsperf.c`, and flushes after every ping and pong), and so does
+//! `ferrodds perf pub`; `--no-batch` gives our unbatched row.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,35 +25,24 @@ pub(crate) const CYCLONE_DOMAIN: u32 = 100;
 /// Ours.
 pub(crate) const OURS_DOMAIN: u32 = 101;
 
-/// Cyclone DDS on loopback only, multicast for SPDP only (as in the ddsperf tests), with
-/// or without its write batching (`Internal/WriteBatch`, off by default).
-pub(crate) fn cyclonedds_uri(write_batch: bool) -> String {
-    let internal = if write_batch {
-        "<Internal><WriteBatch>true</WriteBatch></Internal>"
-    } else {
-        ""
-    };
-    format!(
-        "<CycloneDDS><Domain id=\"any\"><General><Interfaces><NetworkInterface name=\"lo\" \
-         multicast=\"true\"/></Interfaces><AllowMulticast>spdp</AllowMulticast></General>\
-         {internal}</Domain></CycloneDDS>"
-    )
-}
+/// Cyclone DDS on loopback only, multicast for SPDP only (as in the ddsperf tests). No
+/// `Internal/WriteBatch`: ddsperf turns write batching on itself.
+pub(crate) const CYCLONEDDS_URI: &str = "<CycloneDDS><Domain id=\"any\"><General><Interfaces>\
+     <NetworkInterface name=\"lo\" multicast=\"true\"/></Interfaces>\
+     <AllowMulticast>spdp</AllowMulticast></General></Domain></CycloneDDS>";
 
 /// Who runs a case, and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Variant {
-    /// ddsperf ↔ ddsperf.
+    /// ddsperf ↔ ddsperf (its publisher batches writes: ddsperf turns batching on).
     Cyclone,
-    /// ddsperf ↔ ddsperf with `Internal/WriteBatch` on.
-    CycloneWriteBatch,
-    /// ferrodds perf ↔ ferrodds perf.
+    /// ferrodds perf ↔ ferrodds perf (its publisher batches writes by default).
     Ours,
     /// … with `--busy-poll` on both sides.
     OursBusyPoll,
-    /// … with `--batch` on the publisher.
-    OursBatch,
+    /// … with `--no-batch` on the publisher: each sample its own datagram.
+    OursNoBatch,
 }
 
 impl Variant {
@@ -56,24 +50,22 @@ impl Variant {
     pub(crate) fn label(self) -> &'static str {
         match self {
             Variant::Cyclone => "Cyclone",
-            Variant::CycloneWriteBatch => "Cyclone WriteBatch",
             Variant::Ours => "FerroDDS",
             Variant::OursBusyPoll => "FerroDDS busy-poll",
-            Variant::OursBatch => "FerroDDS batch",
+            Variant::OursNoBatch => "FerroDDS unbatched",
         }
     }
 
     fn is_cyclone(self) -> bool {
-        matches!(self, Variant::Cyclone | Variant::CycloneWriteBatch)
+        self == Variant::Cyclone
     }
 
     fn slug(self) -> &'static str {
         match self {
             Variant::Cyclone => "cyclone",
-            Variant::CycloneWriteBatch => "cyclone-wb",
             Variant::Ours => "ours",
             Variant::OursBusyPoll => "ours-busy",
-            Variant::OursBatch => "ours-batch",
+            Variant::OursNoBatch => "ours-nobatch",
         }
     }
 }
@@ -170,13 +162,13 @@ impl Plan {
     }
 
     /// How many process pairs (and floor runs) the plan starts, for the progress line.
-    pub(crate) fn runs(&self, sections: &Sections, busy_poll: bool, batch: bool) -> usize {
+    pub(crate) fn runs(&self, sections: &Sections, busy_poll: bool, no_batch: bool) -> usize {
         let mut per_rep = 0;
         if sections.latency {
             per_rep += self.latency_sizes.len() * (2 + 2 + usize::from(busy_poll));
         }
         if sections.throughput {
-            per_rep += self.throughput_sizes.len() * (3 + usize::from(batch));
+            per_rep += self.throughput_sizes.len() * (2 + usize::from(no_batch));
         }
         if sections.matrix {
             per_rep += self.matrix.len() * 2;
@@ -298,8 +290,8 @@ pub(crate) struct Tools {
     pub(crate) logs: PathBuf,
     /// `--busy-poll` is accepted by `ferrodds perf ping` and `pong`.
     pub(crate) busy_poll: bool,
-    /// `--batch` is accepted by `ferrodds perf pub`.
-    pub(crate) batch: bool,
+    /// `--no-batch` is accepted by `ferrodds perf pub`.
+    pub(crate) no_batch: bool,
 }
 
 /// A subscriber's per-second lines and its totals.
@@ -341,9 +333,9 @@ impl Runner {
         format!("{:04}-{what}", self.started)
     }
 
-    fn ddsperf(&self, write_batch: bool, args: &[String]) -> Command {
+    fn ddsperf(&self, args: &[String]) -> Command {
         let mut c = Command::new(&self.tools.ddsperf);
-        c.env("CYCLONEDDS_URI", cyclonedds_uri(write_batch))
+        c.env("CYCLONEDDS_URI", CYCLONEDDS_URI)
             .arg("-i")
             .arg(CYCLONE_DOMAIN.to_string())
             .args(args);
@@ -376,15 +368,14 @@ impl Runner {
         }
         let passive_seconds = seconds + PASSIVE_EXTRA_SECONDS;
         let (pong, ping) = match variant {
-            Variant::Cyclone | Variant::CycloneWriteBatch => {
-                let wb = variant == Variant::CycloneWriteBatch;
+            Variant::Cyclone => {
                 let mut pong = common.clone();
                 pong.extend([s(&"-D"), s(&passive_seconds), s(&"pong")]);
                 let mut ping = common.clone();
                 ping.extend([s(&"-D"), s(&seconds), s(&"ping"), s(&"size"), s(&size)]);
-                (self.ddsperf(wb, &pong), self.ddsperf(wb, &ping))
+                (self.ddsperf(&pong), self.ddsperf(&ping))
             }
-            Variant::Ours | Variant::OursBusyPoll | Variant::OursBatch => {
+            Variant::Ours | Variant::OursBusyPoll | Variant::OursNoBatch => {
                 let mut pong = vec![s(&"pong")];
                 pong.extend(common.iter().cloned());
                 pong.extend([s(&"-D"), s(&passive_seconds)]);
@@ -459,22 +450,14 @@ impl Runner {
         let s = |x: &dyn ToString| x.to_string();
         let passive_seconds = seconds + PASSIVE_EXTRA_SECONDS;
         let (sub, publisher) = if variant.is_cyclone() {
-            let wb = variant == Variant::CycloneWriteBatch;
             (
-                self.ddsperf(wb, &[s(&"-D"), s(&passive_seconds), s(&"sub")]),
-                self.ddsperf(
-                    wb,
-                    &[s(&"-D"), s(&seconds), s(&"pub"), s(&"size"), s(&size)],
-                ),
+                self.ddsperf(&[s(&"-D"), s(&passive_seconds), s(&"sub")]),
+                self.ddsperf(&pub_args(variant, size, seconds)),
             )
         } else {
-            let mut pub_args = vec![s(&"pub"), s(&"-D"), s(&seconds), s(&"--size"), s(&size)];
-            if variant == Variant::OursBatch {
-                pub_args.push(s(&"--batch"));
-            }
             (
                 self.ours(&[s(&"sub"), s(&"-D"), s(&passive_seconds)]),
-                self.ours(&pub_args),
+                self.ours(&pub_args(variant, size, seconds)),
             )
         };
         let tag = format!("{}-{size}", variant.slug());
@@ -544,6 +527,18 @@ impl Runner {
     }
 }
 
+/// The publisher's arguments (before the common ones `ddsperf` and `ours` add): both tools
+/// batch by default; only `OursNoBatch` turns it off.
+fn pub_args(variant: Variant, size: u64, seconds: u32) -> Vec<String> {
+    let (seconds, size) = (seconds.to_string(), size.to_string());
+    let args: &[&str] = match variant {
+        Variant::Cyclone => &["-D", &seconds, "pub", "size", &size],
+        Variant::OursNoBatch => &["pub", "-D", &seconds, "--size", &size, "--no-batch"],
+        Variant::Ours | Variant::OursBusyPoll => &["pub", "-D", &seconds, "--size", &size],
+    };
+    args.iter().map(|a| a.to_string()).collect()
+}
+
 /// Whether `ferrodds perf MODE --help` lists `option` as a flag.
 pub(crate) fn ours_accepts(ferrodds: &Path, mode: &str, option: &str) -> bool {
     Command::new(ferrodds)
@@ -571,16 +566,21 @@ mod tests {
             throughput: true,
             matrix: true,
         };
-        // 5 sizes × (2 floors + 2 pairs), 6 × 3, 36 × 2; twice.
-        assert_eq!(p.runs(&all, false, false), 2 * (20 + 18 + 72));
-        assert_eq!(p.runs(&all, true, true), 2 * (25 + 24 + 72));
+        // 5 sizes × (2 floors + 2 pairs), 6 × 2, 36 × 2; twice.
+        assert_eq!(p.runs(&all, false, false), 2 * (20 + 12 + 72));
+        assert_eq!(p.runs(&all, true, true), 2 * (25 + 18 + 72));
     }
 
     #[test]
-    fn write_batching_is_in_cyclones_internal_section() {
-        assert!(!cyclonedds_uri(false).contains("WriteBatch"));
-        let uri = cyclonedds_uri(true);
-        assert!(uri.contains("<Internal><WriteBatch>true</WriteBatch></Internal></Domain>"));
-        assert!(uri.contains("<NetworkInterface name=\"lo\""));
+    fn only_the_unbatched_row_turns_batching_off() {
+        let joined = |v| pub_args(v, 1024, 5).join(" ");
+        assert_eq!(joined(Variant::Cyclone), "-D 5 pub size 1024");
+        assert_eq!(joined(Variant::Ours), "pub -D 5 --size 1024");
+        assert_eq!(
+            joined(Variant::OursNoBatch),
+            "pub -D 5 --size 1024 --no-batch"
+        );
+        assert!(!CYCLONEDDS_URI.contains("WriteBatch"));
+        assert!(CYCLONEDDS_URI.contains("<NetworkInterface name=\"lo\" multicast=\"true\"/>"));
     }
 }
