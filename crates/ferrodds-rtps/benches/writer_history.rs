@@ -16,9 +16,9 @@
 //!   hash (the only lookup by instance a writer does) and removes the oldest.
 //!   `write_keep_last/100`: the same with KEEP_LAST(1) (the default), 100 changes.
 //! - `resend_on_nack`: `handle_acknack` from the matched reliable reader asking for one
-//!   change of the 1,000 (a different one each time): lookup by sequence number, a DATA
-//!   datagram built and queued, plus the HEARTBEAT that follows a resend; the transmits
-//!   are popped and dropped in the loop.
+//!   change of the 1,000 (a different one each time): lookup by sequence number, the DATA
+//!   and the HEARTBEAT that follows a resend built and queued; the transmits are popped
+//!   and dropped in the loop.
 //! - `acknack_release_1`: `handle_acknack` acknowledging one more change (final flag set,
 //!   nothing missing) from the one matched reliable reader of a VOLATILE KEEP_LAST(10)
 //!   writer holding 1,000 unacknowledged changes: the reader proxy found and updated,
