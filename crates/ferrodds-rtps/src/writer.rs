@@ -7,7 +7,7 @@
 //! still has and sending GAP for what it no longer has, and answers NACK_FRAG by resending
 //! fragments. Samples larger than `fragment_size` go out as DATA_FRAG.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -165,6 +165,9 @@ pub struct Writer {
     history: BTreeMap<i64, Change>,
     /// Payload bytes in `history`.
     history_bytes: usize,
+    /// KEEP_LAST: the sequence numbers in `history` of each instance (by key hash), oldest
+    /// first, so that replacing an instance's oldest change does not scan the history.
+    by_instance: HashMap<Option<[u8; 16]>, VecDeque<i64>>,
     /// Payload bytes written since a piggy-backed HEARTBEAT last asked for an ACKNACK.
     bytes_since_ack_request: usize,
     last_seq: i64,
@@ -188,6 +191,7 @@ impl Writer {
             guid,
             history: BTreeMap::new(),
             history_bytes: 0,
+            by_instance: HashMap::new(),
             bytes_since_ack_request: 0,
             last_seq: 0,
             readers: Vec::new(),
@@ -299,6 +303,12 @@ impl Writer {
         let seq = self.last_seq;
         self.history_bytes += size;
         self.bytes_since_ack_request += size;
+        if matches!(self.config.history, History::KeepLast(_)) {
+            self.by_instance
+                .entry(change.key_hash)
+                .or_default()
+                .push_back(seq);
+        }
         self.history.insert(seq, change);
         self.stats.written += 1;
         self.trim_history(seq);
@@ -344,13 +354,12 @@ impl Writer {
             }
             let reliable =
                 self.config.reliable && group.iter().any(|&j| readers[j].remote.reliable);
-            let locators = readers[i].remote.locators.clone();
             self.sending_new = Some(now);
             self.send_change(
                 seq,
                 reader_id,
                 None,
-                &locators,
+                &readers[i].remote.locators,
                 None,
                 reliable.then_some(!wants_ack),
             );
@@ -543,16 +552,13 @@ impl Writer {
         };
         let depth = depth.max(1);
         let key = self.history.get(&newest).and_then(|c| c.key_hash);
-        let same: Vec<i64> = self
-            .history
-            .iter()
-            .filter(|(_, c)| c.key_hash == key)
-            .map(|(&s, _)| s)
-            .collect();
-        if same.len() > depth {
-            for seq in &same[..same.len() - depth] {
-                self.forget(*seq);
-            }
+        while let Some(oldest) = self
+            .by_instance
+            .get(&key)
+            .filter(|seqs| seqs.len() > depth)
+            .and_then(|seqs| seqs.front().copied())
+        {
+            self.forget(oldest);
         }
         while self.history.len() > self.config.max_samples.max(1) {
             if let Some(first) = self.history.keys().next().copied() {
@@ -597,8 +603,18 @@ impl Writer {
 
     /// Drops change `seq` from the history.
     fn forget(&mut self, seq: i64) {
-        if let Some(change) = self.history.remove(&seq) {
-            self.history_bytes -= change.payload.len();
+        let Some(change) = self.history.remove(&seq) else {
+            return;
+        };
+        self.history_bytes -= change.payload.len();
+        if let Some(seqs) = self.by_instance.get_mut(&change.key_hash) {
+            // Changes mostly leave oldest first: the search ends at once.
+            if let Some(at) = seqs.iter().position(|&s| s == seq) {
+                seqs.remove(at);
+            }
+            if seqs.is_empty() {
+                self.by_instance.remove(&change.key_hash);
+            }
         }
     }
 
@@ -1011,5 +1027,39 @@ mod tests {
             .collect();
         assert_eq!(kinds.first(), Some(&"data"));
         assert_eq!(kinds.last(), Some(&"heartbeat"));
+    }
+
+    #[test]
+    fn keep_last_keeps_the_newest_changes_of_each_instance() {
+        let mut w = Writer::new(
+            Guid::new(GuidPrefix([1; 12]), EntityId([0, 0, 1, 2])),
+            WriterConfig {
+                history: History::KeepLast(2),
+                transient_local: true,
+                ..WriterConfig::default()
+            },
+        );
+        // Instances 0, 1, 2 in turn, five changes each: seq = 3 * round + instance + 1.
+        for round in 0..5u8 {
+            for instance in 0..3u8 {
+                let change = Change {
+                    key_hash: Some([instance; 16]),
+                    ..small_change(round)
+                };
+                w.write(Timestamp::ZERO, change).unwrap();
+            }
+        }
+        assert_eq!(w.history_len(), 6);
+        // A late joiner gets what is kept: the last two rounds, in order.
+        w.match_reader(
+            Timestamp::ZERO,
+            RemoteReader {
+                guid: Guid::new(GuidPrefix([2; 12]), EntityId([0, 0, 1, 7])),
+                locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
+                reliable: true,
+                transient_local: true,
+            },
+        );
+        assert_eq!(data_per_datagram(&mut w).concat(), [10, 11, 12, 13, 14, 15]);
     }
 }
