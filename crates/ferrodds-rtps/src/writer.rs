@@ -21,6 +21,11 @@ use crate::wire::{
     MAX_SET_BITS,
 };
 
+/// The most bytes of one sample's fragments a writer sends to reliable readers before
+/// asking what arrived (fragment pacing): a quarter of the 4 MiB socket receive buffer
+/// FerroDDS asks for.
+const MAX_FRAGMENT_BURST: usize = 1 << 20;
+
 /// How a writer behaves.
 #[derive(Debug, Clone)]
 pub struct WriterConfig {
@@ -153,6 +158,8 @@ pub struct WriterStats {
     pub gaps: u64,
     /// HEARTBEATs sent.
     pub heartbeats: u64,
+    /// Fragments of large samples left for the reader to ask for (fragment pacing).
+    pub paced_fragments: u64,
     /// ACKNACKs and NACK_FRAGs from unknown readers or repeated, ignored.
     pub ignored_acknacks: u64,
 }
@@ -181,6 +188,10 @@ pub struct Writer {
     batch_deadline: Option<Timestamp>,
     /// Set while `write` sends a new change, which joins the batch when batching.
     sending_new: Option<Timestamp>,
+    /// Set while sending to readers that are all reliable: a large sample's fragments then
+    /// go out [`MAX_FRAGMENT_BURST`] at a time, each part ending with a HEARTBEAT that asks
+    /// for a NACK_FRAG of the rest (a reader's socket buffer cannot take an 11 MB burst).
+    pace_fragments: bool,
     stats: WriterStats,
 }
 
@@ -201,6 +212,7 @@ impl Writer {
             batch: Outbox::new(config.max_message_size),
             batch_deadline: None,
             sending_new: None,
+            pace_fragments: false,
             stats: WriterStats::default(),
             config,
         }
@@ -354,6 +366,8 @@ impl Writer {
             }
             let reliable =
                 self.config.reliable && group.iter().any(|&j| readers[j].remote.reliable);
+            self.pace_fragments =
+                self.config.reliable && group.iter().all(|&j| readers[j].remote.reliable);
             self.sending_new = Some(now);
             self.send_change(
                 seq,
@@ -364,6 +378,7 @@ impl Writer {
                 reliable.then_some(!wants_ack),
             );
             self.sending_new = None;
+            self.pace_fragments = false;
             for &j in &group {
                 done[j] = true;
                 readers[j].next_unsent = seq + 1;
@@ -410,8 +425,19 @@ impl Writer {
         // A reader that asked without knowing all we have learns it from a heartbeat. (Not
         // when every request was suppressed: that heartbeat would only draw the same
         // ACKNACK again, back and forth until the resends arrive.)
+        // (Not when the first change it lacks is a fragmented one: a reader that has part of
+        // it says what it lacks with a NACK_FRAG beside this ACKNACK, and the answer to that
+        // ends with a HEARTBEAT when it leaves fragments out; another one here would only
+        // draw the same NACK_FRAG again, and the same fragments twice.)
+        let fragmented = self
+            .history
+            .get(&base)
+            .is_some_and(|c| c.payload.len() > self.config.fragment_size);
         if answered
-            || (acknack.reader_sn_state.is_empty() && base <= self.last_seq && !acknack.final_flag)
+            || (acknack.reader_sn_state.is_empty()
+                && base <= self.last_seq
+                && !acknack.final_flag
+                && !fragmented)
         {
             self.send_heartbeat(&proxy, true);
         }
@@ -445,14 +471,20 @@ impl Writer {
         let reader_id = self.readers[index].remote.guid.entity_id;
         if self.history.contains_key(&seq) {
             self.stats.fragments_resent += nack.fragment_number_state.iter().count() as u64;
+            // Only reliable readers send NACK_FRAG. The last fragment resent carries a
+            // HEARTBEAT asking for an acknowledgment, so that a reader that is now complete
+            // says so at once (not at the next periodic HEARTBEAT, which held a KEEP_ALL
+            // writer of large samples to one sample per heartbeat period).
+            self.pace_fragments = true;
             self.send_change(
                 seq,
                 reader_id,
                 Some(source),
                 &locators,
                 Some(&nack.fragment_number_state),
-                None,
+                Some(false),
             );
+            self.pace_fragments = false;
         } else if seq >= 1 && seq <= self.last_seq {
             self.send_gap(reader_id, source, &locators, &[seq]);
         }
@@ -804,6 +836,14 @@ impl Writer {
         let per_message =
             ((self.config.max_message_size.saturating_sub(128)) / fragment_size).max(1) as u32;
         let wanted = |n: u32| fragments.is_none_or(|set| set.contains(n));
+        let budget = if self.pace_fragments {
+            (self.config.max_bytes / 2)
+                .min(MAX_FRAGMENT_BURST)
+                .max(fragment_size)
+        } else {
+            usize::MAX
+        };
+        let mut sent_bytes = 0usize;
         let mut n = 1u32;
         let mut sent_any = false;
         while n <= total {
@@ -832,12 +872,19 @@ impl Writer {
                 fragments: &payload[start..end],
             };
             sent_any = true;
+            sent_bytes += end - start;
             let last = n + count > total || (n + count..=total).all(|m| !wanted(m));
             let mut subs: Vec<Submessage<'_>> = vec![ts.into(), frag.into()];
             if last {
                 if let Some(hb) = hb {
                     subs.push(hb.into());
                 }
+            } else if sent_bytes >= budget {
+                // The rest waits for the reader's NACK_FRAG, which this HEARTBEAT asks for.
+                subs.push(self.heartbeat(reader_id, false, 1).into());
+                self.queue(destination, &subs, locators);
+                self.stats.paced_fragments += u64::from(total - (n + count - 1));
+                return;
             }
             self.queue(destination, &subs, locators);
             n += count;
@@ -1061,5 +1108,68 @@ mod tests {
             },
         );
         assert_eq!(data_per_datagram(&mut w).concat(), [10, 11, 12, 13, 14, 15]);
+    }
+
+    /// (first fragment, fragments, heartbeat final flag if any) of each DATA_FRAG datagram.
+    fn fragments_sent(w: &mut Writer) -> Vec<(u32, u16, Option<bool>)> {
+        std::iter::from_fn(|| w.poll_transmit())
+            .filter_map(|t| {
+                let (_, subs) = Message::parse(&t.payload).unwrap();
+                let mut frag = None;
+                let mut hb = None;
+                for sm in subs.flatten() {
+                    match sm {
+                        Submessage::DataFrag(f) => {
+                            frag = Some((f.fragment_starting_num, f.fragments_in_submessage))
+                        }
+                        Submessage::Heartbeat(h) => hb = Some(h.final_flag),
+                        _ => {}
+                    }
+                }
+                frag.map(|(n, c)| (n, c, hb))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn large_samples_go_to_reliable_readers_a_burst_at_a_time() {
+        let mut w = writer_with_reader_configured(WriterConfig {
+            history: History::KeepAll,
+            ..WriterConfig::default()
+        });
+        let fragment = w.config.fragment_size;
+        // 4 MiB: 256 fragments, of which the first burst sends MAX_FRAGMENT_BURST's worth.
+        let change = Change {
+            payload: Arc::from(vec![7u8; 256 * fragment]),
+            ..small_change(0)
+        };
+        w.write(Timestamp::ZERO, change).unwrap();
+        let sent = fragments_sent(&mut w);
+        let count: u32 = sent.iter().map(|&(_, c, _)| u32::from(c)).sum();
+        // Whole datagrams (three fragments each) until the burst is reached.
+        let burst = (MAX_FRAGMENT_BURST / fragment) as u32;
+        assert!((burst..burst + 3).contains(&count), "{count} fragments");
+        // The burst ends with a HEARTBEAT asking what arrived.
+        assert_eq!(sent.last().and_then(|s| s.2), Some(false));
+        assert!(sent[..sent.len() - 1].iter().all(|s| s.2.is_none()));
+
+        // The reader asks for the rest: the answer is the next burst, which asks again.
+        let mut rest = FragmentNumberSet::new(count + 1);
+        for n in count + 1..=256 {
+            rest.insert(n);
+        }
+        let nack = NackFrag {
+            reader_id: EntityId([0, 0, 1, 7]),
+            writer_id: EntityId([0, 0, 1, 2]),
+            writer_sn: SequenceNumber(1),
+            fragment_number_state: rest,
+            count: 1,
+        };
+        w.handle_nack_frag(Timestamp::ZERO, GuidPrefix([2; 12]), &nack);
+        let sent = fragments_sent(&mut w);
+        assert_eq!(sent.first().map(|s| s.0), Some(count + 1));
+        let again: u32 = sent.iter().map(|&(_, c, _)| u32::from(c)).sum();
+        assert!((burst..burst + 3).contains(&again), "{again} fragments");
+        assert_eq!(sent.last().and_then(|s| s.2), Some(false));
     }
 }
