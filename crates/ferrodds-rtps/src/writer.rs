@@ -368,7 +368,9 @@ impl Writer {
                 self.config.reliable && group.iter().any(|&j| readers[j].remote.reliable);
             self.pace_fragments =
                 self.config.reliable && group.iter().all(|&j| readers[j].remote.reliable);
-            self.sending_new = Some(now);
+            // A sample that needs fragments fills datagrams on its own: batching it would
+            // only hold its last datagram back (and with it the HEARTBEAT that ends a burst).
+            self.sending_new = (size <= self.config.fragment_size).then_some(now);
             self.send_change(
                 seq,
                 reader_id,
@@ -1171,5 +1173,28 @@ mod tests {
         let again: u32 = sent.iter().map(|&(_, c, _)| u32::from(c)).sum();
         assert!((burst..burst + 3).contains(&again), "{again} fragments");
         assert_eq!(sent.last().and_then(|s| s.2), Some(false));
+    }
+
+    #[test]
+    fn a_batching_writer_sends_a_fragmented_sample_at_once() {
+        let mut w = writer_with_reader_configured(WriterConfig {
+            batch_delay: Some(Duration::from_secs(1)),
+            history: History::KeepAll,
+            ..WriterConfig::default()
+        });
+        let fragment = w.config.fragment_size;
+        let change = Change {
+            payload: Arc::from(vec![7u8; 4 * fragment]),
+            ..small_change(0)
+        };
+        w.write(Timestamp::ZERO, change).unwrap();
+        let sent: u32 = fragments_sent(&mut w)
+            .iter()
+            .map(|&(_, c, _)| u32::from(c))
+            .sum();
+        assert_eq!(
+            sent, 4,
+            "every fragment sent without waiting for the batch delay"
+        );
     }
 }
