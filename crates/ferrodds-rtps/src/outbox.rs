@@ -100,24 +100,6 @@ impl Outbox {
         Ok(())
     }
 
-    /// Queues a complete message for `destination`, joining it to the last datagram when
-    /// it can.
-    #[cfg(test)]
-    pub(crate) fn push(&mut self, destination: Option<GuidPrefix>, t: Transmit) {
-        if let Some(last) = self.queue.back_mut() {
-            let body = t.payload.get(Header::LEN..).unwrap_or_default();
-            if self.back_destination == Some(destination)
-                && last.destinations == t.destinations
-                && last.payload.len() + body.len() <= self.limit
-            {
-                last.payload.extend_from_slice(body);
-                return;
-            }
-        }
-        self.back_destination = Some(destination);
-        self.queue.push_back(t);
-    }
-
     /// The next datagram to send.
     pub(crate) fn pop(&mut self) -> Option<Transmit> {
         self.queue.pop_front()
@@ -162,16 +144,14 @@ impl Outbox {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{
-        EntityId, Heartbeat, InfoDestination, Locator, Message, SequenceNumber, Submessage,
-    };
+    use crate::wire::{EntityId, Heartbeat, Message, SequenceNumber};
 
-    fn heartbeat_message(destination: Option<GuidPrefix>, count: u32) -> Transmit {
-        let mut subs = Vec::new();
-        if let Some(guid_prefix) = destination {
-            subs.push(Submessage::InfoDestination(InfoDestination { guid_prefix }));
-        }
-        subs.push(Submessage::Heartbeat(Heartbeat {
+    const PREFIX: GuidPrefix = GuidPrefix([1; 12]);
+
+    /// Queues a HEARTBEAT numbered `count` for `destination` at 127.0.0.1:`port`, as an
+    /// endpoint does.
+    fn heartbeat(o: &mut Outbox, destination: Option<GuidPrefix>, count: u32, port: u16) {
+        let hb = Submessage::Heartbeat(Heartbeat {
             reader_id: EntityId::UNKNOWN,
             writer_id: EntityId([0, 0, 1, 2]),
             first_sn: SequenceNumber(1),
@@ -179,23 +159,38 @@ mod tests {
             count,
             final_flag: false,
             liveliness_flag: false,
-        }));
-        let header = crate::endpoint::header(GuidPrefix([1; 12]));
-        Transmit {
-            destinations: vec![Locator::udpv4([127, 0, 0, 1].into(), 7400)],
-            payload: crate::wire::message_to_vec(&header, &subs, crate::wire::Endianness::Little)
-                .expect("emits"),
-        }
+        });
+        let to = [Locator::udpv4([127, 0, 0, 1].into(), port)];
+        o.push_message(PREFIX, destination, &[hb], &to)
+            .expect("emits");
     }
 
-    fn counts(t: &Transmit) -> Vec<u32> {
-        Message::parse(&t.payload)
-            .expect("parses")
-            .1
-            .filter_map(|s| match s {
-                Ok(Submessage::Heartbeat(h)) => Some(h.count),
-                _ => None,
-            })
+    /// The size of a datagram holding one HEARTBEAT without INFO_DST.
+    fn one() -> usize {
+        let mut o = Outbox::new(64 * 1024);
+        heartbeat(&mut o, None, 1, 7400);
+        o.pop().expect("queued").payload.len()
+    }
+
+    /// The HEARTBEAT counts in a datagram, each with the INFO_DST before it (if any).
+    fn counts(t: &Transmit) -> Vec<(u32, Option<GuidPrefix>)> {
+        let (header, subs) = Message::parse(&t.payload).expect("parses");
+        assert_eq!(header.guid_prefix, PREFIX);
+        let mut dst = None;
+        subs.filter_map(|s| match s {
+            Ok(Submessage::InfoDestination(d)) => {
+                dst = Some(d.guid_prefix);
+                None
+            }
+            Ok(Submessage::Heartbeat(h)) => Some((h.count, dst.take())),
+            _ => None,
+        })
+        .collect()
+    }
+
+    fn all(o: &mut Outbox) -> Vec<Vec<u32>> {
+        std::iter::from_fn(|| o.pop())
+            .map(|t| counts(&t).into_iter().map(|(c, _)| c).collect())
             .collect()
     }
 
@@ -203,57 +198,55 @@ mod tests {
     fn messages_to_the_same_place_share_a_datagram_in_order() {
         let mut o = Outbox::new(64 * 1024);
         for count in 1..=3 {
-            o.push(None, heartbeat_message(None, count));
+            heartbeat(&mut o, None, count, 7400);
         }
         assert_eq!(o.len(), 1);
+        assert_eq!(all(&mut o), [vec![1, 2, 3]]);
+    }
+
+    #[test]
+    fn every_message_joined_keeps_its_info_destination() {
+        let mut o = Outbox::new(64 * 1024);
+        let p = Some(GuidPrefix([7; 12]));
+        heartbeat(&mut o, p, 1, 7400);
+        heartbeat(&mut o, p, 2, 7400);
         let t = o.pop().expect("one datagram");
-        assert_eq!(counts(&t), [1, 2, 3]);
+        assert_eq!(counts(&t), [(1, p), (2, p)]);
     }
 
     #[test]
     fn another_destination_or_locator_starts_a_new_datagram() {
         let mut o = Outbox::new(64 * 1024);
         let p = Some(GuidPrefix([7; 12]));
-        o.push(None, heartbeat_message(None, 1));
-        o.push(p, heartbeat_message(p, 2));
-        let mut elsewhere = heartbeat_message(p, 3);
-        elsewhere.destinations = vec![Locator::udpv4([127, 0, 0, 1].into(), 7411)];
-        let mut there_too = heartbeat_message(p, 4);
-        there_too.destinations.clone_from(&elsewhere.destinations);
-        o.push(p, elsewhere);
-        o.push(p, there_too);
-        let sizes: Vec<Vec<u32>> = std::iter::from_fn(|| o.pop()).map(|t| counts(&t)).collect();
-        assert_eq!(sizes, [vec![1], vec![2], vec![3, 4]]);
+        heartbeat(&mut o, None, 1, 7400);
+        heartbeat(&mut o, p, 2, 7400);
+        heartbeat(&mut o, p, 3, 7411);
+        heartbeat(&mut o, p, 4, 7411);
+        assert_eq!(all(&mut o), [vec![1], vec![2], vec![3, 4]]);
     }
 
     #[test]
     fn a_datagram_never_grows_past_the_limit() {
-        let one = heartbeat_message(None, 1).payload.len();
-        let body = one - Header::LEN;
-        let mut o = Outbox::new(one + 2 * body);
+        let body = one() - Header::LEN;
+        let mut o = Outbox::new(one() + 2 * body);
         for count in 1..=7 {
-            o.push(None, heartbeat_message(None, count));
+            heartbeat(&mut o, None, count, 7400);
         }
-        let batches: Vec<Vec<u32>> = std::iter::from_fn(|| o.pop()).map(|t| counts(&t)).collect();
-        assert_eq!(batches, [vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
+        assert_eq!(all(&mut o), [vec![1, 2, 3], vec![4, 5, 6], vec![7]]);
     }
 
     #[test]
     fn moved_datagrams_keep_their_order_and_full_ones_take_no_more() {
-        let one = heartbeat_message(None, 1).payload.len();
-        let body = one - Header::LEN;
-        let mut batch = Outbox::new(one + body);
-        let mut out = Outbox::new(one + body);
+        let body = one() - Header::LEN;
+        let mut batch = Outbox::new(one() + body);
+        let mut out = Outbox::new(one() + body);
         for count in 1..=3 {
-            batch.push(None, heartbeat_message(None, count));
+            heartbeat(&mut batch, None, count, 7400);
         }
         batch.move_full_to(&mut out);
-        out.push(None, heartbeat_message(None, 9));
+        heartbeat(&mut out, None, 9, 7400);
         batch.move_all_to(&mut out);
-        out.push(None, heartbeat_message(None, 10));
-        let batches: Vec<Vec<u32>> = std::iter::from_fn(|| out.pop())
-            .map(|t| counts(&t))
-            .collect();
-        assert_eq!(batches, [vec![1, 2], vec![9], vec![3, 10]]);
+        heartbeat(&mut out, None, 10, 7400);
+        assert_eq!(all(&mut out), [vec![1, 2], vec![9], vec![3, 10]]);
     }
 }
