@@ -232,9 +232,16 @@ fn demo(args: &PingArgs) -> Result<(), String> {
             &duration,
         ])
         .stdout(Stdio::null())
+        // The pong's own lines would interleave with the echoes printed here.
+        .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start the pong process: {e}"))?;
-    println!("started pong as process {}", child.id());
+    println!(
+        "started pong as process {} (domain {}, interface {})",
+        child.id(),
+        args.common.domain,
+        args.common.interface
+    );
     let result = ping(args);
     let _ = child.kill();
     let _ = child.wait();

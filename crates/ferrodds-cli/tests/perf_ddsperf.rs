@@ -3,7 +3,7 @@
 //! each asserting what the measuring side counted (round trips, samples received, loss).
 //! Benchmarks are not tests: nothing here asserts a latency or a rate.
 //!
-//! The ddsperf tests skip (with a message) when `ddsperf` is not installed; install it with
+//! The ddsperf tests skip (with a message) when `ddsperf` is not installed, and fail in CI; install it with
 //! `apt-get install -y cyclonedds-tools`. They need multicast on `lo` (for SPDP), which the
 //! test turns on when it runs as root. Each test has its own domain (70–79), and the tests
 //! run one at a time so that they do not compete for the CPU.
@@ -16,6 +16,9 @@ use std::sync::{Mutex, MutexGuard, Once};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+#[path = "../../../tests/support/cannot_run.rs"]
+mod cannot_run;
 
 /// Cyclone DDS on loopback only, multicast for SPDP only (as in `interop_cyclone.rs`).
 const CYCLONEDDS_URI: &str = r#"<CycloneDDS><Domain id="any"><General><Interfaces><NetworkInterface name="lo" multicast="true"/></Interfaces><AllowMulticast>spdp</AllowMulticast></General></Domain></CycloneDDS>"#;
@@ -56,9 +59,9 @@ fn have_ddsperf(test: &str) -> bool {
         .status()
         .is_ok();
     if !found {
-        eprintln!(
-            "SKIPPED {test}: ddsperf not found (install it with: \
-             apt-get install -y cyclonedds-tools)"
+        cannot_run::skip(
+            test,
+            "ddsperf not found (install it with: apt-get install -y cyclonedds-tools)",
         );
     }
     found

@@ -1,13 +1,17 @@
-//! The RTPS protocol of FerroDDS, without I/O.
+//! The RTPS protocol of FerroDDS, without I/O: it takes timestamps and received bytes and
+//! hands out datagrams to send and events, and never touches a socket, a clock or a thread.
 //!
-//! What this crate does today: [`wire`], the RTPS 2.5 wire representation — parsing
-//! (zero-copy, both byte orders, never panicking on hostile input) and emitting of the
-//! message header, every submessage of DDSI-RTPS 2.5 §9.4.5, parameter lists, and the
-//! basic types (GUIDs, sequence numbers and their sets, locators, timestamps, vendor ids).
+//! - [`wire`]: the RTPS 2.5 wire representation — parsing (zero-copy, both byte orders,
+//!   never panicking on hostile input) and emitting of the message header, every submessage
+//!   of DDSI-RTPS 2.5 §9.4.5, parameter lists, and the basic types.
+//! - [`writer`] and [`reader`]: reliable and best-effort RTPS endpoints with their history
+//!   caches, HEARTBEAT/ACKNACK/GAP, fragmentation and reassembly (DATA_FRAG, NACK_FRAG).
+//! - [`participant`]: a participant's endpoints and the routing of received submessages
+//!   (with [`receiver`], the INFO_* state of a message).
+//! - [`discovery`] (SPDP/SEDP data), [`qos`] (policies and matching) and
+//!   [`discovery_engine`] (announcing, leases, matching local with remote endpoints).
+//! - [`limits`]: how much remote peers can make a participant hold.
 //!
-//! What it does not do (yet): discovery (SPDP/SEDP data types and matching), writers,
-//! readers, history caches, fragment reassembly and timers — these will live beside
-//! `wire/` as the design describes. It never does I/O: no sockets, clocks or threads.
 //! It does not interpret serialized payloads (CDR lives in `ferrodds-cdr`), only the
 //! parameter-list framing that discovery data and inline QoS share. RTPS security
 //! submessages (SEC_*, SRTPS_*) and the DDSI-RTPS 2.4/2.5 group-information extensions of

@@ -31,6 +31,8 @@ pub struct ReceiveStats {
     pub not_for_us: u64,
     /// Datagrams from this participant itself (local matches, multicast loop-back).
     pub own: u64,
+    /// Datagrams longer than the receive buffer, dropped whole by the driver.
+    pub truncated: u64,
 }
 
 /// A participant's local writers and readers, without I/O.
@@ -175,6 +177,12 @@ impl Participant {
         }
     }
 
+    /// Counts a datagram the driver dropped because it did not fit its receive buffer.
+    pub fn count_truncated(&mut self) {
+        self.stats.datagrams += 1;
+        self.stats.truncated += 1;
+    }
+
     /// Runs the endpoints' timers that are due.
     pub fn handle_timeout(&mut self, now: Timestamp) {
         for w in self.writers.values_mut() {
@@ -228,12 +236,15 @@ fn route(
         if reader_id == EntityId::UNKNOWN {
             for r in readers
                 .values_mut()
-                .filter(|r| r.is_matched(writer) || r.accepts_any_writer())
+                .filter(|r| r.is_matched(writer) || r.accepts_unmatched(writer_id))
             {
                 f(r);
                 any = true;
             }
-        } else if let Some(r) = readers.get_mut(&reader_id) {
+        } else if let Some(r) = readers
+            .get_mut(&reader_id)
+            .filter(|r| !r.config().stateless || r.accepts_unmatched(writer_id))
+        {
             f(r);
             any = true;
         }

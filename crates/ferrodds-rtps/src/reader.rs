@@ -22,9 +22,9 @@ use crate::endpoint::{build, ChangeKind};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{
-    parameter_list::pid, AckNack, Data, DataFrag, DataPayload, FragmentNumberSet, Gap, Guid,
-    GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber, SequenceNumberSet,
-    Time, MAX_SET_BITS,
+    parameter_list::pid, AckNack, Data, DataFrag, DataPayload, EntityId, FragmentNumberSet, Gap,
+    Guid, GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber,
+    SequenceNumberSet, Time, MAX_SET_BITS,
 };
 
 /// How a reader behaves.
@@ -248,9 +248,13 @@ impl Reader {
         &self.config
     }
 
-    /// True for a stateless reader, which takes DATA from any writer.
-    pub fn accepts_any_writer(&self) -> bool {
+    /// True when this stateless reader takes DATA from `writer_id`: any participant's writer
+    /// with this reader's entity key (its counterpart: the SPDP writer for the SPDP reader).
+    /// Routing by writer id keeps user data sent to ENTITYID_UNKNOWN out of the SPDP reader.
+    pub fn accepts_unmatched(&self, writer_id: EntityId) -> bool {
         self.config.stateless
+            && writer_id.key() == self.guid.entity_id.key()
+            && matches!(writer_id.kind(), 0x02 | 0x03 | 0xc2 | 0xc3)
     }
 
     /// True when `writer` is matched.

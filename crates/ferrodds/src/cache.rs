@@ -249,6 +249,11 @@ impl ReaderCache {
     }
 
     /// True when the cache knows instance `handle` (it holds samples of it, or it is alive).
+    /// True while the cache holds fewer than `max_instances` instances.
+    pub(crate) fn has_room_for_instance(&self) -> bool {
+        self.instances.len() < self.limits.max_instances
+    }
+
     pub(crate) fn contains(&self, handle: InstanceHandle) -> bool {
         self.instances.contains_key(&handle)
     }

@@ -65,6 +65,12 @@ impl DeadlineTracker {
     }
 
     /// `handle` was written (writer) or received (reader) at `now`.
+    /// Instances with a due time.
+    #[cfg(test)]
+    pub(crate) fn tracked(&self) -> usize {
+        self.due.len()
+    }
+
     pub(crate) fn updated(&mut self, handle: InstanceHandle, now: Instant) {
         if let Some(period) = self.period {
             self.count(now);

@@ -44,6 +44,9 @@ struct WriterInfo {
 pub(crate) enum Admit {
     /// Dropped.
     Drop,
+    /// Of a new instance, and the cache holds as many instances as it may: rejected
+    /// (`SampleRejectedReason::InstancesLimit`) before any per-instance state is made for it.
+    NoRoom,
     /// Goes into the cache; expires then (lifespan), if ever.
     Deliver {
         /// When the sample expires.
@@ -61,6 +64,8 @@ pub(crate) struct Arrival<'a> {
     pub(crate) source_timestamp: Option<SystemTime>,
     /// True when the cache holds the instance already.
     pub(crate) known_instance: bool,
+    /// True when the cache has room for one more instance.
+    pub(crate) instance_room: bool,
 }
 
 /// The delivery state of one reader.
@@ -131,6 +136,9 @@ impl Delivery {
             if self.filter.is_some() && !a.known_instance {
                 return Admit::Drop;
             }
+            if !a.known_instance && !a.instance_room {
+                return Admit::NoRoom;
+            }
             if self.exclusive {
                 let owner = self.owners.get(&a.handle).map(|(g, _)| *g);
                 match a.kind {
@@ -153,6 +161,11 @@ impl Delivery {
             if !filter(a.payload) {
                 return Admit::Drop;
             }
+        }
+        // Past here, per-instance state is made (owner, last accepted, deadline): only for
+        // instances the cache can take, so that these maps are bounded as the cache is.
+        if !a.known_instance && !a.instance_room {
+            return Admit::NoRoom;
         }
         if self.exclusive {
             let takes_over = match self.owners.get(&a.handle) {
@@ -204,6 +217,7 @@ mod tests {
             payload,
             source_timestamp: None,
             known_instance: true,
+            instance_room: true,
         }
     }
 
@@ -307,5 +321,29 @@ mod tests {
         );
         a.source_timestamp = Some(wall - Duration::from_millis(300));
         assert_eq!(d.admit(&a, now, wall), Admit::Drop);
+    }
+
+    #[test]
+    fn no_per_instance_state_for_an_instance_the_cache_has_no_room_for() {
+        let qos = Qos::reader()
+            .exclusive_ownership(0)
+            .time_based_filter(Duration::from_millis(100))
+            .deadline(Duration::from_secs(1));
+        let mut d = Delivery::new(&qos, None);
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        for handle in 0..200u8 {
+            let mut a = alive(handle, writer(1), &[]);
+            a.known_instance = false;
+            a.instance_room = false;
+            assert_eq!(d.admit(&a, now, wall), Admit::NoRoom);
+            a.kind = ChangeKind::Disposed;
+            assert_eq!(d.admit(&a, now, wall), Admit::NoRoom);
+        }
+        assert!(d.owners.is_empty());
+        assert!(d.last_accepted.is_empty());
+        assert_eq!(d.deadline.tracked(), 0);
+        // A known instance still passes.
+        assert!(delivered(d.admit(&alive(1, writer(1), &[]), now, wall)));
+        assert_eq!(d.owners.len(), 1);
     }
 }

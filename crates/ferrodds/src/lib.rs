@@ -51,7 +51,7 @@ pub use ferrodds_rtps::Limits;
 pub use participant::{DomainParticipant, ParticipantBuilder, Publisher, Subscriber, Topic};
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, Sample, TakeFuture};
-pub use runtime::IncompatibleStatus;
+pub use runtime::{IncompatibleStatus, SendStats};
 pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
 pub use waitset::{Condition, WaitSet};
 pub use writer::DataWriter;

@@ -19,7 +19,7 @@ use ferrodds_transport::{InterfaceSelector, TransportConfig, UdpTransport};
 use crate::error::{Error, Result};
 use crate::qos::Qos;
 use crate::reader::DataReader;
-use crate::runtime::{self, Core, Shared};
+use crate::runtime::{self, Core, SendStats, Shared};
 use crate::writer::DataWriter;
 
 /// A participant in a DDS domain.
@@ -333,6 +333,11 @@ impl DomainParticipant {
         self.inner.shared.lock().rtps.stats()
     }
 
+    /// Datagrams sent, and sends the operating system refused (the datagram is lost).
+    pub fn send_stats(&self) -> SendStats {
+        self.inner.shared.send_stats()
+    }
+
     /// What discovery refused, counted: discovery data that did not parse, participants
     /// and endpoints beyond the limits, locators rewritten or dropped, GUIDs that do not
     /// belong to their sender.
@@ -421,6 +426,7 @@ impl Publisher {
         } else {
             qos.partition(self.partition.iter().cloned())
         };
+        topic.check_participant(&self.participant)?;
         DataWriter::new(&self.participant, topic, qos)
     }
 }
@@ -440,6 +446,7 @@ impl Subscriber {
         } else {
             qos.partition(self.partition.iter().cloned())
         };
+        topic.check_participant(&self.participant)?;
         DataReader::new(&self.participant, topic, qos)
     }
 
@@ -456,6 +463,7 @@ impl Subscriber {
         } else {
             qos.partition(self.partition.iter().cloned())
         };
+        topic.check_participant(&self.participant)?;
         DataReader::with_filter(&self.participant, topic, qos, filter)
     }
 }

@@ -330,7 +330,11 @@ impl<T: Cdr> Future for TakeFuture<T> {
                 return Poll::Ready(Err(Error::Closed));
             };
             if r.cache.len() == 0 {
-                r.wakers.push(cx.waker().clone());
+                // One waker per waiting task: a future polled again while pending (as
+                // executors do on spurious wake-ups) must not add another.
+                if !r.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                    r.wakers.push(cx.waker().clone());
+                }
                 return Poll::Pending;
             }
             r.cache.collect(usize::MAX, true, false)

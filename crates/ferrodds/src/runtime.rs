@@ -11,7 +11,7 @@
 //! second both showed at the top of a profile.)
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::Waker;
 use std::thread::JoinHandle;
@@ -135,10 +135,15 @@ impl Core {
                     payload: &change.payload,
                     source_timestamp,
                     known_instance: state.cache.contains(handle),
+                    instance_room: state.cache.has_room_for_instance(),
                 };
-                let Admit::Deliver { expires } = state.delivery.admit(&arrival, arrived, wall)
-                else {
-                    continue;
+                let expires = match state.delivery.admit(&arrival, arrived, wall) {
+                    Admit::Deliver { expires } => expires,
+                    Admit::Drop => continue,
+                    Admit::NoRoom => {
+                        state.cache.reject(SampleRejectedReason::InstancesLimit, 1);
+                        continue;
+                    }
                 };
                 let stored = Stored {
                     payload: change.payload,
@@ -224,6 +229,22 @@ impl Core {
         }
     }
 
+    /// Queues what writer `id` wants sent, and nothing of any other endpoint's: to be sent
+    /// when the lock is released, or, `asynchronous`, by the timer thread.
+    pub(crate) fn hand_over(&mut self, id: EntityId, asynchronous: bool) {
+        let Some(writer) = self.rtps.writer(id) else {
+            return;
+        };
+        let queue = if asynchronous {
+            &mut self.deferred
+        } else {
+            &mut self.pending
+        };
+        while let Some(t) = writer.poll_transmit() {
+            queue.push(t);
+        }
+    }
+
     /// The earliest protocol deadline.
     fn next_timeout(&self) -> Option<Timestamp> {
         [self.rtps.poll_timeout(), self.discovery.poll_timeout()]
@@ -258,6 +279,17 @@ pub(crate) struct Shared {
     pub(crate) transport: UdpTransport,
     shutdown: AtomicBool,
     epoch: Instant,
+    sent: AtomicU64,
+    send_failures: AtomicU64,
+}
+
+/// What the participant sent, counted per destination.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SendStats {
+    /// Datagrams handed to the network.
+    pub datagrams: u64,
+    /// Sends the operating system refused (the datagram is lost; reliable writers repeat it).
+    pub failed: u64,
 }
 
 impl Shared {
@@ -271,6 +303,8 @@ impl Shared {
             transport,
             shutdown: AtomicBool::new(false),
             epoch: Instant::now(),
+            sent: AtomicU64::new(0),
+            send_failures: AtomicU64::new(0),
         }))
     }
 
@@ -289,11 +323,24 @@ impl Shared {
     pub(crate) fn send(&self, transmits: Vec<Transmit>) {
         for t in transmits {
             for dest in &t.destinations {
-                if let Some(addr) = dest.as_udpv4() {
-                    // A failed send is a lost datagram: reliability repairs it.
-                    let _ = self.send_socket.send_to(&t.payload, addr);
-                }
+                let Some(addr) = dest.as_udpv4() else {
+                    continue;
+                };
+                // A failed send is a lost datagram: reliability repairs it. Counted, so
+                // that a peer announcing an address we cannot send to shows.
+                match self.send_socket.send_to(&t.payload, addr) {
+                    Ok(_) => self.sent.fetch_add(1, Ordering::Relaxed),
+                    Err(_) => self.send_failures.fetch_add(1, Ordering::Relaxed),
+                };
             }
+        }
+    }
+
+    /// Datagrams sent, and sends that failed.
+    pub(crate) fn send_stats(&self) -> SendStats {
+        SendStats {
+            datagrams: self.sent.load(Ordering::Relaxed),
+            failed: self.send_failures.load(Ordering::Relaxed),
         }
     }
 
@@ -496,14 +543,13 @@ fn poll_loop(shared: &Shared, sockets: &[UdpSocket]) {
 
 /// Hands one received datagram to the protocol.
 fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Received) {
-    if received.truncated {
-        return;
-    }
-    let Some(datagram) = buf.get(..received.len) else {
-        return;
-    };
+    let datagram = buf.get(..received.len).filter(|_| !received.truncated);
     let now = shared.now();
     let mut core = shared.lock();
+    let Some(datagram) = datagram else {
+        core.rtps.count_truncated();
+        return;
+    };
     // The source address decides where discovery may send to (see the locator rule
     // in ferrodds_rtps::discovery_engine).
     let origin = Locator::udpv4(*received.source.ip(), received.source.port());
@@ -544,5 +590,88 @@ fn timer_loop(shared: &Shared) {
             Err(p) => p.into_inner().0,
         };
         core.timer_wakes_at = Timestamp(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferrodds_rtps::discovery::ParticipantData;
+    use ferrodds_rtps::wire::GuidPrefix;
+    use ferrodds_rtps::{Change, ChangeKind, DiscoveryConfig, RemoteReader, Writer, WriterConfig};
+
+    /// A core with two writers, each holding one sample for one matched reader.
+    fn core_with_two_writers() -> (Core, EntityId, EntityId) {
+        let prefix = GuidPrefix([7; 12]);
+        let mut rtps = Participant::new(prefix);
+        let now = Timestamp(1);
+        let config = DiscoveryConfig {
+            own: ParticipantData::new(prefix),
+            spdp_destinations: Vec::new(),
+            announce_period: Duration::from_secs(2),
+        };
+        let discovery = Discovery::new(now, config, &mut rtps);
+        let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];
+        for id in ids {
+            let mut w = Writer::new(Guid::new(prefix, id), WriterConfig::default());
+            w.match_reader(
+                now,
+                RemoteReader {
+                    guid: Guid::new(GuidPrefix([9; 12]), EntityId([0, 0, 1, 0x04])),
+                    locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
+                    reliable: false,
+                    transient_local: false,
+                },
+            );
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: None,
+                timestamp: None,
+                payload: Arc::from(vec![0u8, 1, 0, 0, 1, 2, 3, 4]),
+            };
+            w.write(now, change).unwrap();
+            rtps.add_writer(w);
+        }
+        (Core::new(rtps, discovery), ids[0], ids[1])
+    }
+
+    #[test]
+    fn a_truncated_datagram_is_counted_and_dropped() {
+        let p = crate::DomainParticipant::builder()
+            .unwrap()
+            .domain_id(37)
+            .interface("lo")
+            .unwrap()
+            .allow_multicast(false)
+            .build()
+            .unwrap();
+        let source = std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 9);
+        let received = ferrodds_transport::Received {
+            len: 20,
+            source,
+            truncated: true,
+        };
+        let before = p.receive_stats();
+        handle(&p.inner.shared, &[0u8; 20], received);
+        let after = p.receive_stats();
+        assert_eq!(after.truncated, before.truncated + 1);
+        assert_eq!(after.bad_datagrams, before.bad_datagrams);
+    }
+
+    #[test]
+    fn a_write_hands_over_its_own_writers_datagrams_only() {
+        let (mut core, a, b) = core_with_two_writers();
+        core.hand_over(a, false);
+        assert_eq!(core.pending.len(), 1, "writer a's sample");
+        assert!(core.deferred.is_empty());
+        // Writer b's datagram is still its own, for its own write (asynchronous here).
+        core.hand_over(b, true);
+        assert_eq!(core.pending.len(), 1);
+        assert_eq!(
+            core.deferred.len(),
+            1,
+            "writer b's sample, for the timer thread"
+        );
+        assert!(core.rtps.poll_transmit().is_none());
     }
 }

@@ -274,16 +274,11 @@ impl<T: Cdr> DataWriter<T> {
         Ok(())
     }
 
-    /// Takes what the protocol wants sent: `finish` sends it, or, when publishing
+    /// Takes what this writer wants sent: `finish` sends it, or, when publishing
     /// asynchronously, the timer thread.
     fn hand_over(&self, core: &mut Core) {
-        if self.inner.qos.publish_mode == PublishMode::Asynchronous {
-            while let Some(t) = core.rtps.poll_transmit() {
-                core.deferred.push(t);
-            }
-        } else {
-            core.collect_transmits();
-        }
+        let asynchronous = self.inner.qos.publish_mode == PublishMode::Asynchronous;
+        core.hand_over(self.inner.entity_id, asynchronous);
     }
 
     /// Waits until every matched reliable reader acknowledged everything written.

@@ -252,3 +252,50 @@ fn read_keeps_samples_and_marks_them_read() {
     assert_eq!(reader.take().unwrap().len(), 1);
     assert!(reader.take().unwrap().is_empty());
 }
+
+/// A waker whose clones can be counted (`Arc::strong_count`).
+struct Counted;
+
+impl Wake for Counted {
+    fn wake(self: Arc<Self>) {}
+}
+
+#[test]
+fn a_pending_take_async_holds_one_waker_however_often_it_is_polled() {
+    let p = participant(36);
+    let reader = p
+        .create_reader(
+            &p.create_topic::<Note>("idle").unwrap(),
+            Qos::reader().reliable(),
+        )
+        .unwrap();
+    let counted = Arc::new(Counted);
+    let waker = Waker::from(Arc::clone(&counted));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(reader.take_async());
+    for _ in 0..100 {
+        assert!(future.as_mut().poll(&mut cx).is_pending());
+    }
+    // Ours, the `waker` above, and the one the reader keeps.
+    assert_eq!(Arc::strong_count(&counted), 3);
+}
+
+#[test]
+fn publishers_and_subscribers_refuse_a_topic_of_another_participant() {
+    let (a, b) = (participant(36), participant(36));
+    let topic = a.create_topic::<Note>("theirs").unwrap();
+    let publisher = b.create_publisher(&["p"]);
+    let subscriber = b.create_subscriber(&[]);
+    let err = publisher
+        .create_writer(&topic, Qos::writer())
+        .err()
+        .expect("a writer of another participant's topic");
+    assert!(err.to_string().contains("another participant"), "{err}");
+    assert!(subscriber.create_reader(&topic, Qos::reader()).is_err());
+    assert!(subscriber
+        .create_reader_with_filter(&topic, Qos::reader(), |_| true)
+        .is_err());
+    // Their own participant's topic is fine.
+    let own = b.create_topic::<Note>("theirs").unwrap();
+    assert!(publisher.create_writer(&own, Qos::writer()).is_ok());
+}

@@ -246,6 +246,44 @@ fn a_writer_and_a_reader_of_one_participant_see_each_other() {
 }
 
 #[test]
+fn data_for_two_readers_is_not_taken_for_participant_announcements() {
+    // Two readers of one participant share its locators, so the writer sends each sample once,
+    // addressed to ENTITYID_UNKNOWN. Only the readers matched with the writer may take it: the
+    // SPDP reader once took every such DATA and counted it as a malformed announcement.
+    let (a, b) = (participant(35), participant(35));
+    let wt = a.create_topic::<Reading>("shared").unwrap();
+    let rt = b.create_topic::<Reading>("shared").unwrap();
+    let writer = a
+        .create_writer(&wt, Qos::writer().reliable().keep_all())
+        .unwrap();
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            b.create_reader(&rt, Qos::reader().reliable().keep_all())
+                .unwrap()
+        })
+        .collect();
+    writer.wait_for_matched(2, T).unwrap();
+    for r in &readers {
+        r.wait_for_matched(1, T).unwrap();
+    }
+    for i in 0..20 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    for r in &readers {
+        let got: Vec<Reading> = take_up_to(r, 20).into_iter().map(|s| s.data).collect();
+        assert_eq!(got, (0..20).map(reading).collect::<Vec<_>>());
+    }
+    assert_eq!(
+        b.discovery_stats().malformed,
+        0,
+        "user data was parsed as SPDP: {:?}",
+        b.discovery_stats()
+    );
+    assert_eq!(b.receive_stats().malformed, 0, "{:?}", b.receive_stats());
+}
+
+#[test]
 fn batching_and_busy_polling_deliver_everything_in_fewer_datagrams() {
     // The writer's samples wait up to a second to share datagrams, so 500 samples written
     // at once travel in a handful; the reader's participant busy-polls its user sockets.

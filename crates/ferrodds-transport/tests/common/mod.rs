@@ -9,6 +9,9 @@ use std::time::{Duration, Instant};
 
 use ferrodds_transport::{list_interfaces, Received, UdpSocket};
 
+#[path = "../../../../tests/support/cannot_run.rs"]
+pub mod cannot_run;
+
 /// How long a test waits for a datagram that should come.
 pub const PATIENCE: Duration = Duration::from_secs(2);
 /// The receive timeout of test sockets: one wait of [`receive_within`].
@@ -64,7 +67,7 @@ macro_rules! require_loopback_multicast {
     () => {
         if let Err(why) = common::loopback_multicast() {
             let test = std::thread::current().name().unwrap_or("?").to_owned();
-            eprintln!("SKIPPED {test}: {why}");
+            common::cannot_run::skip(&test, &why);
             return;
         }
     };

@@ -10,6 +10,8 @@
 
 #![allow(dead_code)] // each test file uses a part of it
 
+#[path = "../../../../tests/support/cannot_run.rs"]
+pub(crate) mod cannot_run;
 #[path = "../../examples/robust_peer.rs"]
 pub(crate) mod robust_peer;
 
@@ -191,6 +193,7 @@ pub(crate) fn ferro_peer(name: &str, netns: Option<&Netns>, args: &[&str]) -> Pr
     c.args([
         "robust_peer_process",
         "--exact",
+        "--ignored",
         "--nocapture",
         "--test-threads=1",
         "--quiet",
@@ -205,6 +208,7 @@ pub(crate) fn cyclone_peer(name: &str, netns: Option<&Netns>, args: &[&str]) -> 
         env!("CARGO_MANIFEST_DIR"),
         "/../../tests/interop/cyclone_peer.py"
     );
+    cannot_run::require_python_module("cyclonedds", "pip install cyclonedds==11.0.1");
     let mut c = in_netns(netns, "python3");
     c.arg(script).args(args);
     Proc::spawn(name, c)
@@ -281,13 +285,12 @@ impl Netns {
                 Some(ns)
             }
             Err(e) => {
-                // Written to stderr directly, past the test harness's capture, so that a skip
-                // shows in a normal `cargo test` run.
-                use std::io::Write;
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "SKIPPED {tag}: cannot create a network namespace ({e}); the loss tests \
-                     need root, iproute2 and nftables ({INSTALL_HINT})"
+                cannot_run::skip(
+                    tag,
+                    &format!(
+                        "cannot create a network namespace ({e}); the loss tests need root, \
+                         iproute2 and nftables ({INSTALL_HINT})"
+                    ),
                 );
                 None
             }
