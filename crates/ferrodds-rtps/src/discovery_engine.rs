@@ -25,17 +25,20 @@
 //!   announcement renews its lease but cannot move it elsewhere.
 //! - **Tables are bounded** by the participant's [`Limits`]: remote participants, remote
 //!   endpoints (in all and per participant), locators per list. Beyond a bound the
-//!   announcement is dropped; nothing known is evicted.
+//!   announcement is dropped, except that a remote participant that never ran SEDP with us
+//!   (unverified) gives way to a newcomer, and is held no longer than
+//!   `Limits::unverified_lease` (see `admission.rs`). A verified one is never evicted.
 //!
 //! It cannot tell a forged source address from a real one (RTPS has no handshake): a
 //! sender forging its address draws one SPDP answer and the SEDP traffic of one remote
-//! participant per GUID it invents, up to `max_remote_participants`.
+//! participant per GUID it invents, at most `max_unverified_per_source` per address at once.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::admission::{Source, Unverified};
 pub use crate::discovery::EndpointKind;
 use crate::discovery::{
     BuiltinEndpointSet, DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
@@ -129,8 +132,13 @@ pub struct DiscoveryStats {
     /// SPDP and SEDP samples that did not parse, dropped.
     pub malformed: u64,
     /// SPDP announcements of new participants dropped because `max_remote_participants`
-    /// were known.
+    /// were known, all of them verified (they ran SEDP with us).
     pub participants_rejected: u64,
+    /// Unverified participants pushed out by newcomers (`max_remote_participants` or
+    /// `max_unverified_per_source` reached).
+    pub participants_evicted: u64,
+    /// Participants that proved themselves by running SEDP with us.
+    pub participants_verified: u64,
     /// SEDP announcements of new endpoints dropped because `max_remote_endpoints` (or
     /// `max_endpoints_per_participant` of their participant) were known.
     pub endpoints_rejected: u64,
@@ -153,6 +161,24 @@ pub struct DiscoveryStats {
 struct RemoteParticipant {
     data: ParticipantData,
     expires: Timestamp,
+    /// The lease it announced (honoured in full once verified).
+    lease: Duration,
+    /// When it was first heard, and from where (its place among the unverified).
+    since: Timestamp,
+    source: Source,
+    /// It ran SEDP with us.
+    verified: bool,
+}
+
+impl RemoteParticipant {
+    /// The lease it is held for from now: an unverified one's is capped.
+    fn lease(&self, limits: &Limits) -> Duration {
+        if self.verified {
+            self.lease
+        } else {
+            self.lease.min(limits.unverified_lease)
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -175,6 +201,8 @@ pub struct Discovery {
     config: DiscoveryConfig,
     prefix: GuidPrefix,
     remotes: BTreeMap<GuidPrefix, RemoteParticipant>,
+    /// The remote participants that have not run SEDP with us yet, oldest first.
+    unverified: Unverified,
     locals: BTreeMap<Guid, LocalEndpoint>,
     remote_endpoints: BTreeMap<Guid, RemoteEndpoint>,
     matched: BTreeSet<(Guid, Guid)>,
@@ -240,6 +268,7 @@ impl Discovery {
             config: DiscoveryConfig { own, ..config },
             prefix,
             remotes: BTreeMap::new(),
+            unverified: Unverified::default(),
             locals: BTreeMap::new(),
             remote_endpoints: BTreeMap::new(),
             matched: BTreeSet::new(),
@@ -472,6 +501,9 @@ impl Discovery {
 
     /// Reads what the builtin readers received and acts on it.
     pub fn process(&mut self, now: Timestamp, participant: &mut Participant) {
+        for prefix in participant.take_contacts() {
+            self.verify(now, prefix);
+        }
         let mut spdp = Vec::new();
         if let Some(r) = participant.reader(EntityId::SPDP_PARTICIPANT_READER) {
             while let Some(c) = r.poll_change() {
@@ -542,9 +574,9 @@ impl Discovery {
             .lease_duration
             .to_std()
             .unwrap_or(Duration::from_secs(3600 * 24 * 365));
-        let expires = now.after(lease);
         if let Some(known) = self.remotes.get_mut(&prefix) {
-            known.expires = expires;
+            known.lease = lease;
+            known.expires = now.after(known.lease(&self.limits));
             // The locators of the first announcement stay: a later one (from the same
             // participant, or from someone using its GUID) cannot move it elsewhere.
             let old = &known.data;
@@ -568,7 +600,8 @@ impl Discovery {
             known.data = data;
             return;
         }
-        if self.remotes.len() >= self.limits.max_remote_participants {
+        let source = change.origin.as_udpv4().map(|a| *a.ip());
+        if !self.make_room(source, participant) {
             self.stats.participants_rejected += 1;
             return;
         }
@@ -613,8 +646,18 @@ impl Discovery {
         }
         // Answer a newcomer directly, so it need not wait for our next announcement.
         let unicast = data.metatraffic_unicast_locators.clone();
+        let remote = RemoteParticipant {
+            data,
+            expires: now,
+            lease,
+            since: now,
+            source,
+            verified: false,
+        };
+        let expires = now.after(remote.lease(&self.limits));
+        self.unverified.insert(prefix, now, source);
         self.remotes
-            .insert(prefix, RemoteParticipant { data, expires });
+            .insert(prefix, RemoteParticipant { expires, ..remote });
         if !unicast.is_empty() {
             self.announce(now, Some(&unicast));
         }
@@ -866,9 +909,49 @@ impl Discovery {
         self.incompatible.retain(|(_, r)| *r != guid);
     }
 
-    fn remove_participant(&mut self, prefix: GuidPrefix, participant: &mut Participant) {
-        if self.remotes.remove(&prefix).is_none() {
+    /// Makes room for a new participant announced from `source` (see `admission.rs`):
+    /// pushes out unverified ones as the limits say; false when the table is full of
+    /// verified participants.
+    fn make_room(&mut self, source: Source, participant: &mut Participant) -> bool {
+        if self.unverified.count_from(source) >= self.limits.max_unverified_per_source {
+            if let Some(oldest) = self.unverified.oldest_from(source) {
+                self.stats.participants_evicted += 1;
+                self.remove_participant(oldest, participant);
+            }
+        }
+        if self.remotes.len() < self.limits.max_remote_participants {
+            return true;
+        }
+        match self.unverified.oldest() {
+            Some(oldest) => {
+                self.stats.participants_evicted += 1;
+                self.remove_participant(oldest, participant);
+                self.remotes.len() < self.limits.max_remote_participants
+            }
+            None => false,
+        }
+    }
+
+    /// `prefix` ran SEDP with us: it is held for its announced lease and never pushed out.
+    fn verify(&mut self, now: Timestamp, prefix: GuidPrefix) {
+        let Some(remote) = self.remotes.get_mut(&prefix) else {
             return;
+        };
+        if remote.verified {
+            return;
+        }
+        remote.verified = true;
+        remote.expires = now.after(remote.lease);
+        self.unverified.remove(prefix, remote.since, remote.source);
+        self.stats.participants_verified += 1;
+    }
+
+    fn remove_participant(&mut self, prefix: GuidPrefix, participant: &mut Participant) {
+        let Some(remote) = self.remotes.remove(&prefix) else {
+            return;
+        };
+        if !remote.verified {
+            self.unverified.remove(prefix, remote.since, remote.source);
         }
         let endpoints: Vec<Guid> = self
             .remote_endpoints

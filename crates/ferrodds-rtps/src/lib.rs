@@ -25,6 +25,7 @@ pub mod wire;
 pub mod discovery;
 pub mod qos;
 
+mod admission;
 pub mod discovery_engine;
 mod endpoint;
 pub mod limits;

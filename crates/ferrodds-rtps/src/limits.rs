@@ -1,9 +1,10 @@
 //! Resource limits: how much remote peers can make a participant hold, whatever they send.
 //!
 //! Every table that grows with what the network says has a bound here, with a default
-//! that real systems stay well below. What arrives beyond a bound is dropped and counted;
-//! nothing is evicted to make room (an attacker could otherwise push out legitimate
-//! state). `docs/robustness.md` lists each limit, its default and the counter that shows
+//! that real systems stay well below. What arrives beyond a bound is dropped and counted.
+//! Nothing that proved itself is evicted to make room (an attacker could otherwise push out
+//! legitimate state); only remote participants that never ran SEDP with us give way to
+//! newcomers (see `admission.rs`). `docs/robustness.md` lists each limit, its default and the counter that shows
 //! it was reached.
 
 use crate::reader::ReaderConfig;
@@ -20,9 +21,20 @@ use crate::reader::ReaderConfig;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
-    /// Remote participants known at once. The SPDP announcement of one more is dropped
+    /// Remote participants known at once. When the table is full, the announcement of a new
+    /// one pushes out the oldest participant that has not yet run SEDP with us
+    /// (`DiscoveryStats::participants_evicted`); when every one held has, it is dropped
     /// (`DiscoveryStats::participants_rejected`) until one leaves or its lease expires.
     pub max_remote_participants: usize,
+    /// Remote participants announced from one source address that have not yet run SEDP
+    /// with us (unverified). A newcomer from that address beyond this pushes out its oldest
+    /// unverified one (`DiscoveryStats::participants_evicted`), so that a flood of forged
+    /// announcements from one address cannot fill the table.
+    pub max_unverified_per_source: usize,
+    /// The longest lease an unverified participant is held for, whatever it announced (an
+    /// infinite lease from a participant that never ran SEDP is not honoured). Once it runs
+    /// SEDP, its announced lease applies.
+    pub unverified_lease: std::time::Duration,
     /// Remote endpoints (writers and readers of every remote participant) known at once.
     /// The SEDP announcement of one more is dropped (`DiscoveryStats::endpoints_rejected`).
     pub max_remote_endpoints: usize,
@@ -65,6 +77,8 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_remote_participants: 1024,
+            max_unverified_per_source: 64,
+            unverified_lease: std::time::Duration::from_secs(30),
             max_remote_endpoints: 16_384,
             max_endpoints_per_participant: 4096,
             max_locators: 8,

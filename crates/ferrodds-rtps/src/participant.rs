@@ -46,6 +46,9 @@ pub struct Participant {
     /// Counts of endpoints removed, so that totals never go down.
     retired_readers: ReaderStats,
     retired_writers: WriterStats,
+    /// Remote participants heard from on a builtin endpoint other than SPDP since discovery
+    /// last looked ([`Participant::take_contacts`]): proof that they run SEDP with us.
+    contacts: Vec<GuidPrefix>,
 }
 
 impl Participant {
@@ -65,6 +68,7 @@ impl Participant {
             limits,
             retired_readers: ReaderStats::default(),
             retired_writers: WriterStats::default(),
+            contacts: Vec::new(),
         }
     }
 
@@ -143,6 +147,7 @@ impl Participant {
         let prefix = self.prefix;
         let writers = &mut self.writers;
         let readers = &mut self.readers;
+        let contacts = &mut self.contacts;
         let mut not_for_us = 0u64;
         let mut own = false;
         let result = walk(datagram, |ctx: &Context, sm| {
@@ -156,7 +161,7 @@ impl Participant {
                 not_for_us += 1;
                 return;
             }
-            let routed = route(now, origin, ctx, sm, writers, readers);
+            let routed = route(now, origin, ctx, sm, writers, readers, contacts);
             if !routed {
                 not_for_us += 1;
             }
@@ -181,6 +186,15 @@ impl Participant {
     pub fn count_truncated(&mut self) {
         self.stats.datagrams += 1;
         self.stats.truncated += 1;
+    }
+
+    /// The remote participants that sent a builtin endpoint of ours (SEDP) something it was
+    /// matched to receive since the last call: discovery's proof that a participant it only
+    /// heard announce itself really runs the protocol with us.
+    pub fn take_contacts(&mut self) -> Vec<GuidPrefix> {
+        let mut contacts = std::mem::take(&mut self.contacts);
+        contacts.dedup();
+        contacts
     }
 
     /// Runs the endpoints' timers that are due.
@@ -224,13 +238,14 @@ fn route(
     sm: Submessage<'_>,
     writers: &mut BTreeMap<EntityId, Writer>,
     readers: &mut BTreeMap<EntityId, Reader>,
+    contacts: &mut Vec<GuidPrefix>,
 ) -> bool {
     // Reader-bound submessages go to the addressed reader, or to every reader matched with
     // the writer when addressed to ENTITYID_UNKNOWN.
-    let to_readers = |reader_id: EntityId,
-                      writer_id: EntityId,
-                      readers: &mut BTreeMap<EntityId, Reader>,
-                      f: &mut dyn FnMut(&mut Reader)| {
+    let mut to_readers = |reader_id: EntityId,
+                          writer_id: EntityId,
+                          readers: &mut BTreeMap<EntityId, Reader>,
+                          f: &mut dyn FnMut(&mut Reader)| {
         let writer = Guid::new(ctx.source, writer_id);
         let mut any = false;
         if reader_id == EntityId::UNKNOWN {
@@ -238,6 +253,10 @@ fn route(
                 .values_mut()
                 .filter(|r| r.is_matched(writer) || r.accepts_unmatched(writer_id))
             {
+                let id = r.guid().entity_id;
+                if id.is_builtin() {
+                    note_contact(contacts, ctx.source, true, id);
+                }
                 f(r);
                 any = true;
             }
@@ -245,6 +264,9 @@ fn route(
             .get_mut(&reader_id)
             .filter(|r| !r.config().stateless || r.accepts_unmatched(writer_id))
         {
+            if reader_id.is_builtin() {
+                note_contact(contacts, ctx.source, r.is_matched(writer), reader_id);
+            }
             f(r);
             any = true;
         }
@@ -268,6 +290,11 @@ fn route(
         }),
         Submessage::AckNack(a) => match writers.get_mut(&a.writer_id) {
             Some(w) => {
+                if a.writer_id.is_builtin() {
+                    let reader = Guid::new(ctx.source, a.reader_id);
+                    let matched = w.matched_readers().any(|r| r.guid == reader);
+                    note_contact(contacts, ctx.source, matched, a.writer_id);
+                }
                 w.handle_acknack(now, ctx.source, &a);
                 true
             }
@@ -281,6 +308,22 @@ fn route(
             None => false,
         },
         _ => false,
+    }
+}
+
+/// Notes that `source` reached our builtin endpoint `local` from a remote endpoint `matched`
+/// with it. The SPDP reader does not count: it takes anyone's announcements.
+fn note_contact(
+    contacts: &mut Vec<GuidPrefix>,
+    source: GuidPrefix,
+    matched: bool,
+    local: EntityId,
+) {
+    if matched
+        && local.key() != EntityId::SPDP_PARTICIPANT_READER.key()
+        && contacts.last() != Some(&source)
+    {
+        contacts.push(source);
     }
 }
 

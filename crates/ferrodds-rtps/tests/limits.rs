@@ -177,8 +177,30 @@ fn from_loopback() -> Locator {
     v4(127, 0, 0, 1, 50_000)
 }
 
+/// A HEARTBEAT from `from`'s SEDP publications writer to our SEDP publications reader: what
+/// a peer running SEDP with us sends (and what makes it verified).
+fn sedp_heartbeat(from: GuidPrefix, count: u32) -> Vec<u8> {
+    message(
+        from,
+        &[Heartbeat {
+            reader_id: EntityId::SEDP_PUBLICATIONS_READER,
+            writer_id: EntityId::SEDP_PUBLICATIONS_WRITER,
+            first_sn: SequenceNumber(1),
+            last_sn: SequenceNumber(0),
+            count,
+            final_flag: false,
+            liveliness_flag: false,
+        }
+        .into()],
+    )
+}
+
+fn known(d: &Discovery, n: u32) -> bool {
+    d.remote_participants().any(|r| r.guid.prefix == prefix(n))
+}
+
 #[test]
-fn remote_participants_are_bounded() {
+fn unverified_participants_give_way_to_newcomers() {
     let mut limits = Limits::default();
     limits.max_remote_participants = 5;
     let (mut p, mut d) = local(limits);
@@ -190,32 +212,120 @@ fn remote_participants_are_bounded() {
             &spdp(prefix(n), 1, &remote(n)),
         );
     }
+    // Nobody ran SEDP with us: the newest five are held, the oldest pushed out.
     assert_eq!(d.remote_participants().count(), 5);
-    assert_eq!(d.stats().participants_rejected, 15);
-    // A known one renews its lease as before; one leaving makes room for a newcomer.
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(0), 2, &remote(0)),
-    );
-    assert_eq!(d.stats().participants_rejected, 15);
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp_goodbye(prefix(0), 3, Guid::new(prefix(0), EntityId::PARTICIPANT)),
-    );
+    assert!((15..20).all(|n| known(&d, n)));
+    assert_eq!(d.stats().participants_evicted, 15);
+    assert_eq!(d.stats().participants_rejected, 0);
+    // 15..20 run SEDP with us: verified, never pushed out; newcomers are refused.
+    for n in 15..20 {
+        feed(
+            &mut p,
+            &mut d,
+            from_loopback(),
+            &sedp_heartbeat(prefix(n), 1),
+        );
+    }
+    assert_eq!(d.stats().participants_verified, 5);
     feed(
         &mut p,
         &mut d,
         from_loopback(),
         &spdp(prefix(100), 1, &remote(100)),
     );
-    assert!(d
-        .remote_participants()
-        .any(|r| r.guid.prefix == prefix(100)));
+    assert!(!known(&d, 100));
+    assert_eq!(d.stats().participants_rejected, 1);
+    // A HEARTBEAT from a participant we do not hold proves nothing.
+    feed(
+        &mut p,
+        &mut d,
+        from_loopback(),
+        &sedp_heartbeat(prefix(101), 1),
+    );
+    assert_eq!(d.stats().participants_verified, 5);
+    // One leaving makes room for a newcomer.
+    feed(
+        &mut p,
+        &mut d,
+        from_loopback(),
+        &spdp_goodbye(prefix(15), 3, Guid::new(prefix(15), EntityId::PARTICIPANT)),
+    );
+    feed(
+        &mut p,
+        &mut d,
+        from_loopback(),
+        &spdp(prefix(100), 2, &remote(100)),
+    );
+    assert!(known(&d, 100));
     assert_eq!(d.remote_participants().count(), 5);
+}
+
+#[test]
+fn one_address_holds_a_bounded_share_of_unverified_participants() {
+    let mut limits = Limits::default();
+    limits.max_unverified_per_source = 3;
+    let (mut p, mut d) = local(limits);
+    for n in 0..10 {
+        feed(
+            &mut p,
+            &mut d,
+            from_loopback(),
+            &spdp(prefix(n), 1, &remote(n)),
+        );
+    }
+    assert_eq!(d.remote_participants().count(), 3);
+    assert!((7..10).all(|n| known(&d, n)));
+    // Another address has its own share.
+    let mut elsewhere = remote(50);
+    elsewhere.metatraffic_unicast_locators = vec![v4(127, 0, 0, 2, 9000)];
+    elsewhere.default_unicast_locators = vec![v4(127, 0, 0, 2, 9001)];
+    feed(
+        &mut p,
+        &mut d,
+        v4(127, 0, 0, 2, 50_000),
+        &spdp(prefix(50), 1, &elsewhere),
+    );
+    assert!(known(&d, 50));
+    // A verified one no longer counts against its address's share.
+    feed(
+        &mut p,
+        &mut d,
+        from_loopback(),
+        &sedp_heartbeat(prefix(9), 1),
+    );
+    for n in 10..13 {
+        feed(
+            &mut p,
+            &mut d,
+            from_loopback(),
+            &spdp(prefix(n), 1, &remote(n)),
+        );
+    }
+    assert!(known(&d, 9), "verified, so never pushed out");
+    assert!((10..13).all(|n| known(&d, n)));
+    assert_eq!(d.remote_participants().count(), 5);
+}
+
+#[test]
+fn an_unverified_participant_s_infinite_lease_is_capped() {
+    let limits = Limits::default();
+    let cap = limits.unverified_lease;
+    let (mut p, mut d) = local(limits);
+    for n in [1, 2] {
+        let mut data = remote(n);
+        data.lease_duration = ferrodds_rtps::qos::Duration::INFINITE;
+        feed(&mut p, &mut d, from_loopback(), &spdp(prefix(n), 1, &data));
+    }
+    feed(
+        &mut p,
+        &mut d,
+        from_loopback(),
+        &sedp_heartbeat(prefix(2), 1),
+    );
+    let later = NOW.after(cap + Duration::from_secs(1));
+    d.handle_timeout(later, &mut p);
+    assert!(!known(&d, 1), "unverified: held no longer than {cap:?}");
+    assert!(known(&d, 2), "verified: its infinite lease holds");
 }
 
 #[test]

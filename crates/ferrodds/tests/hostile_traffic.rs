@@ -22,6 +22,8 @@ use ferrodds::{
     SampleRejectedReason,
 };
 use ferrodds_cdr::Cdr;
+
+mod spdp_flood;
 use ferrodds_rtps::discovery::{
     DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
 };
@@ -934,14 +936,94 @@ fn a_flood_of_participant_guids_is_bounded() {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
+    // The table is full: each newcomer pushes out the oldest that never ran SEDP with us,
+    // never the peer that did.
     eventually("the flood to be counted", || {
-        a.discovery_stats().participants_rejected > 1000
+        a.discovery_stats().participants_evicted > 1000
     });
     still_flows(&writer, &reader, 1);
     rss.check("participant flood");
     let known = a.discovered_participants().len();
     assert!(known <= 32, "{known} remote participants");
     assert!(a.discovered_participants().contains(&b.guid_prefix()));
+    assert_eq!(a.discovery_stats().participants_rejected, 0);
+}
+
+/// A real peer started after a flood matches at once, and exchanges data.
+fn a_peer_after_the_flood_matches(a: &DomainParticipant, case: &str, rss: &Rss) {
+    let started = Instant::now();
+    let b = participant(38);
+    let (writer, reader) = legit_pair(a, &b);
+    let matched = started.elapsed();
+    still_flows(&writer, &reader, 1);
+    println!("{case}: a new peer matched {matched:?} after the flood");
+    assert!(
+        matched < Duration::from_secs(5),
+        "{case}: matching took {matched:?}"
+    );
+    rss.check(case);
+    let known = a.discovered_participants().len();
+    assert!(
+        known <= Limits::default().max_remote_participants,
+        "{known}"
+    );
+}
+
+/// 2,200 made-up participants with infinite leases, announced from one address, once locked
+/// every later peer out (the table of 1,024 filled with them, for ever). Now one address
+/// holds at most `max_unverified_per_source` unverified participants, and their leases are
+/// capped, so a peer started after the flood matches within milliseconds.
+#[test]
+fn a_participant_flood_keeps_no_real_peer_out() {
+    let _serial = serial();
+    let a = participant(38);
+    let rss = Rss::now();
+    spdp_flood::forged_participants(a.metatraffic_address().unwrap(), 38, 2200);
+    eventually("the flood to be handled", || {
+        a.discovery_stats().participants_evicted >= 1000
+    });
+    let held = a.discovered_participants().len();
+    assert!(
+        held <= Limits::default().max_unverified_per_source,
+        "{held} forged participants held"
+    );
+    a_peer_after_the_flood_matches(&a, "participant flood, then a new peer", &rss);
+}
+
+/// The same with 4,000 malformed or mutated announcements (some still parse: those are
+/// made-up participants too).
+#[test]
+fn a_malformed_spdp_flood_keeps_no_real_peer_out() {
+    let _serial = serial();
+    let a = participant(38);
+    let rss = Rss::now();
+    spdp_flood::malformed_announcements(a.metatraffic_address().unwrap(), 39, 4000, 38);
+    eventually("the flood to be handled", || {
+        let s = a.receive_stats();
+        s.datagrams >= 3000
+    });
+    println!(
+        "malformed SPDP flood: {:?}, {:?}",
+        a.receive_stats(),
+        a.discovery_stats()
+    );
+    a_peer_after_the_flood_matches(&a, "malformed SPDP flood, then a new peer", &rss);
+}
+
+/// A peer announcing a locator we cannot send to (port 0): the failed sends are counted.
+#[test]
+fn failed_sends_are_counted() {
+    let _serial = serial();
+    let a = participant(39);
+    let mut attacker = Attacker::new(&a, prefix(29, 99));
+    let mut data = attacker.own_data();
+    let unreachable = Locator::udpv4(Ipv4Addr::LOCALHOST, 0);
+    data.metatraffic_unicast_locators = vec![unreachable];
+    data.default_unicast_locators = vec![unreachable];
+    attacker.announce_as(attacker.prefix, &data);
+    // The answer to a newcomer goes to its unicast locator, and fails.
+    eventually("a failed send to be counted", || a.send_stats().failed > 0);
+    assert!(a.send_stats().datagrams > 0);
 }
 
 /// Somebody announces the legitimate peer's GUID from elsewhere, our own GUID, a GUID that

@@ -18,6 +18,8 @@ use std::time::{Duration, Instant};
 use ferrodds::{DomainParticipant, InstanceState, JsonView, Qos};
 use ferrodds_cdr::Cdr;
 use serde_json::Value;
+
+mod spdp_flood;
 use sha2::{Digest, Sha256};
 
 #[derive(Cdr, Debug, Clone, PartialEq)]
@@ -615,4 +617,68 @@ fn sixteen_mebibytes_from_cyclone_to_ferrodds() {
         "16 MiB from Cyclone arrives intact"
     );
     assert_eq!(peer.wait(Duration::from_secs(40)), 0);
+}
+
+/// A FerroDDS participant flooded with 2,200 made-up participants (infinite leases, one
+/// source address) before a Cyclone DDS peer starts still matches it and takes its data:
+/// such a flood once kept every later peer out for good.
+#[test]
+fn cyclone_matches_after_a_participant_flood() {
+    let p = participant(60);
+    let reader = p
+        .create_reader(
+            &p.create_topic::<Reading>("after_flood").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    spdp_flood::forged_participants(p.metatraffic_address().unwrap(), 60, 2200);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while p.discovery_stats().participants_evicted < 1000 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        p.discovery_stats().participants_evicted >= 1000,
+        "{:?}",
+        p.discovery_stats()
+    );
+    let started = Instant::now();
+    let peer = Peer::start(&[
+        "pub",
+        "--domain",
+        "60",
+        "--topic",
+        "after_flood",
+        "--type",
+        "reading",
+        "--count",
+        "10",
+        "--reliable",
+        "--linger",
+        "1",
+    ]);
+    let mut got = Vec::new();
+    while got.len() < 10 && started.elapsed() < Duration::from_secs(30) {
+        if reader.wait_for_data(Duration::from_millis(200)) {
+            got.extend(
+                reader
+                    .take()
+                    .unwrap()
+                    .into_iter()
+                    .filter(|s| s.info.valid_data)
+                    .map(|s| s.data),
+            );
+        }
+    }
+    println!(
+        "Cyclone's samples arrived {:?} after it started, {:?}",
+        started.elapsed(),
+        p.discovery_stats()
+    );
+    assert_eq!(
+        peer.wait(Duration::from_secs(30)),
+        0,
+        "the Cyclone publisher"
+    );
+    assert_eq!(got, (0..10).map(reading).collect::<Vec<_>>());
+    assert!(p.discovered_participants().len() <= 1024);
 }
