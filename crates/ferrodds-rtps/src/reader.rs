@@ -715,12 +715,17 @@ impl Reader {
             }
         }
         proxy.acknack_count = proxy.acknack_count.wrapping_add(1);
+        // Before the writer's first HEARTBEAT (the preemptive ACKNACK sent on matching), ask
+        // for an answer: a writer whose first HEARTBEAT reached us before we knew it (RTI
+        // Connext's SEDP writers, whose next one comes 3 s later) then says at once what it
+        // has, instead of taking "no response required" at its word.
+        let nothing_to_ask = set.is_empty() && nack_frags.is_empty();
         let acknack = AckNack {
             reader_id: self.guid.entity_id,
             writer_id: proxy.remote.guid.entity_id,
             reader_sn_state: set,
             count: proxy.acknack_count,
-            final_flag: set.is_empty() && nack_frags.is_empty(),
+            final_flag: nothing_to_ask && proxy.last_heartbeat.is_some(),
         };
         let mut subs = vec![acknack.into()];
         for (seq, frags) in nack_frags {
@@ -776,4 +781,60 @@ fn read_inline_qos(
         }
     }
     (kind, key_hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Message, Submessage};
+
+    /// The ACKNACKs in what the reader wants sent.
+    fn acknacks(r: &mut Reader) -> Vec<(bool, Vec<SequenceNumber>)> {
+        let mut out = Vec::new();
+        while let Some(t) = r.poll_transmit() {
+            let (_, iter) = Message::parse(&t.payload).unwrap();
+            for sm in iter.flatten() {
+                if let Submessage::AckNack(a) = sm {
+                    out.push((a.final_flag, a.reader_sn_state.iter().collect()));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_preemptive_acknack_asks_for_an_answer_and_later_ones_need_none() {
+        let mut r = Reader::new(
+            Guid::new(GuidPrefix([1; 12]), EntityId::SEDP_PUBLICATIONS_READER),
+            ReaderConfig {
+                reliable: true,
+                ..ReaderConfig::default()
+            },
+        );
+        let writer = Guid::new(GuidPrefix([2; 12]), EntityId::SEDP_PUBLICATIONS_WRITER);
+        r.match_writer(
+            Timestamp::ZERO,
+            RemoteWriter {
+                guid: writer,
+                locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7410)],
+                reliable: true,
+            },
+        );
+        // Sent on matching, before any HEARTBEAT: the final flag is clear, so that the writer
+        // answers with a HEARTBEAT at once (RTI Connext waits 3 s for its next one otherwise).
+        assert_eq!(acknacks(&mut r), [(false, vec![])]);
+        // A HEARTBEAT that asks for an answer, with nothing to offer: the answer needs none.
+        let hb = Heartbeat {
+            reader_id: r.guid().entity_id,
+            writer_id: writer.entity_id,
+            first_sn: SequenceNumber(1),
+            last_sn: SequenceNumber(0),
+            count: 1,
+            final_flag: false,
+            liveliness_flag: false,
+        };
+        r.handle_heartbeat(Timestamp::ZERO, writer.prefix, &hb);
+        r.handle_timeout(Timestamp(1_000_000_000));
+        assert_eq!(acknacks(&mut r), [(true, vec![])]);
+    }
 }

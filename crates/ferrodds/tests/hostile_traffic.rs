@@ -917,7 +917,7 @@ fn locators_on_other_addresses_draw_no_traffic() {
 }
 
 /// 2,000 SPDP announcements of new participants, against a limit of 32 remote
-/// participants: at most 32 are kept (`discovery_stats().participants_rejected` counts the
+/// participants: at most 32 are kept (`discovery_stats().participants_evicted` counts the
 /// rest), and the legitimate peer, discovered before the flood, keeps working.
 #[test]
 fn a_flood_of_participant_guids_is_bounded() {
