@@ -57,8 +57,10 @@ pub use error::{
 pub use json::{
     expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView,
 };
-pub use key::{key_hash, KeyHash};
-pub use sample::{deserialize, serialize, serialize_into};
+pub use key::{key_hash, key_hash_variants, KeyHash};
+pub use sample::{
+    deserialize, deserialize_key_sample, serialize, serialize_into, serialize_key_sample,
+};
 pub use wide::{WChar, WString};
 
 #[cfg(feature = "derive")]

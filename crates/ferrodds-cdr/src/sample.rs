@@ -51,3 +51,67 @@ pub fn deserialize<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> {
         e.at_offset(offset).in_member(T::TYPE_NAME)
     })
 }
+
+/// Serializes the key-only sample of `sample` (what a dispose or unregister carries as its
+/// serialized key, DATA with the K flag) with its encapsulation header: the type's own
+/// encoding with only its key members, headers included (a DHEADER for an appendable type
+/// in XCDR2, as Cyclone DDS 11 writes it and XTypes' KeyHolder(T) has it).
+pub fn serialize_key_sample<T: Cdr>(
+    sample: &T,
+    version: XcdrVersion,
+    endianness: Endianness,
+) -> Result<Vec<u8>, EncodeError> {
+    let id = RepresentationId::for_type(version, T::extensibility(), endianness);
+    let mut buf = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
+    let mut e = Encoder::new(&mut buf, version, endianness);
+    sample
+        .encode_key_sample(&mut e)
+        .map_err(|err| err.in_member(T::TYPE_NAME))?;
+    let pad = buf.len().wrapping_neg() & 3;
+    buf.resize(buf.len() + pad, 0);
+    buf[3] = pad as u8;
+    Ok(buf)
+}
+
+/// Deserializes a key-only sample (members that are not keys take their defaults).
+///
+/// Peers disagree on the XCDR2 key-only sample of an appendable type: Cyclone DDS 11 writes
+/// a DHEADER before the key members ([`serialize_key_sample`]), Cyclone DDS 0.10 writes the
+/// key members alone. Both are accepted: a DHEADER that does not decode, or does not end
+/// exactly where the payload does, is taken to be absent. (Nested appendable key members
+/// are read with their DHEADERs in either case.)
+pub fn deserialize_key_sample<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> {
+    let header = EncapsulationHeader::parse(payload)?;
+    let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
+    let (version, endianness) = (header.id.version(), header.id.endianness());
+    let exact = body.len().saturating_sub(header.padding());
+    let mut d = Decoder::new(body, version, endianness);
+    let with_dheader = T::decode_key_sample(&mut d).map(|v| (v, d.position()));
+    let headerless = version == XcdrVersion::Xcdr2
+        && T::extensibility() == crate::Extensibility::Appendable
+        && T::IS_KEYED;
+    match with_dheader {
+        Ok((value, end)) if end == exact || !headerless => Ok(value),
+        first if headerless => {
+            // Put back the DHEADER the writer left out, and read again.
+            let key = body.get(..exact).unwrap_or(body);
+            let len = u32::try_from(key.len()).unwrap_or(u32::MAX);
+            let mut framed = Vec::with_capacity(4 + key.len());
+            framed.extend_from_slice(&match endianness {
+                Endianness::Little => len.to_le_bytes(),
+                Endianness::Big => len.to_be_bytes(),
+            });
+            framed.extend_from_slice(key);
+            let mut d = Decoder::new(&framed, version, endianness);
+            match T::decode_key_sample(&mut d) {
+                Ok(value) => Ok(value),
+                Err(_) => first.map(|(v, _)| v),
+            }
+        }
+        other => other.map(|(v, _)| v),
+    }
+    .map_err(|e| {
+        let offset = e.offset + EncapsulationHeader::LEN;
+        e.at_offset(offset).in_member(T::TYPE_NAME)
+    })
+}

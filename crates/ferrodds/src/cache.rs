@@ -41,6 +41,8 @@ struct Instance {
     key_payload: (Vec<u8>, bool),
     /// The key in `ReaderCache::order` of each sample, in the same order as `samples`.
     arrival_ids: VecDeque<u64>,
+    /// The other key hashes it is known by in `ReaderCache::by_hash`.
+    variants: Vec<InstanceHandle>,
 }
 
 /// The per-instance depth (KEEP_LAST) or none (KEEP_ALL, bounded by
@@ -88,6 +90,10 @@ pub enum SampleRejectedReason {
     /// The payload does not decode as the reader's type (its key could not be read when it
     /// arrived, or the sample could not be read when taken): dropped.
     Undecodable,
+    /// A dispose or unregister naming its instance by key hash alone (no serialized key, as
+    /// Fast DDS and RTI Connext send them) of an instance the reader does not hold: there
+    /// is nothing to dispose, and no key to report it with.
+    UnknownInstance,
 }
 
 /// The SAMPLE_REJECTED status of a reader: samples that arrived but were not stored (or,
@@ -111,6 +117,9 @@ pub(crate) struct Taken {
 pub(crate) struct ReaderCache {
     limits: CacheLimits,
     instances: BTreeMap<InstanceHandle, Instance>,
+    /// Every key hash an instance held is known by — its own and the variants other
+    /// implementations compute (`ferrodds_cdr::key_hash_variants`) — to the instance.
+    by_hash: BTreeMap<InstanceHandle, InstanceHandle>,
     /// Arrival order across instances: (instance, sequence of arrival).
     order: BTreeMap<u64, InstanceHandle>,
     arrivals: u64,
@@ -126,6 +135,7 @@ impl ReaderCache {
         Self {
             limits,
             instances: BTreeMap::new(),
+            by_hash: BTreeMap::new(),
             order: BTreeMap::new(),
             arrivals: 0,
             len: 0,
@@ -160,23 +170,56 @@ impl ReaderCache {
             .any(|i| i.samples.iter().any(|s| !s.read))
     }
 
-    /// Adds a change from `writer` to instance `handle`.
-    pub(crate) fn insert(&mut self, handle: InstanceHandle, kind: ChangeKind, stored: Stored) {
+    /// The instance a key hash names: its own, or one of the variants it was inserted with.
+    pub(crate) fn instance_by_hash(&self, hash: InstanceHandle) -> Option<InstanceHandle> {
+        self.by_hash.get(&hash).copied()
+    }
+
+    /// Adds a change from `writer` to instance `handle`; a new instance is also known by
+    /// the key hashes `variants`. A change without payload (a dispose or unregister that
+    /// named its instance by key hash) gets the instance's key.
+    pub(crate) fn insert(
+        &mut self,
+        handle: InstanceHandle,
+        kind: ChangeKind,
+        mut stored: Stored,
+        variants: &[InstanceHandle],
+    ) {
         let writer = stored.writer;
-        if !self.instances.contains_key(&handle)
-            && self.instances.len() >= self.limits.max_instances
-        {
-            self.reject(SampleRejectedReason::InstancesLimit, 1);
-            return;
+        if !self.instances.contains_key(&handle) {
+            if self.instances.len() >= self.limits.max_instances {
+                self.reject(SampleRejectedReason::InstancesLimit, 1);
+                return;
+            }
+            let mut known_by = Vec::new();
+            for &hash in std::iter::once(&handle).chain(variants) {
+                if let std::collections::btree_map::Entry::Vacant(e) = self.by_hash.entry(hash) {
+                    e.insert(handle);
+                    if hash != handle {
+                        known_by.push(hash);
+                    }
+                }
+            }
+            self.instances.insert(
+                handle,
+                Instance {
+                    state: InstanceState::Alive,
+                    new: true,
+                    writers: BTreeSet::new(),
+                    samples: VecDeque::new(),
+                    key_payload: (stored.payload.clone(), stored.key_only),
+                    arrival_ids: VecDeque::new(),
+                    variants: known_by,
+                },
+            );
         }
-        let instance = self.instances.entry(handle).or_insert_with(|| Instance {
-            state: InstanceState::Alive,
-            new: true,
-            writers: BTreeSet::new(),
-            samples: VecDeque::new(),
-            key_payload: (stored.payload.clone(), stored.key_only),
-            arrival_ids: VecDeque::new(),
-        });
+        let Some(instance) = self.instances.get_mut(&handle) else {
+            return;
+        };
+        if stored.payload.is_empty() {
+            stored.payload = instance.key_payload.0.clone();
+            stored.key_only = instance.key_payload.1;
+        }
         match kind {
             ChangeKind::Alive => {
                 if instance.state != InstanceState::Alive {
@@ -403,8 +446,18 @@ impl ReaderCache {
                 }
             }
             // Instances that are not alive and hold nothing are forgotten.
-            self.instances.retain(|_, i| {
-                !(i.samples.is_empty() && i.state != InstanceState::Alive && i.writers.is_empty())
+            let by_hash = &mut self.by_hash;
+            self.instances.retain(|handle, i| {
+                let keep = !(i.samples.is_empty()
+                    && i.state != InstanceState::Alive
+                    && i.writers.is_empty());
+                if !keep {
+                    by_hash.remove(handle);
+                    for v in &i.variants {
+                        by_hash.remove(v);
+                    }
+                }
+                keep
             });
         } else {
             for taken in &out {
@@ -459,9 +512,9 @@ mod tests {
         });
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         for seq in 1..=3 {
-            c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true));
+            c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
         }
-        c.insert(b, ChangeKind::Alive, stored(writer(1), 4, true));
+        c.insert(b, ChangeKind::Alive, stored(writer(1), 4, true), &[]);
         let taken = c.collect(10, true, false);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3, 4]);
@@ -479,8 +532,8 @@ mod tests {
             max_samples_per_instance: usize::MAX,
         });
         let a = InstanceHandle([1; 16]);
-        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true));
-        c.insert(a, ChangeKind::Disposed, stored(writer(1), 2, false));
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
+        c.insert(a, ChangeKind::Disposed, stored(writer(1), 2, false), &[]);
         let taken = c.collect(10, false, false);
         assert_eq!(taken.len(), 2);
         assert!(taken
@@ -490,7 +543,7 @@ mod tests {
         // read marks them read; a second read sees them as read
         assert!(c.collect(10, false, true).is_empty());
         let b = InstanceHandle([2; 16]);
-        c.insert(b, ChangeKind::Alive, stored(writer(2), 1, true));
+        c.insert(b, ChangeKind::Alive, stored(writer(2), 1, true), &[]);
         c.writer_lost(writer(2));
         assert_eq!(c.instance_state(b), Some(InstanceState::NotAliveNoWriters));
         let last = c.collect(10, true, true);
@@ -509,11 +562,11 @@ mod tests {
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         let mut gone = stored(writer(1), 1, true);
         gone.expires = Some(SystemTime::now() - Duration::from_secs(1));
-        c.insert(a, ChangeKind::Alive, gone);
-        c.insert(b, ChangeKind::Alive, stored(writer(1), 2, true));
+        c.insert(a, ChangeKind::Alive, gone, &[]);
+        c.insert(b, ChangeKind::Alive, stored(writer(1), 2, true), &[]);
         let mut later = stored(writer(1), 3, true);
         later.expires = Some(SystemTime::now() + Duration::from_secs(60));
-        c.insert(a, ChangeKind::Alive, later);
+        c.insert(a, ChangeKind::Alive, later, &[]);
         let taken = c.collect(10, true, false);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3]);
@@ -529,7 +582,7 @@ mod tests {
             max_samples_per_instance: usize::MAX,
         });
         let a = InstanceHandle([1; 16]);
-        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true));
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         assert_eq!(c.collect(10, true, false).len(), 1);
         assert_eq!(c.writer_lost(writer(1)), vec![a]);
         let taken = c.collect(10, true, false);
@@ -556,6 +609,7 @@ mod tests {
                 InstanceHandle::NIL,
                 ChangeKind::Alive,
                 stored(writer(1), seq, true),
+                &[],
             );
         }
         assert_eq!((c.len(), c.rejected), (2, 1));
@@ -575,7 +629,7 @@ mod tests {
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         for seq in 1..=10_000 {
             let handle = if seq % 2 == 0 { a } else { b };
-            c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true));
+            c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
         }
         assert_eq!((c.len(), c.order.len()), (2, 2));
         let seqs: Vec<i64> = c
@@ -598,7 +652,7 @@ mod tests {
         for n in 0..5u8 {
             for seq in 1..=3 {
                 let handle = InstanceHandle([n; 16]);
-                c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true));
+                c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
             }
         }
         // 3 instances of 2 samples; per instance one more refused, 2 instances refused.
@@ -609,5 +663,43 @@ mod tests {
             Some(SampleRejectedReason::InstancesLimit)
         );
         assert!(!c.contains(InstanceHandle([4; 16])));
+    }
+
+    #[test]
+    fn a_key_hash_only_dispose_finds_its_instance_by_any_known_hash() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: usize::MAX,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let (a, other_rule) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        c.insert(
+            a,
+            ChangeKind::Alive,
+            stored(writer(1), 1, true),
+            &[other_rule],
+        );
+        assert_eq!(c.instance_by_hash(a), Some(a));
+        assert_eq!(c.instance_by_hash(other_rule), Some(a));
+        assert_eq!(c.instance_by_hash(InstanceHandle([3; 16])), None);
+        // Fast DDS's dispose: no payload, the instance named by its hash.
+        let mut dispose = stored(writer(1), 2, false);
+        dispose.payload.clear();
+        c.insert(a, ChangeKind::DisposedUnregistered, dispose, &[]);
+        let taken = c.collect(usize::MAX, true, false);
+        assert_eq!(taken.len(), 2);
+        // It carries the key the instance was first seen with (sample 1's payload).
+        assert_eq!(
+            (taken[1].stored.payload.as_slice(), taken[1].stored.key_only),
+            (&[1u8][..], false)
+        );
+        assert_eq!(
+            taken[1].info.instance_state,
+            InstanceState::NotAliveDisposed
+        );
+        // Taken and disposed without writers: forgotten, with every hash it was known by.
+        assert_eq!(c.instance_by_hash(a), None);
+        assert_eq!(c.instance_by_hash(other_rule), None);
     }
 }

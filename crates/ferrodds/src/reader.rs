@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ferrodds_cdr::{key_hash, Cdr, Decoder, EncapsulationHeader, XcdrVersion};
+use ferrodds_cdr::{key_hash, key_hash_variants, Cdr, XcdrVersion};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader};
@@ -18,7 +18,7 @@ use crate::delivery::{ContentFilter, Delivery};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, IncompatibleStatus, ReaderState};
+use crate::runtime::{Callback, IncompatibleStatus, InstanceKeys, ReaderState};
 use crate::sample::{InstanceHandle, SampleInfo};
 
 /// A sample and what the reader knows about it. When `info.valid_data` is false the
@@ -71,14 +71,21 @@ fn key_of<T: Cdr>(payload: &[u8], key_only: bool) -> Option<InstanceHandle> {
         .map(|k| InstanceHandle(k.0))
 }
 
+/// The key hashes other implementations compute for the key of a payload.
+fn key_variants<T: Cdr>(payload: &[u8], key_only: bool) -> Vec<InstanceHandle> {
+    decode::<T>(payload, key_only)
+        .ok()
+        .and_then(|value| key_hash_variants(&value).ok())
+        .map(|hashes| hashes.into_iter().map(|k| InstanceHandle(k.0)).collect())
+        .unwrap_or_default()
+}
+
 fn decode<T: Cdr>(payload: &[u8], key_only: bool) -> Result<T> {
-    if !key_only {
-        return Ok(ferrodds_cdr::deserialize(payload)?);
+    if key_only {
+        Ok(ferrodds_cdr::deserialize_key_sample(payload)?)
+    } else {
+        Ok(ferrodds_cdr::deserialize(payload)?)
     }
-    let header = EncapsulationHeader::parse(payload)?;
-    let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
-    let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
-    Ok(T::decode_key_sample(&mut d)?)
 }
 
 impl<T: Cdr> DataReader<T> {
@@ -123,7 +130,11 @@ impl<T: Cdr> DataReader<T> {
             entity_id,
             ReaderState {
                 cache: ReaderCache::new(limits),
-                key_of: key_of::<T>,
+                keys: InstanceKeys {
+                    keyed: T::IS_KEYED,
+                    of_payload: key_of::<T>,
+                    variants: key_variants::<T>,
+                },
                 matched: Default::default(),
                 matched_changes: 0,
                 incompatible: Default::default(),

@@ -26,8 +26,19 @@ use crate::cache::{ReaderCache, SampleRejectedReason, Stored};
 use crate::delivery::{Admit, Arrival, Delivery};
 use crate::sample::{system_time, InstanceHandle, InstanceState};
 
-/// Computes the instance of a received payload (`key_only` for dispose/unregister).
-pub(crate) type KeyOf = fn(&[u8], bool) -> Option<InstanceHandle>;
+/// How a reader finds the instance of a received change: type-specific functions set by
+/// `DataReader<T>` (the payload is `key_only` for dispose and unregister).
+#[derive(Clone, Copy)]
+pub(crate) struct InstanceKeys {
+    /// The type has keys.
+    pub(crate) keyed: bool,
+    /// The instance of a payload: the key hash of the key it holds (XCDR2 rule), whatever
+    /// PID_KEY_HASH the writer sent; `None` when the key does not decode.
+    pub(crate) of_payload: fn(&[u8], bool) -> Option<InstanceHandle>,
+    /// The key hashes other implementations compute for the key of a payload, by which
+    /// their key-hash-only disposes and unregisters name the instance.
+    pub(crate) variants: fn(&[u8], bool) -> Vec<InstanceHandle>,
+}
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -35,7 +46,7 @@ pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
 /// DCPS-level state of a local reader.
 pub(crate) struct ReaderState {
     pub(crate) cache: ReaderCache,
-    pub(crate) key_of: KeyOf,
+    pub(crate) keys: InstanceKeys,
     pub(crate) matched: BTreeSet<Guid>,
     pub(crate) matched_changes: u64,
     pub(crate) incompatible: IncompatibleStatus,
@@ -118,11 +129,25 @@ impl Core {
             };
             while let Some(change) = reader.poll_change() {
                 let key_only = change.kind != ferrodds_rtps::ChangeKind::Alive;
-                let Some(handle) = change
-                    .key_hash
-                    .map(InstanceHandle)
-                    .or_else(|| (state.key_of)(&change.payload, key_only))
-                else {
+                // One rule: a payload names its instance by its key; a dispose or unregister
+                // without one (Fast DDS's, RTI Connext's) by PID_KEY_HASH alone, looked up
+                // among the hashes every implementation computes for the instances held.
+                let handle = if !state.keys.keyed {
+                    Some(InstanceHandle::NIL)
+                } else if change.payload.is_empty() && key_only {
+                    let Some(handle) = change
+                        .key_hash
+                        .and_then(|h| state.cache.instance_by_hash(InstanceHandle(h)))
+                    else {
+                        // An instance this reader never held: nothing to dispose.
+                        state.cache.reject(SampleRejectedReason::UnknownInstance, 1);
+                        continue;
+                    };
+                    Some(handle)
+                } else {
+                    (state.keys.of_payload)(&change.payload, key_only)
+                };
+                let Some(handle) = handle else {
                     // A keyed sample whose key does not decode belongs to no instance.
                     state.cache.reject(SampleRejectedReason::Undecodable, 1);
                     continue;
@@ -145,6 +170,11 @@ impl Core {
                         continue;
                     }
                 };
+                let variants = if arrival.known_instance || !state.keys.keyed {
+                    Vec::new()
+                } else {
+                    (state.keys.variants)(&change.payload, key_only)
+                };
                 let stored = Stored {
                     payload: change.payload,
                     key_only,
@@ -155,7 +185,7 @@ impl Core {
                     sequence_number: change.sequence_number.0,
                     expires,
                 };
-                state.cache.insert(handle, change.kind, stored);
+                state.cache.insert(handle, change.kind, stored, &variants);
                 if state
                     .cache
                     .instance_state(handle)

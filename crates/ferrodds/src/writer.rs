@@ -4,10 +4,7 @@ use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use ferrodds_cdr::{
-    key_hash, serialize_into, Cdr, EncapsulationHeader, Encoder, Endianness, Extensibility,
-    RepresentationId, XcdrVersion,
-};
+use ferrodds_cdr::{key_hash, serialize_into, Cdr, Endianness, Extensibility, XcdrVersion};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
@@ -188,14 +185,8 @@ impl<T: Cdr> DataWriter<T> {
 
     fn write_key(&self, sample: &T, kind: ChangeKind) -> Result<()> {
         // The serialized key: the type's own encoding with only its key members.
-        let id =
-            RepresentationId::for_type(self.inner.version, T::extensibility(), Endianness::NATIVE);
-        let mut payload = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
-        let mut e = Encoder::new(&mut payload, self.inner.version, Endianness::NATIVE);
-        sample.encode_key_sample(&mut e)?;
-        let pad = payload.len().wrapping_neg() & 3;
-        payload.resize(payload.len() + pad, 0);
-        payload[3] = pad as u8;
+        let payload =
+            ferrodds_cdr::serialize_key_sample(sample, self.inner.version, Endianness::NATIVE)?;
         let key = self.key_hash(sample)?;
         self.submit(kind, key, SystemTime::now(), payload)
     }
