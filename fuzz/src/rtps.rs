@@ -625,6 +625,7 @@ pub fn participant_datagram(data: &[u8]) {
                 locators: vec![loopback(7413)],
                 reliable: true,
                 transient_local: false,
+                dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
             },
         );
     }

@@ -80,6 +80,7 @@ impl Bench {
                 locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
                 reliable: true,
                 transient_local: false,
+                dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
             };
             writer.match_reader(Timestamp::ZERO, reader);
         }

@@ -55,7 +55,7 @@ use crate::wire::{
     Data, DataPayload, EntityId, Guid, GuidPrefix, InfoTimestamp, Locator, SequenceNumber,
     Submessage, Time, VendorId,
 };
-use crate::writer::{Change, RemoteReader, Writer, WriterConfig};
+use crate::writer::{Change, DisposeKey, RemoteReader, Writer, WriterConfig};
 
 /// A local endpoint to announce and match.
 #[derive(Debug, Clone, PartialEq)]
@@ -446,6 +446,7 @@ impl Discovery {
                     locators: locators.clone(),
                     reliable: reader_reliable,
                     transient_local,
+                    dispose_key: DisposeKey::KeyOnlySample,
                 },
             );
         }
@@ -618,6 +619,7 @@ impl Discovery {
             locators: locators.clone(),
             reliable: true,
             transient_local: true,
+            dispose_key: DisposeKey::KeyOnlySample,
         };
         let writer = |id| RemoteWriter {
             guid: g(id),
@@ -857,6 +859,10 @@ impl Discovery {
                             locators,
                             reliable,
                             transient_local,
+                            dispose_key: self
+                                .remotes
+                                .get(&remote.prefix)
+                                .map_or(DisposeKey::KeyOnlySample, |p| dispose_key(&p.data)),
                         },
                     );
                 }
@@ -1071,6 +1077,24 @@ impl Discovery {
         if let Some(t) = build(self.prefix, None, &subs, &destinations) {
             self.transmits.push_back(t);
         }
+    }
+}
+
+/// What the disposes and unregisters of our writers carry for the readers of a remote
+/// participant: the key hash alone for Fast DDS, the key members without the DHEADER for
+/// Cyclone DDS before 11 (0.10 announces RTPS 2.1; 11 announces 2.5), the key-only sample
+/// for everyone else (captured and tested against each: `docs/interop.md`).
+fn dispose_key(participant: &ParticipantData) -> DisposeKey {
+    match participant.vendor_id {
+        Some(VendorId::FAST_DDS) => DisposeKey::KeyHashOnly,
+        Some(VendorId::CYCLONE_DDS)
+            if participant
+                .protocol_version
+                .is_some_and(|v| v < crate::wire::ProtocolVersion::V2_5) =>
+        {
+            DisposeKey::KeyMembers
+        }
+        _ => DisposeKey::KeyOnlySample,
     }
 }
 

@@ -46,4 +46,4 @@ pub use participant::{Participant, ReceiveStats};
 pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter};
 pub use time::Timestamp;
 pub use transmit::Transmit;
-pub use writer::{Change, RemoteReader, WriteError, Writer, WriterConfig, WriterStats};
+pub use writer::{Change, DisposeKey, RemoteReader, WriteError, Writer, WriterConfig, WriterStats};

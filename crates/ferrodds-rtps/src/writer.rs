@@ -108,6 +108,51 @@ pub struct RemoteReader {
     /// TRANSIENT_LOCAL (or stronger) reader: it wants the history a TRANSIENT_LOCAL writer
     /// kept.
     pub transient_local: bool,
+    /// What its disposes and unregisters carry as their key.
+    pub dispose_key: DisposeKey,
+}
+
+/// What a dispose or unregister (a DATA whose PID_STATUS_INFO says so) carries besides
+/// PID_KEY_HASH, for one reader. Implementations read different forms; discovery chooses
+/// per remote participant (see `docs/interop.md`, "Disposes and unregisters").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DisposeKey {
+    /// The key-only sample the writer made (DATA with the K flag): what Cyclone DDS 11 and
+    /// FerroDDS write and read, and what RTI Connext reads.
+    #[default]
+    KeyOnlySample,
+    /// No payload: the key hash alone (what RTI Connext calls `serialize_key_with_dispose`
+    /// off, and what Fast DDS writes). Fast DDS 2.x readers take a serialized key of at
+    /// most 16 bytes, encapsulation header included, for the key hash itself and file the
+    /// change under an instance that does not exist.
+    KeyHashOnly,
+    /// The key-only sample without the DHEADER that an appendable type's XCDR2 encoding
+    /// (D_CDR2) puts before the members: Cyclone DDS 0.10 writes and reads the key members
+    /// alone, and misreads the DHEADER as the first member. Other encodings go as they are.
+    KeyMembers,
+}
+
+impl DisposeKey {
+    /// The payload to send for a key-only sample `key`, or `None` for none.
+    fn payload<'a>(self, key: &'a [u8]) -> Option<std::borrow::Cow<'a, [u8]>> {
+        match self {
+            DisposeKey::KeyOnlySample => Some(key.into()),
+            DisposeKey::KeyHashOnly => None,
+            DisposeKey::KeyMembers => match key {
+                // D_CDR2_BE / D_CDR2_LE, options, DHEADER, members, padding.
+                [0x00, 0x08 | 0x09, _, options, _, _, _, _, rest @ ..] => {
+                    let members = rest.len().saturating_sub(usize::from(options & 3));
+                    let mut out = key[..4].to_vec();
+                    out.extend_from_slice(&rest[..members]);
+                    let pad = out.len().wrapping_neg() & 3;
+                    out.resize(out.len() + pad, 0);
+                    out[3] = pad as u8;
+                    Some(out.into())
+                }
+                _ => Some(key.into()),
+            },
+        }
+    }
 }
 
 /// Why a write was refused.
@@ -337,6 +382,7 @@ impl Writer {
                     !done[j]
                         && readers[j].next_unsent == seq
                         && readers[j].remote.locators == readers[i].remote.locators
+                        && readers[j].remote.dispose_key == readers[i].remote.dispose_key
                 })
                 .collect();
             let reader_id = if group.len() == 1 {
@@ -378,6 +424,7 @@ impl Writer {
                 &readers[i].remote.locators,
                 None,
                 reliable.then_some(!wants_ack),
+                readers[i].remote.dispose_key,
             );
             self.sending_new = None;
             self.pace_fragments = false;
@@ -471,6 +518,7 @@ impl Writer {
         let seq = nack.writer_sn.0;
         let locators = self.readers[index].remote.locators.clone();
         let reader_id = self.readers[index].remote.guid.entity_id;
+        let dispose_key = self.readers[index].remote.dispose_key;
         if self.history.contains_key(&seq) {
             self.stats.fragments_resent += nack.fragment_number_state.iter().count() as u64;
             // Only reliable readers send NACK_FRAG. The last fragment resent carries a
@@ -485,6 +533,7 @@ impl Writer {
                 &locators,
                 Some(&nack.fragment_number_state),
                 Some(false),
+                dispose_key,
             );
             self.pace_fragments = false;
         } else if seq >= 1 && seq <= self.last_seq {
@@ -653,6 +702,7 @@ impl Writer {
     }
 
     fn send_unsent(&mut self, proxy: &mut ReaderProxy) {
+        let dispose_key = proxy.remote.dispose_key;
         let destination = proxy.remote.guid.prefix;
         let locators = proxy.remote.locators.clone();
         let reader_id = proxy.remote.guid.entity_id;
@@ -663,7 +713,15 @@ impl Writer {
                     self.send_gap(reader_id, destination, &locators, &missing);
                     missing.clear();
                 }
-                self.send_change(seq, reader_id, Some(destination), &locators, None, None);
+                self.send_change(
+                    seq,
+                    reader_id,
+                    Some(destination),
+                    &locators,
+                    None,
+                    None,
+                    dispose_key,
+                );
             } else {
                 missing.push(seq);
             }
@@ -682,6 +740,7 @@ impl Writer {
         now: Timestamp,
         proxy: &mut ReaderProxy,
     ) -> (bool, Option<Timestamp>) {
+        let dispose_key = proxy.remote.dispose_key;
         let destination = proxy.remote.guid.prefix;
         let locators = proxy.remote.locators.clone();
         let reader_id = proxy.remote.guid.entity_id;
@@ -703,7 +762,15 @@ impl Writer {
                 proxy.resent_at.insert(seq, now);
                 self.stats.resent += 1;
                 sent = true;
-                self.send_change(seq, reader_id, Some(destination), &locators, None, None);
+                self.send_change(
+                    seq,
+                    reader_id,
+                    Some(destination),
+                    &locators,
+                    None,
+                    None,
+                    dispose_key,
+                );
             } else {
                 missing.push(seq);
             }
@@ -791,6 +858,7 @@ impl Writer {
 
     /// Sends change `seq` (whole, or the fragments in `fragments`), with a piggy-backed
     /// HEARTBEAT of the given final flag when `heartbeat` is set.
+    #[allow(clippy::too_many_arguments)]
     fn send_change(
         &mut self,
         seq: i64,
@@ -799,17 +867,23 @@ impl Writer {
         locators: &[Locator],
         fragments: Option<&FragmentNumberSet>,
         heartbeat: Option<bool>,
+        dispose_key: DisposeKey,
     ) {
         let Some(change) = self.history.get(&seq).cloned() else {
             return;
         };
+        let payload = if change.kind == ChangeKind::Alive || change.payload.is_empty() {
+            Some(std::borrow::Cow::Borrowed(&change.payload[..]))
+        } else {
+            dispose_key.payload(&change.payload)
+        };
+        let payload: &[u8] = payload.as_deref().unwrap_or_default();
         let qos_bytes = inline_qos(change.key_hash, change.kind);
         let qos = parse_inline_qos(&qos_bytes);
         let ts = InfoTimestamp {
             timestamp: change.timestamp,
         };
         let hb = heartbeat.map(|final_flag| self.heartbeat(reader_id, final_flag, 1));
-        let payload = &change.payload[..];
         let fragment_size = self.config.fragment_size.clamp(64, usize::from(u16::MAX));
         if payload.len() <= fragment_size && fragments.is_none() {
             let data = Data {
@@ -911,6 +985,7 @@ mod tests {
             locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
             reliable: true,
             transient_local: false,
+            dispose_key: DisposeKey::KeyOnlySample,
         };
         w.match_reader(Timestamp::ZERO, reader);
         while w.poll_transmit().is_some() {}
@@ -969,6 +1044,70 @@ mod tests {
                 (pid::KEY_HASH, vec![7; 16]),
                 (pid::STATUS_INFO, vec![0, 0, 0, 1])
             ])
+        );
+    }
+
+    #[test]
+    fn disposes_to_a_reader_that_wants_the_key_hash_alone_carry_no_payload() {
+        let mut w = writer_with_reader();
+        let fast_dds = RemoteReader {
+            guid: Guid::new(GuidPrefix([3; 12]), EntityId([0, 0, 1, 7])),
+            locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7413)],
+            reliable: true,
+            transient_local: false,
+            dispose_key: DisposeKey::KeyHashOnly,
+        };
+        w.match_reader(Timestamp::ZERO, fast_dds);
+        while w.poll_transmit().is_some() {}
+        let dispose = Change {
+            kind: ChangeKind::Disposed,
+            key_hash: Some([7; 16]),
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0, 5, 0, 0, 0]),
+        };
+        w.write(Timestamp::ZERO, dispose).unwrap();
+        let mut payloads = Vec::new();
+        while let Some(t) = w.poll_transmit() {
+            let (_, iter) = Message::parse(&t.payload).unwrap();
+            for sm in iter.flatten() {
+                if let Submessage::Data(d) = sm {
+                    payloads.push((
+                        t.destinations[0].port,
+                        d.payload.bytes().map(<[u8]>::to_vec),
+                    ));
+                }
+            }
+        }
+        payloads.sort();
+        assert_eq!(
+            payloads,
+            [(7411, Some(vec![0, 1, 0, 0, 5, 0, 0, 0])), (7413, None),]
+        );
+    }
+
+    #[test]
+    fn the_key_members_form_drops_the_dheader_of_an_appendable_key() {
+        // FerroDDS's (and Cyclone DDS 11's) key-only ShapeType "BLUE", then Cyclone 0.10's.
+        let with = [
+            0x00, 0x09, 0x00, 0x03, 9, 0, 0, 0, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0, 0, 0, 0,
+        ];
+        let without = [
+            0x00, 0x09, 0x00, 0x03, 5, 0, 0, 0, b'B', b'L', b'U', b'E', 0, 0, 0, 0,
+        ];
+        assert_eq!(
+            DisposeKey::KeyMembers.payload(&with).as_deref(),
+            Some(&without[..])
+        );
+        // XCDR1 (no DHEADER) and plain XCDR2 go as they are.
+        let xcdr1 = [0x00, 0x01, 0x00, 0x00, 1, 0, 0, 0];
+        assert_eq!(
+            DisposeKey::KeyMembers.payload(&xcdr1).as_deref(),
+            Some(&xcdr1[..])
+        );
+        assert_eq!(DisposeKey::KeyHashOnly.payload(&with), None);
+        assert_eq!(
+            DisposeKey::KeyOnlySample.payload(&with).as_deref(),
+            Some(&with[..])
         );
     }
 
@@ -1107,6 +1246,7 @@ mod tests {
                 locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
                 reliable: true,
                 transient_local: true,
+                dispose_key: DisposeKey::KeyOnlySample,
             },
         );
         assert_eq!(data_per_datagram(&mut w).concat(), [10, 11, 12, 13, 14, 15]);

@@ -79,6 +79,7 @@ fn connect(
             locators: vec![rl],
             reliable: reliable_r,
             transient_local: transient_reader,
+            dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
         },
     );
     s.net.nodes[1].reader(READER_ID).unwrap().match_writer(

@@ -651,6 +651,7 @@ mod tests {
                     locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411)],
                     reliable: false,
                     transient_local: false,
+                    dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                 },
             );
             let change = Change {

@@ -25,8 +25,47 @@ mod cannot_run;
 pub(crate) enum Vendor {
     /// FerroDDS's `shape_main`.
     Ferro,
-    /// Cyclone DDS (Python) through `shapes_cyclone.py`.
+    /// Cyclone DDS 11 (Python) through `shapes_cyclone.py`.
     Cyclone,
+    /// Cyclone DDS 0.10.2 (C, Debian's `cyclonedds-dev`): `tests/interop/cyclone_c_shape`.
+    CycloneC,
+    /// Fast DDS 2.9.1 (Debian's `libfastrtps-dev`): `tests/interop/fastdds_shape`.
+    FastDds,
+    /// RTI Connext 6.1.2 through PyPI's `rticonnextdds-connector`: `tests/interop/rti_shape.py`.
+    Rti,
+}
+
+/// Builds a C or C++ peer with its `build.sh` (once per test process; quick when up to
+/// date) and returns the binary's path.
+fn built_peer(dir: &str, binary: &str) -> std::path::PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_build_at_a_time = LOCK.lock().unwrap_or_else(|p| p.into_inner());
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let out = std::path::Path::new(root).join("target/interop").join(dir);
+    let script = std::path::Path::new(root)
+        .join("tests/interop")
+        .join(dir)
+        .join("build.sh");
+    let status = Command::new("sh")
+        .arg(&script)
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", script.display()));
+    assert!(
+        status.success(),
+        "{} failed: its peer cannot be built (scripts/test installs what it needs)",
+        script.display()
+    );
+    out.join(binary)
+}
+
+fn python_peer(script: &str) -> Command {
+    let mut c = Command::new("python3");
+    c.arg(format!(
+        "{}/../../tests/interop/{script}",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    c
 }
 
 /// The suite's `ReturnCode`.
@@ -176,16 +215,21 @@ impl App {
                 argv.extend(["--interface".to_string(), "lo".to_string()]);
                 Command::new(env!("CARGO_BIN_EXE_shape_main"))
             }
+            // Cases that expect nothing to arrive would pass with no peer at all: a peer that
+            // cannot start fails the test.
             Vendor::Cyclone => {
-                // Cases that expect nothing to arrive would pass with no peer at all.
                 cannot_run::require_python_module("cyclonedds", "pip install cyclonedds==11.0.1");
-                let mut c = Command::new("python3");
-                c.arg(concat!(
-                    env!("CARGO_MANIFEST_DIR"),
-                    "/../../tests/interop/shapes_cyclone.py"
-                ));
-                c
+                python_peer("shapes_cyclone.py")
             }
+            Vendor::Rti => {
+                cannot_run::require_python_module(
+                    "rticonnextdds_connector",
+                    "pip install rticonnextdds-connector==1.2.4",
+                );
+                python_peer("rti_shape.py")
+            }
+            Vendor::CycloneC => Command::new(built_peer("cyclone_c_shape", "cyclone_c_shape")),
+            Vendor::FastDds => Command::new(built_peer("fastdds_shape", "fastdds_shape")),
         };
         let mut child = cmd
             .args(&argv)
