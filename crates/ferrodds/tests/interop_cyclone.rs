@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
-use ferrodds::{DomainParticipant, InstanceState, JsonView, Qos};
+use ferrodds::{DataReader, DomainParticipant, InstanceState, JsonView, Qos};
 use ferrodds_cdr::Cdr;
 use serde_json::Value;
 
@@ -191,6 +191,25 @@ impl Drop for Peer {
 const MATCH: Duration = Duration::from_secs(20);
 
 /// FerroDDS writes `count` readings; Cyclone reads them; the values Cyclone prints are ours.
+/// Takes valid samples until `n` came or `timeout` passed.
+fn take_valid(reader: &DataReader<Reading>, n: usize, timeout: Duration) -> Vec<Reading> {
+    let mut got = Vec::new();
+    let deadline = Instant::now() + timeout;
+    while got.len() < n && Instant::now() < deadline {
+        if reader.wait_for_data(Duration::from_millis(200)) {
+            got.extend(
+                reader
+                    .take()
+                    .unwrap()
+                    .into_iter()
+                    .filter(|s| s.info.valid_data)
+                    .map(|s| s.data),
+            );
+        }
+    }
+    got
+}
+
 fn ferro_to_cyclone(domain: u32, reliable: bool) {
     let d = domain.to_string();
     let rel = if reliable {
@@ -289,20 +308,7 @@ fn cyclone_to_ferro(domain: u32, reliable: bool) {
         args.extend(["--settle", "0.5", "--period-ms", "10"]);
     }
     let peer = Peer::start(&args);
-    let mut got = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(40);
-    while got.len() < 10 && Instant::now() < deadline {
-        if reader.wait_for_data(Duration::from_millis(200)) {
-            got.extend(
-                reader
-                    .take()
-                    .unwrap()
-                    .into_iter()
-                    .filter(|s| s.info.valid_data)
-                    .map(|s| s.data),
-            );
-        }
-    }
+    let got = take_valid(&reader, 10, Duration::from_secs(40));
     assert_eq!(
         peer.wait(Duration::from_secs(40)),
         0,
@@ -656,19 +662,7 @@ fn cyclone_matches_after_a_participant_flood() {
         "--linger",
         "1",
     ]);
-    let mut got = Vec::new();
-    while got.len() < 10 && started.elapsed() < Duration::from_secs(30) {
-        if reader.wait_for_data(Duration::from_millis(200)) {
-            got.extend(
-                reader
-                    .take()
-                    .unwrap()
-                    .into_iter()
-                    .filter(|s| s.info.valid_data)
-                    .map(|s| s.data),
-            );
-        }
-    }
+    let got = take_valid(&reader, 10, Duration::from_secs(30));
     println!(
         "Cyclone's samples arrived {:?} after it started, {:?}",
         started.elapsed(),
