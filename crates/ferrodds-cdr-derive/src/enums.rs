@@ -107,7 +107,7 @@ pub(crate) fn expand(
                 match ::ferrodds_cdr::member::decode_enum(d, #size)? {
                     #(#values => ::core::result::Result::Ok(#name::#idents),)*
                     other => ::core::result::Result::Err(::ferrodds_cdr::DecodeError::new(
-                        ::ferrodds_cdr::DecodeErrorKind::UnknownEnumerator { type_name: #type_name, value: i64::from(other) },
+                        ::ferrodds_cdr::DecodeErrorKind::UnknownEnumerator { type_name: #type_name.into(), value: i64::from(other) },
                         at,
                     )),
                 }

@@ -185,7 +185,7 @@ pub(crate) fn expand(
         quote! {
             return ::core::result::Result::Err(::ferrodds_cdr::DecodeError::new(
                 ::ferrodds_cdr::DecodeErrorKind::UnknownDiscriminator {
-                    type_name: #type_name,
+                    type_name: #type_name.into(),
                     value: ::ferrodds_cdr::JsonView::to_json(&disc).to_string(),
                 },
                 at,

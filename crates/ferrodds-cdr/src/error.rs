@@ -1,13 +1,18 @@
 //! Errors of encoding, decoding and the JSON view. Each says what was expected, where, and
 //! what was found, so that a user can act on it without a hex dump.
 
+use std::borrow::Cow;
 use std::fmt;
+
+/// The name of a type or member in an error: a literal for derived types, owned for types
+/// built at run time (`crate::dynamic`).
+pub type Name = Cow<'static, str>;
 
 /// One step of the path from the top-level sample to the value an error concerns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathSegment {
     /// A member of a struct or union, by name.
-    Member(&'static str),
+    Member(Name),
     /// An element of a sequence or array, by index.
     Index(usize),
 }
@@ -97,7 +102,7 @@ pub enum DecodeErrorKind {
     #[error("expected an enumerator of {type_name}, found value {value}")]
     UnknownEnumerator {
         /// The enum.
-        type_name: &'static str,
+        type_name: Name,
         /// The value found.
         value: i64,
     },
@@ -105,7 +110,7 @@ pub enum DecodeErrorKind {
     #[error("expected a discriminator selecting a branch of {type_name}, found {value}")]
     UnknownDiscriminator {
         /// The union.
-        type_name: &'static str,
+        type_name: Name,
         /// The discriminator found, as JSON.
         value: String,
     },
@@ -114,7 +119,7 @@ pub enum DecodeErrorKind {
     #[error("found member id {id:#x} marked must-understand, which {type_name} does not have")]
     UnknownMustUnderstand {
         /// The type being decoded.
-        type_name: &'static str,
+        type_name: Name,
         /// The member id found.
         id: u32,
     },
@@ -122,15 +127,15 @@ pub enum DecodeErrorKind {
     #[error("expected member {member} of {type_name}, found it absent")]
     MissingMember {
         /// The type being decoded.
-        type_name: &'static str,
+        type_name: Name,
         /// The member's name.
-        member: &'static str,
+        member: Name,
     },
     /// A member id appears twice in a mutable encoding.
     #[error("found member id {id:#x} of {type_name} twice")]
     DuplicateMember {
         /// The type being decoded.
-        type_name: &'static str,
+        type_name: Name,
         /// The member id.
         id: u32,
     },
@@ -218,8 +223,8 @@ impl DecodeError {
 
     /// Adds the member the error happened in (called while unwinding).
     #[cold]
-    pub fn in_member(mut self, name: &'static str) -> Self {
-        self.0.path.push_front(PathSegment::Member(name));
+    pub fn in_member(mut self, name: impl Into<Name>) -> Self {
+        self.0.path.push_front(PathSegment::Member(name.into()));
         self
     }
 
@@ -284,6 +289,13 @@ pub enum EncodeErrorKind {
     /// A string holding NUL, which CDR strings cannot carry.
     #[error("expected a string without NUL characters, found one at byte {0}")]
     NulInString(usize),
+    /// A dynamic value that is not a value of its type (`crate::dynamic`): another kind,
+    /// an integer out of range, a struct with another number of members.
+    #[error("expected a value of {type_name}, found another kind of value")]
+    ValueMismatch {
+        /// The type the value should have had.
+        type_name: Name,
+    },
 }
 
 /// An encoding failure and the member it happened in.
@@ -306,8 +318,8 @@ impl EncodeError {
 
     /// Adds the member the error happened in (called while unwinding).
     #[cold]
-    pub fn in_member(mut self, name: &'static str) -> Self {
-        self.path.push_front(PathSegment::Member(name));
+    pub fn in_member(mut self, name: impl Into<Name>) -> Self {
+        self.path.push_front(PathSegment::Member(name.into()));
         self
     }
 

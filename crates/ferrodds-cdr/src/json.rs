@@ -43,8 +43,8 @@ impl JsonError {
 
     /// Adds the member the error happened in (called while unwinding).
     #[cold]
-    pub fn in_member(mut self, name: &'static str) -> Self {
-        self.path.push_front(PathSegment::Member(name));
+    pub fn in_member(mut self, name: impl Into<crate::error::Name>) -> Self {
+        self.path.push_front(PathSegment::Member(name.into()));
         self
     }
 

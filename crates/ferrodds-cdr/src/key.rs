@@ -47,6 +47,14 @@ fn md5(bytes: &[u8]) -> KeyHash {
     KeyHash(hash)
 }
 
+/// The key hash of a serialized key holder whose maximum size `fits` in 16 bytes or not.
+pub(crate) fn hash_holder(holder: &[u8], fits: bool) -> KeyHash {
+    match raw(holder) {
+        Some(hash) if fits => hash,
+        _ => md5(holder),
+    }
+}
+
 /// Computes the key hash of `sample` by the rule of the module documentation.
 ///
 /// XTypes prescribes XCDR2's alignment (at most 4) for the holder; Fast DDS, Cyclone DDS
@@ -54,10 +62,7 @@ fn md5(bytes: &[u8]) -> KeyHash {
 /// out in (the two differ only for keys with 8-byte members).
 pub fn key_hash<T: Cdr>(sample: &T, version: XcdrVersion) -> Result<KeyHash, EncodeError> {
     let (holder, fits) = holder(sample, version)?;
-    Ok(match raw(&holder) {
-        Some(hash) if fits => hash,
-        _ => md5(&holder),
-    })
+    Ok(hash_holder(&holder, fits))
 }
 
 /// The key hashes implementations compute for `sample` besides [`key_hash`]'s XCDR2 one
@@ -69,27 +74,31 @@ pub fn key_hash<T: Cdr>(sample: &T, version: XcdrVersion) -> Result<KeyHash, Enc
 /// - Cyclone DDS 0.10: a holder that happens to be at most 16 bytes is used as it is, MD5
 ///   only when the actual holder is longer (it decides by the actual size, not the maximum).
 pub fn key_hash_variants<T: Cdr>(sample: &T) -> Result<Vec<KeyHash>, EncodeError> {
+    Ok(variants_of([
+        holder(sample, XcdrVersion::Xcdr2)?,
+        holder(sample, XcdrVersion::Xcdr1)?,
+    ]))
+}
+
+/// [`key_hash_variants`] of the XCDR2 and the XCDR1 holder (each with whether its maximum
+/// size fits in 16 bytes).
+pub(crate) fn variants_of(holders: [(Vec<u8>, bool); 2]) -> Vec<KeyHash> {
     let mut out = Vec::with_capacity(6);
-    for version in [XcdrVersion::Xcdr2, XcdrVersion::Xcdr1] {
-        let (holder, fits) = holder(sample, version)?;
-        let small = raw(&holder);
-        let spec = match small {
-            Some(hash) if fits => hash,
-            _ => md5(&holder),
-        };
+    for (holder, fits) in holders {
+        let spec = hash_holder(&holder, fits);
         let mut padded = holder.clone();
         if padded.len() < 16 {
             padded.resize(16, 0);
         }
         let cyclone_11 = if fits { spec } else { md5(&padded) };
-        let cyclone_0_10 = small.unwrap_or(spec);
+        let cyclone_0_10 = raw(&holder).unwrap_or(spec);
         for hash in [spec, cyclone_11, cyclone_0_10] {
             if !out.contains(&hash) {
                 out.push(hash);
             }
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

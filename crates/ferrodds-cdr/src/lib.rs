@@ -38,6 +38,7 @@ pub use serde_json;
 
 mod builtin;
 mod decoder;
+pub mod dynamic;
 mod encapsulation;
 mod encoder;
 mod error;
@@ -51,7 +52,7 @@ pub use decoder::Decoder;
 pub use encapsulation::{EncapsulationHeader, RepresentationId};
 pub use encoder::Encoder;
 pub use error::{
-    DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorKind, Path,
+    DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorKind, Name, Path,
     PathSegment,
 };
 pub use json::{

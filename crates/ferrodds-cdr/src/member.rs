@@ -4,7 +4,7 @@
 //! `#[derive(Cdr)]` generates calls to these; they are public so that hand-written `Cdr`
 //! impls can use them too. Spec references are to DDS-XTypes 1.3, section 7.4.
 
-use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind, Name};
 use crate::{Cdr, Decoder, Encoder, Extensibility, TypeKind, XcdrVersion};
 
 /// XCDR1 parameter id that says an extended header follows (7.4.1.2.1).
@@ -348,16 +348,28 @@ pub fn encode_optional<T: Cdr>(
     must_understand: bool,
     e: &mut Encoder<'_>,
 ) -> Result<(), EncodeError> {
+    encode_optional_with(value.as_ref(), id, must_understand, e, T::encode)
+}
+
+/// [`encode_optional`] with the value's encoder given (runtime types).
+#[inline]
+pub fn encode_optional_with<V>(
+    value: Option<&V>,
+    id: u32,
+    must_understand: bool,
+    e: &mut Encoder<'_>,
+    encode: impl FnOnce(&V, &mut Encoder<'_>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
     if e.is_xcdr2() {
         e.write_u8(u8::from(value.is_some()));
         match value {
-            Some(v) => v.encode(e),
+            Some(v) => encode(v, e),
             None => Ok(()),
         }
     } else {
         let start = begin_parameter(e, id, must_understand, false);
         if let Some(v) = value {
-            v.encode(e)?;
+            encode(v, e)?;
         }
         end_member(e, start)
     }
@@ -366,9 +378,18 @@ pub fn encode_optional<T: Cdr>(
 /// Decodes an optional member of a final or appendable type (see [`encode_optional`]).
 #[inline]
 pub fn decode_optional<T: Cdr>(d: &mut Decoder<'_>) -> Result<Option<T>, DecodeError> {
+    decode_optional_with(d, T::decode)
+}
+
+/// [`decode_optional`] with the value's decoder given (runtime types).
+#[inline]
+pub fn decode_optional_with<V>(
+    d: &mut Decoder<'_>,
+    decode: impl FnOnce(&mut Decoder<'_>) -> Result<V, DecodeError>,
+) -> Result<Option<V>, DecodeError> {
     if d.is_xcdr2() {
         if d.read_bool()? {
-            T::decode(d).map(Some)
+            decode(d).map(Some)
         } else {
             Ok(None)
         }
@@ -386,7 +407,7 @@ pub fn decode_optional<T: Cdr>(d: &mut Decoder<'_>) -> Result<Option<T>, DecodeE
         let value = if d.is_at_end() {
             None
         } else {
-            Some(T::decode(d)?)
+            Some(decode(d)?)
         };
         end_member_decode(d, header);
         Ok(value)
@@ -552,22 +573,35 @@ pub fn hashed_member_id(name: &str) -> u32 {
 #[cold]
 pub fn missing_member(
     d: &Decoder<'_>,
-    type_name: &'static str,
-    member: &'static str,
+    type_name: impl Into<Name>,
+    member: impl Into<Name>,
 ) -> DecodeError {
-    d.error(DecodeErrorKind::MissingMember { type_name, member })
+    d.error(DecodeErrorKind::MissingMember {
+        type_name: type_name.into(),
+        member: member.into(),
+    })
 }
 
 /// The error for an unknown member marked must-understand.
 #[cold]
-pub fn unknown_must_understand(d: &Decoder<'_>, type_name: &'static str, id: u32) -> DecodeError {
-    d.error(DecodeErrorKind::UnknownMustUnderstand { type_name, id })
+pub fn unknown_must_understand(
+    d: &Decoder<'_>,
+    type_name: impl Into<Name>,
+    id: u32,
+) -> DecodeError {
+    d.error(DecodeErrorKind::UnknownMustUnderstand {
+        type_name: type_name.into(),
+        id,
+    })
 }
 
 /// The error for a member seen twice.
 #[cold]
-pub fn duplicate_member(d: &Decoder<'_>, type_name: &'static str, id: u32) -> DecodeError {
-    d.error(DecodeErrorKind::DuplicateMember { type_name, id })
+pub fn duplicate_member(d: &Decoder<'_>, type_name: impl Into<Name>, id: u32) -> DecodeError {
+    d.error(DecodeErrorKind::DuplicateMember {
+        type_name: type_name.into(),
+        id,
+    })
 }
 
 #[cfg(test)]

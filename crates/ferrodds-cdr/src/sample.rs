@@ -81,15 +81,25 @@ pub fn serialize_key_sample<T: Cdr>(
 /// exactly where the payload does, is taken to be absent. (Nested appendable key members
 /// are read with their DHEADERs in either case.)
 pub fn deserialize_key_sample<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> {
+    let headerless_form = T::IS_KEYED && T::extensibility() == crate::Extensibility::Appendable;
+    read_key_sample(payload, headerless_form, T::decode_key_sample)
+        .map_err(|e| e.in_member(T::TYPE_NAME))
+}
+
+/// Reads a key-only sample with `decode`; when `headerless_form` (a keyed appendable type),
+/// an XCDR2 one without its DHEADER too (see [`deserialize_key_sample`]).
+pub(crate) fn read_key_sample<V>(
+    payload: &[u8],
+    headerless_form: bool,
+    decode: impl Fn(&mut Decoder<'_>) -> Result<V, DecodeError>,
+) -> Result<V, DecodeError> {
     let header = EncapsulationHeader::parse(payload)?;
     let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
     let (version, endianness) = (header.id.version(), header.id.endianness());
     let exact = body.len().saturating_sub(header.padding());
     let mut d = Decoder::new(body, version, endianness);
-    let with_dheader = T::decode_key_sample(&mut d).map(|v| (v, d.position()));
-    let headerless = version == XcdrVersion::Xcdr2
-        && T::extensibility() == crate::Extensibility::Appendable
-        && T::IS_KEYED;
+    let with_dheader = decode(&mut d).map(|v| (v, d.position()));
+    let headerless = version == XcdrVersion::Xcdr2 && headerless_form;
     match with_dheader {
         Ok((value, end)) if end == exact || !headerless => Ok(value),
         first if headerless => {
@@ -103,7 +113,7 @@ pub fn deserialize_key_sample<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> 
             });
             framed.extend_from_slice(key);
             let mut d = Decoder::new(&framed, version, endianness);
-            match T::decode_key_sample(&mut d) {
+            match decode(&mut d) {
                 Ok(value) => Ok(value),
                 Err(_) => first.map(|(v, _)| v),
             }
@@ -112,6 +122,6 @@ pub fn deserialize_key_sample<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> 
     }
     .map_err(|e| {
         let offset = e.offset + EncapsulationHeader::LEN;
-        e.at_offset(offset).in_member(T::TYPE_NAME)
+        e.at_offset(offset)
     })
 }

@@ -554,7 +554,7 @@ fn an_unknown_must_understand_member_is_an_error_and_an_unknown_optional_one_is_
     let msg = expect_error::<Mut>(
         &bytes,
         DecodeErrorKind::UnknownMustUnderstand {
-            type_name: "h::Mut",
+            type_name: "h::Mut".into(),
             id: 99,
         },
         12,
@@ -578,7 +578,7 @@ fn an_unknown_must_understand_member_is_an_error_and_an_unknown_optional_one_is_
     expect_error::<Mut>(
         &param(0x4000_0000),
         DecodeErrorKind::UnknownMustUnderstand {
-            type_name: "h::Mut",
+            type_name: "h::Mut".into(),
             id: 99,
         },
         16,
@@ -591,7 +591,7 @@ fn an_unknown_must_understand_member_is_an_error_and_an_unknown_optional_one_is_
     expect_error::<Mut>(
         &short(0x4000 | 99),
         DecodeErrorKind::UnknownMustUnderstand {
-            type_name: "h::Mut",
+            type_name: "h::Mut".into(),
             id: 99,
         },
         8,
@@ -612,7 +612,7 @@ fn a_member_id_seen_twice_is_an_error() {
     let msg = expect_error::<Mut>(
         &bytes,
         DecodeErrorKind::DuplicateMember {
-            type_name: "h::Mut",
+            type_name: "h::Mut".into(),
             id: 1,
         },
         20,
@@ -627,7 +627,7 @@ fn a_member_id_seen_twice_is_an_error() {
     expect_error::<Mut>(
         &bytes,
         DecodeErrorKind::DuplicateMember {
-            type_name: "h::Mut",
+            type_name: "h::Mut".into(),
             id: 1,
         },
         16,
@@ -764,7 +764,7 @@ fn unknown_enumerators_are_refused() {
     let msg = expect_error::<Painted>(
         &bytes,
         DecodeErrorKind::UnknownEnumerator {
-            type_name: "h::Color",
+            type_name: "h::Color".into(),
             value: 7,
         },
         4,
@@ -787,7 +787,7 @@ fn unknown_enumerators_are_refused() {
     expect_error::<Painted>(
         &bytes,
         DecodeErrorKind::UnknownEnumerator {
-            type_name: "h::Level",
+            type_name: "h::Level".into(),
             value: 65535,
         },
         8,
@@ -801,7 +801,7 @@ fn unknown_union_discriminators_are_refused() {
     let msg = expect_error::<Holder>(
         &bytes,
         DecodeErrorKind::UnknownDiscriminator {
-            type_name: "h::U",
+            type_name: "h::U".into(),
             value: "9".into(),
         },
         4,
@@ -816,7 +816,7 @@ fn unknown_union_discriminators_are_refused() {
     expect_error::<Holder>(
         &bytes,
         DecodeErrorKind::UnknownEnumerator {
-            type_name: "h::Color",
+            type_name: "h::Color".into(),
             value: 3,
         },
         12,

@@ -1,0 +1,488 @@
+//! Encoding and decoding of dynamic values: the rules of `builtin.rs` and of the derive
+//! macro's generated code, driven by a [`DynamicType`] instead of by Rust types.
+
+use super::value::inner_array;
+use super::{enum_size, DynamicType, DynamicValue, StructType, UnionType};
+use crate::encapsulation::{EncapsulationHeader, RepresentationId};
+use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
+use crate::member::{self, begin_aggregate, begin_aggregate_decode, begin_member};
+use crate::{Decoder, Encoder, Endianness, Extensibility, XcdrVersion};
+
+/// Serializes `value` of `ty` with its encapsulation header, padded to a multiple of 4 bytes
+/// as the header's options say (as `crate::serialize` does for derived types).
+pub fn serialize(
+    ty: &DynamicType,
+    value: &DynamicValue,
+    version: XcdrVersion,
+    endianness: Endianness,
+) -> Result<Vec<u8>, EncodeError> {
+    let id = RepresentationId::for_type(version, ty.extensibility(), endianness);
+    let mut buf = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
+    let mut e = Encoder::new(&mut buf, version, endianness);
+    encode(ty, value, &mut e).map_err(|err| err.in_member(ty.name().to_owned()))?;
+    let pad = buf.len().wrapping_neg() & 3;
+    buf.resize(buf.len() + pad, 0);
+    buf[3] = pad as u8;
+    Ok(buf)
+}
+
+/// Deserializes a value of `ty` from a payload that starts with its encapsulation header
+/// (any XCDR1 or XCDR2 identifier, as `crate::deserialize` accepts).
+pub fn deserialize(ty: &DynamicType, payload: &[u8]) -> Result<DynamicValue, DecodeError> {
+    let header = EncapsulationHeader::parse(payload)?;
+    let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
+    let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
+    decode(ty, &mut d).map_err(|e| {
+        let offset = e.offset + EncapsulationHeader::LEN;
+        e.at_offset(offset).in_member(ty.name().to_owned())
+    })
+}
+
+fn mismatch(ty: &DynamicType) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::ValueMismatch {
+        type_name: ty.name().to_owned().into(),
+    })
+}
+
+/// Appends the encoding of `value` of `ty`.
+pub(crate) fn encode(
+    ty: &DynamicType,
+    value: &DynamicValue,
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    match (ty, value) {
+        (DynamicType::Bool, DynamicValue::Bool(b)) => e.write_u8(u8::from(*b)),
+        (DynamicType::Int8, DynamicValue::Int(v)) => e.write_u8(int(ty, *v)? as u8),
+        (DynamicType::UInt8, DynamicValue::UInt(v)) => e.write_u8(uint(ty, *v)? as u8),
+        (DynamicType::Int16, DynamicValue::Int(v)) => e.write_i16(int(ty, *v)? as i16),
+        (DynamicType::UInt16, DynamicValue::UInt(v)) => e.write_u16(uint(ty, *v)? as u16),
+        (DynamicType::Int32, DynamicValue::Int(v)) => e.write_i32(int(ty, *v)? as i32),
+        (DynamicType::UInt32, DynamicValue::UInt(v)) => e.write_u32(uint(ty, *v)? as u32),
+        (DynamicType::Int64, DynamicValue::Int(v)) => e.write_i64(*v),
+        (DynamicType::UInt64, DynamicValue::UInt(v)) => e.write_u64(*v),
+        (DynamicType::Float32, DynamicValue::Float(v)) => e.write_f32(*v as f32),
+        (DynamicType::Float64, DynamicValue::Float(v)) => e.write_f64(*v),
+        (DynamicType::Char, DynamicValue::Char(c)) => {
+            let code = u32::from(*c);
+            if code > 0xff {
+                return Err(EncodeError::new(EncodeErrorKind::CharOutOfRange(*c)));
+            }
+            e.write_u8(code as u8);
+        }
+        (DynamicType::String { bound }, DynamicValue::String(s)) => {
+            if let Some(bound) = bound {
+                member::check_bound(s.len(), *bound)?;
+            }
+            e.write_str(s)?;
+        }
+        (DynamicType::Enum(t), DynamicValue::Enum(v)) => {
+            member::encode_enum(e, *v, enum_size(t.bit_bound));
+        }
+        (DynamicType::Bitmask(t), DynamicValue::Bitmask(v)) => {
+            match super::bitmask_size(t.bit_bound) {
+                1 => e.write_u8(*v as u8),
+                2 => e.write_u16(*v as u16),
+                4 => e.write_u32(*v as u32),
+                _ => e.write_u64(*v),
+            }
+        }
+        (DynamicType::Sequence { element, bound }, DynamicValue::Sequence(items)) => {
+            if let Some(bound) = bound {
+                member::check_bound(items.len(), *bound)?;
+            }
+            if e.is_xcdr2() && !element.kind().is_primitive() {
+                let at = e.begin_length();
+                e.write_length(items.len())?;
+                encode_elements(element, items, e)?;
+                e.end_length(at)?;
+            } else {
+                e.write_length(items.len())?;
+                encode_elements(element, items, e)?;
+            }
+        }
+        (
+            DynamicType::Array {
+                element,
+                dimensions,
+            },
+            DynamicValue::Sequence(_),
+        ) => {
+            // All dimensions form one array, with one DHEADER in XCDR2 unless the innermost
+            // elements are primitive.
+            if e.is_xcdr2() && !element.kind().is_primitive() {
+                let at = e.begin_length();
+                encode_flat(element, dimensions, value, e)?;
+                e.end_length(at)?;
+            } else {
+                encode_flat(element, dimensions, value, e)?;
+            }
+        }
+        (DynamicType::Struct(s), DynamicValue::Struct(values)) => {
+            let dheader = begin_aggregate(e, s.extensibility);
+            encode_members(s, values, e)?;
+            member::end_aggregate(e, s.extensibility, dheader)?;
+        }
+        (
+            DynamicType::Union(u),
+            DynamicValue::Union {
+                discriminator,
+                value,
+            },
+        ) => {
+            let dheader = begin_aggregate(e, u.extensibility);
+            encode(
+                &u.discriminator,
+                &discriminator_value(&u.discriminator, *discriminator),
+                e,
+            )
+            .map_err(|err| err.in_member("discriminator"))?;
+            if let (Some(case), Some(v)) = (u.branch(*discriminator), value) {
+                encode(&case.ty, v, e).map_err(|err| err.in_member(case.name.clone()))?;
+            }
+            member::end_aggregate(e, u.extensibility, dheader)?;
+        }
+        _ => return Err(mismatch(ty)),
+    }
+    Ok(())
+}
+
+/// The elements of a sequence (or of an array's innermost dimension).
+fn encode_elements(
+    element: &DynamicType,
+    items: &[DynamicValue],
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    for (i, item) in items.iter().enumerate() {
+        // A sequence's elements that are arrays leave out their own DHEADER.
+        let r = match element {
+            DynamicType::Array {
+                element: inner,
+                dimensions,
+            } => encode_flat(inner, dimensions, item, e),
+            _ => encode(element, item, e),
+        };
+        r.map_err(|err| err.at_index(i))?;
+    }
+    Ok(())
+}
+
+/// Every dimension of an array, outermost first, without a DHEADER.
+fn encode_flat(
+    element: &DynamicType,
+    dimensions: &[usize],
+    value: &DynamicValue,
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    let Some((n, rest)) = dimensions.split_first() else {
+        return encode(element, value, e);
+    };
+    let DynamicValue::Sequence(items) = value else {
+        return Err(mismatch(&DynamicType::Array {
+            element: Box::new(element.clone()),
+            dimensions: dimensions.to_vec(),
+        }));
+    };
+    if items.len() != *n {
+        return Err(EncodeError::new(EncodeErrorKind::BoundExceeded {
+            bound: *n,
+            found: items.len(),
+        }));
+    }
+    for (i, item) in items.iter().enumerate() {
+        encode_flat(element, rest, item, e).map_err(|err| err.at_index(i))?;
+    }
+    Ok(())
+}
+
+/// A struct's members (the base's first), framed as its extensibility says.
+fn encode_members(
+    s: &StructType,
+    values: &[Option<DynamicValue>],
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    let members = s.all_members();
+    if members.len() != values.len() {
+        return Err(mismatch(&DynamicType::Struct(std::sync::Arc::new(
+            s.clone(),
+        ))));
+    }
+    for (m, v) in members.iter().zip(values) {
+        let name = || m.name.clone();
+        match (s.extensibility, v) {
+            (Extensibility::Mutable, None) => {}
+            (Extensibility::Mutable, Some(v)) => {
+                let start = begin_member(e, m.id, m.must_understand, m.ty.kind());
+                encode(&m.ty, v, e).map_err(|err| err.in_member(name()))?;
+                member::end_member(e, start).map_err(|err| err.in_member(name()))?;
+            }
+            (_, v) if m.optional => {
+                member::encode_optional_with(v.as_ref(), m.id, m.must_understand, e, |v, e| {
+                    encode(&m.ty, v, e)
+                })
+                .map_err(|err| err.in_member(name()))?;
+            }
+            (_, Some(v)) => encode(&m.ty, v, e).map_err(|err| err.in_member(name()))?,
+            (_, None) => {
+                return Err(EncodeError::new(EncodeErrorKind::ValueMismatch {
+                    type_name: s.name.clone().into(),
+                })
+                .in_member(name()))
+            }
+        }
+    }
+    Ok(())
+}
+
+fn int(ty: &DynamicType, v: i64) -> Result<i64, EncodeError> {
+    let ok = match ty {
+        DynamicType::Int8 => i8::try_from(v).is_ok(),
+        DynamicType::Int16 => i16::try_from(v).is_ok(),
+        DynamicType::Int32 => i32::try_from(v).is_ok(),
+        _ => true,
+    };
+    ok.then_some(v).ok_or_else(|| mismatch(ty))
+}
+
+fn uint(ty: &DynamicType, v: u64) -> Result<u64, EncodeError> {
+    let ok = match ty {
+        DynamicType::UInt8 => u8::try_from(v).is_ok(),
+        DynamicType::UInt16 => u16::try_from(v).is_ok(),
+        DynamicType::UInt32 => u32::try_from(v).is_ok(),
+        _ => true,
+    };
+    ok.then_some(v).ok_or_else(|| mismatch(ty))
+}
+
+/// A union discriminator held as an integer, as a value of its type.
+fn discriminator_value(ty: &DynamicType, d: i64) -> DynamicValue {
+    match ty {
+        DynamicType::Bool => DynamicValue::Bool(d != 0),
+        DynamicType::Char => {
+            DynamicValue::Char(char::from_u32(u32::try_from(d).unwrap_or(0)).unwrap_or('\0'))
+        }
+        DynamicType::Enum(_) => DynamicValue::Enum(i32::try_from(d).unwrap_or(i32::MAX)),
+        DynamicType::UInt8 | DynamicType::UInt16 | DynamicType::UInt32 | DynamicType::UInt64 => {
+            DynamicValue::UInt(u64::try_from(d).unwrap_or(0))
+        }
+        _ => DynamicValue::Int(d),
+    }
+}
+
+/// Reads a value of `ty`.
+pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    Ok(match ty {
+        DynamicType::Bool => DynamicValue::Bool(d.read_bool()?),
+        DynamicType::Int8 => DynamicValue::Int(i64::from(d.read_u8()? as i8)),
+        DynamicType::UInt8 => DynamicValue::UInt(u64::from(d.read_u8()?)),
+        DynamicType::Int16 => DynamicValue::Int(i64::from(d.read_i16()?)),
+        DynamicType::UInt16 => DynamicValue::UInt(u64::from(d.read_u16()?)),
+        DynamicType::Int32 => DynamicValue::Int(i64::from(d.read_i32()?)),
+        DynamicType::UInt32 => DynamicValue::UInt(u64::from(d.read_u32()?)),
+        DynamicType::Int64 => DynamicValue::Int(d.read_i64()?),
+        DynamicType::UInt64 => DynamicValue::UInt(d.read_u64()?),
+        DynamicType::Float32 => DynamicValue::Float(f64::from(d.read_f32()?)),
+        DynamicType::Float64 => DynamicValue::Float(d.read_f64()?),
+        DynamicType::Char => DynamicValue::Char(char::from(d.read_u8()?)),
+        DynamicType::String { bound } => DynamicValue::String(match bound {
+            Some(bound) => member::decode_bounded_string(d, *bound)?,
+            None => d.read_str()?.to_owned(),
+        }),
+        DynamicType::Enum(t) => {
+            let at = d.position();
+            let v = member::decode_enum(d, enum_size(t.bit_bound))?;
+            if !t.enumerators.iter().any(|(_, value)| *value == v) {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::UnknownEnumerator {
+                        type_name: t.name.clone().into(),
+                        value: i64::from(v),
+                    },
+                    at,
+                ));
+            }
+            DynamicValue::Enum(v)
+        }
+        DynamicType::Bitmask(t) => DynamicValue::Bitmask(match super::bitmask_size(t.bit_bound) {
+            1 => u64::from(d.read_u8()?),
+            2 => u64::from(d.read_u16()?),
+            4 => u64::from(d.read_u32()?),
+            _ => d.read_u64()?,
+        }),
+        DynamicType::Sequence { element, bound } => {
+            let outer = if d.is_xcdr2() && !element.kind().is_primitive() {
+                Some(d.begin_delimited("sequence DHEADER")?)
+            } else {
+                None
+            };
+            let start = d.position();
+            let count = d.read_count("sequence length", element.min_size())?;
+            if let Some(bound) = bound {
+                if count > *bound {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::BoundExceeded {
+                            bound: *bound,
+                            found: count as u64,
+                        },
+                        start,
+                    ));
+                }
+            }
+            let items = decode_elements(element, count, d)?;
+            if let Some(outer) = outer {
+                d.restore(outer);
+            }
+            DynamicValue::Sequence(items)
+        }
+        DynamicType::Array {
+            element,
+            dimensions,
+        } => {
+            if d.is_xcdr2() && !element.kind().is_primitive() {
+                let outer = d.begin_delimited("array DHEADER")?;
+                let value = decode_flat(element, dimensions, d)?;
+                d.restore(outer);
+                value
+            } else {
+                decode_flat(element, dimensions, d)?
+            }
+        }
+        DynamicType::Struct(s) => {
+            let outer = begin_aggregate_decode(d, s.extensibility)?;
+            let value = if s.extensibility == Extensibility::Mutable {
+                decode_mutable(s, d)?
+            } else {
+                decode_members(s, d)?
+            };
+            member::end_aggregate_decode(d, outer);
+            value
+        }
+        DynamicType::Union(u) => decode_union(u, d)?,
+    })
+}
+
+/// `count` elements (already checked against the remaining input).
+fn decode_elements(
+    element: &DynamicType,
+    count: usize,
+    d: &mut Decoder<'_>,
+) -> Result<Vec<DynamicValue>, DecodeError> {
+    // No more reserved than the remaining input could encode (the count is the sender's).
+    let per_element = element.min_size().max(1);
+    let mut out = Vec::with_capacity(count.min(d.remaining() / per_element));
+    for i in 0..count {
+        let item = match element {
+            DynamicType::Array {
+                element: inner,
+                dimensions,
+            } => decode_flat(inner, dimensions, d),
+            _ => decode(element, d),
+        };
+        out.push(item.map_err(|err| err.at_index(i))?);
+    }
+    Ok(out)
+}
+
+fn decode_flat(
+    element: &DynamicType,
+    dimensions: &[usize],
+    d: &mut Decoder<'_>,
+) -> Result<DynamicValue, DecodeError> {
+    let Some((n, rest)) = dimensions.split_first() else {
+        return decode(element, d);
+    };
+    let inner = inner_array(element, dimensions);
+    let needed = n.saturating_mul(inner.min_size());
+    if needed > d.remaining() {
+        return Err(d.error(DecodeErrorKind::UnexpectedEnd {
+            what: "array",
+            needed,
+            remaining: d.remaining(),
+        }));
+    }
+    let mut items = Vec::with_capacity(*n);
+    for i in 0..*n {
+        items.push(decode_flat(element, rest, d).map_err(|err| err.at_index(i))?);
+    }
+    Ok(DynamicValue::Sequence(items))
+}
+
+/// The members of a final or appendable struct; an appendable one's members missing at the
+/// end take their defaults.
+fn decode_members(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    let appendable = s.extensibility == Extensibility::Appendable;
+    let mut values = Vec::new();
+    for m in s.all_members() {
+        let name = || m.name.clone();
+        let value = if appendable && d.is_at_end() {
+            (!m.optional).then(|| DynamicValue::default_of(&m.ty))
+        } else if m.optional {
+            member::decode_optional_with(d, |d| decode(&m.ty, d))
+                .map_err(|e| e.in_member(name()))?
+        } else {
+            Some(decode(&m.ty, d).map_err(|e| e.in_member(name()))?)
+        };
+        values.push(value);
+    }
+    Ok(DynamicValue::Struct(values))
+}
+
+/// The members of a mutable struct, in any order; absent ones take their defaults (keys
+/// must be present).
+fn decode_mutable(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    let members = s.all_members();
+    let mut values: Vec<Option<DynamicValue>> = vec![None; members.len()];
+    while let Some(header) = member::next_member(d)? {
+        match members.iter().position(|m| m.id == header.id) {
+            Some(i) => {
+                if values[i].is_some() {
+                    return Err(member::duplicate_member(d, s.name.clone(), header.id));
+                }
+                let m = members[i];
+                values[i] = Some(decode(&m.ty, d).map_err(|e| e.in_member(m.name.clone()))?);
+            }
+            None if header.must_understand => {
+                return Err(member::unknown_must_understand(
+                    d,
+                    s.name.clone(),
+                    header.id,
+                ));
+            }
+            None => {}
+        }
+        member::end_member_decode(d, header);
+    }
+    for (m, v) in members.iter().zip(values.iter_mut()) {
+        if v.is_none() && !m.optional {
+            if m.key {
+                return Err(member::missing_member(d, s.name.clone(), m.name.clone()));
+            }
+            *v = Some(DynamicValue::default_of(&m.ty));
+        }
+    }
+    Ok(DynamicValue::Struct(values))
+}
+
+fn decode_union(u: &UnionType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    let outer = begin_aggregate_decode(d, u.extensibility)?;
+    let discriminator =
+        match decode(&u.discriminator, d).map_err(|e| e.in_member("discriminator"))? {
+            DynamicValue::Bool(b) => i64::from(b),
+            DynamicValue::Int(i) => i,
+            DynamicValue::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
+            DynamicValue::Char(c) => i64::from(u32::from(c)),
+            DynamicValue::Enum(v) => i64::from(v),
+            _ => 0,
+        };
+    let value = match u.branch(discriminator) {
+        Some(case) => Some(Box::new(
+            decode(&case.ty, d).map_err(|e| e.in_member(case.name.clone()))?,
+        )),
+        // A discriminator no branch names, in a union without a default: legal IDL, the
+        // union holds no member.
+        None => None,
+    };
+    member::end_aggregate_decode(d, outer);
+    Ok(DynamicValue::Union {
+        discriminator,
+        value,
+    })
+}
