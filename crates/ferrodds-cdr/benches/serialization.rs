@@ -1,13 +1,18 @@
 //! Serialization speed: a keyed struct with an octet payload at 64 B … 64 KiB (sizes are the
 //! whole serialized sample, encapsulation header included), a mixed struct of ~20 members,
-//! and a plain copy of the same bytes as the floor.
+//! and a plain copy of the same bytes as the floor; and the same samples through runtime
+//! types (`ferrodds_cdr::dynamic`) beside derived code (`runtime_vs_derived`).
 //!
 //! `cargo bench -p ferrodds-cdr --bench serialization`
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ferrodds_cdr::{deserialize, serialize_into, Cdr, Endianness, XcdrVersion};
+use std::sync::Arc;
+
+use ferrodds_cdr::{
+    deserialize, dynamic, serialize_into, Cdr, Endianness, Extensibility, JsonView, XcdrVersion,
+};
 
 /// `@appendable struct KeyedPayload { @key int32 id; sequence<uint8> payload; };`
 #[derive(Cdr, Debug, Clone, PartialEq)]
@@ -282,8 +287,158 @@ fn bench_key_hash(c: &mut Criterion) {
     group.finish();
 }
 
+/// The runtime type of a derived one, for the benchmark: built by hand, as a Python class or
+/// an IDL file would build it.
+fn vec3_type() -> dynamic::DynamicType {
+    use dynamic::{DynamicType as T, Member, StructType};
+    T::Struct(Arc::new(StructType {
+        name: "bench::Vec3".into(),
+        extensibility: Extensibility::Final,
+        base: None,
+        members: ["x", "y", "z"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Member::new(n, i as u32, T::Float64))
+            .collect(),
+    }))
+}
+
+fn mixed_type() -> dynamic::DynamicType {
+    use dynamic::{DynamicType as T, Member, StructType};
+    let seq = |t: T| T::Sequence {
+        element: Box::new(t),
+        bound: None,
+    };
+    let array = |t: T, n: usize| T::Array {
+        element: Box::new(t),
+        dimensions: vec![n],
+    };
+    let string = || T::String { bound: None };
+    let members = vec![
+        ("id", T::UInt32),
+        ("frame_id", string()),
+        ("stamp_sec", T::Int32),
+        ("stamp_nanosec", T::UInt32),
+        ("position", vec3_type()),
+        ("velocity", vec3_type()),
+        ("orientation", array(T::Float64, 4)),
+        ("covariance", array(T::Float64, 9)),
+        ("valid", T::Bool),
+        ("mode", T::UInt8),
+        ("temperature", T::Float32),
+        ("pressure", T::Float32),
+        ("battery", T::Float32),
+        ("name", string()),
+        ("labels", seq(string())),
+        ("tags", seq(T::UInt16)),
+        ("waypoints", seq(vec3_type())),
+        ("history", seq(seq(T::Int32))),
+        ("seq", T::UInt64),
+        ("status", T::Int16),
+    ];
+    T::Struct(Arc::new(StructType {
+        name: "bench::Mixed".into(),
+        extensibility: Extensibility::Appendable,
+        base: None,
+        members: members
+            .into_iter()
+            .enumerate()
+            .map(|(i, (n, t))| {
+                let m = Member::new(n, i as u32, t);
+                if i < 2 {
+                    m.key()
+                } else {
+                    m
+                }
+            })
+            .collect(),
+    }))
+}
+
+fn keyed_payload_type() -> dynamic::DynamicType {
+    use dynamic::{DynamicType as T, Member, StructType};
+    T::Struct(Arc::new(StructType {
+        name: "bench::KeyedPayload".into(),
+        extensibility: Extensibility::Appendable,
+        base: None,
+        members: vec![
+            Member::new("id", 0, T::Int32).key(),
+            Member::new(
+                "payload",
+                1,
+                T::Sequence {
+                    element: Box::new(T::UInt8),
+                    bound: None,
+                },
+            ),
+        ],
+    }))
+}
+
+/// Serializes and deserializes `sample` through derived code and through its runtime type
+/// `ty`, in XCDR2 (both must give the same bytes).
+fn runtime_pair<S: Cdr + JsonView>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    sample: &S,
+    ty: &dynamic::DynamicType,
+) {
+    let version = XcdrVersion::Xcdr2;
+    let value = dynamic::DynamicValue::from_json(ty, &sample.to_json()).unwrap();
+    let mut buf = Vec::with_capacity(1024);
+    serialize_into(sample, version, Endianness::Little, &mut buf).unwrap();
+    let bytes = buf.clone();
+    assert_eq!(
+        dynamic::serialize(ty, &value, version, Endianness::Little).unwrap(),
+        bytes,
+        "runtime and derived encodings agree"
+    );
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function(BenchmarkId::new("serialize/derived", name), |b| {
+        b.iter(|| {
+            buf.clear();
+            serialize_into(black_box(sample), version, Endianness::Little, &mut buf).unwrap();
+            black_box(buf.len())
+        })
+    });
+    group.bench_function(BenchmarkId::new("serialize/runtime", name), |b| {
+        b.iter(|| {
+            buf.clear();
+            dynamic::serialize_into(ty, black_box(&value), version, Endianness::Little, &mut buf)
+                .unwrap();
+            black_box(buf.len())
+        })
+    });
+    group.bench_function(BenchmarkId::new("deserialize/derived", name), |b| {
+        b.iter(|| black_box(deserialize::<S>(black_box(&bytes)).unwrap()))
+    });
+    group.bench_function(BenchmarkId::new("deserialize/runtime", name), |b| {
+        b.iter(|| black_box(dynamic::deserialize(ty, black_box(&bytes)).unwrap()))
+    });
+}
+
+fn bench_runtime_vs_derived(c: &mut Criterion) {
+    let mut group = c.benchmark_group("runtime_vs_derived");
+    let keyed = keyed_payload_type();
+    for size in [64, 1024, 65536] {
+        let sample = KeyedPayload {
+            id: 7,
+            payload: (0..size - OVERHEAD).map(|i| i as u8).collect(),
+        };
+        runtime_pair(
+            &mut group,
+            &format!("keyed_payload_{size}"),
+            &sample,
+            &keyed,
+        );
+    }
+    runtime_pair(&mut group, "mixed_20_members", &mixed(), &mixed_type());
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    bench_runtime_vs_derived,
     bench_payloads,
     bench_derived_vs_hand_written,
     bench_mixed,

@@ -24,13 +24,28 @@ pub fn serialize_into<T: Cdr>(
     endianness: Endianness,
     buf: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
+    encapsulate(buf, version, T::extensibility(), endianness, |e| {
+        sample.encode(e).map_err(|err| err.in_member(T::TYPE_NAME))
+    })
+}
+
+/// Appends an encapsulation header for `version`, `extensibility` and `endianness`, what
+/// `encode` writes, and the padding to a multiple of 4 that the header's options count. On
+/// error `buf` is left as it was.
+pub(crate) fn encapsulate(
+    buf: &mut Vec<u8>,
+    version: XcdrVersion,
+    extensibility: crate::Extensibility,
+    endianness: Endianness,
+    encode: impl FnOnce(&mut Encoder<'_>) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
     let start = buf.len();
-    let id = RepresentationId::for_type(version, T::extensibility(), endianness);
+    let id = RepresentationId::for_type(version, extensibility, endianness);
     buf.extend_from_slice(&EncapsulationHeader { id, options: 0 }.to_bytes());
     let mut e = Encoder::new(buf, version, endianness);
-    if let Err(err) = sample.encode(&mut e) {
+    if let Err(err) = encode(&mut e) {
         buf.truncate(start);
-        return Err(err.in_member(T::TYPE_NAME));
+        return Err(err);
     }
     let pad = (buf.len() - start).wrapping_neg() & 3;
     buf.resize(buf.len() + pad, 0);
@@ -61,15 +76,12 @@ pub fn serialize_key_sample<T: Cdr>(
     version: XcdrVersion,
     endianness: Endianness,
 ) -> Result<Vec<u8>, EncodeError> {
-    let id = RepresentationId::for_type(version, T::extensibility(), endianness);
-    let mut buf = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
-    let mut e = Encoder::new(&mut buf, version, endianness);
-    sample
-        .encode_key_sample(&mut e)
-        .map_err(|err| err.in_member(T::TYPE_NAME))?;
-    let pad = buf.len().wrapping_neg() & 3;
-    buf.resize(buf.len() + pad, 0);
-    buf[3] = pad as u8;
+    let mut buf = Vec::with_capacity(32);
+    encapsulate(&mut buf, version, T::extensibility(), endianness, |e| {
+        sample
+            .encode_key_sample(e)
+            .map_err(|err| err.in_member(T::TYPE_NAME))
+    })?;
     Ok(buf)
 }
 

@@ -3,7 +3,7 @@
 
 use super::value::inner_array;
 use super::{enum_size, DynamicType, DynamicValue, StructType, UnionType};
-use crate::encapsulation::{EncapsulationHeader, RepresentationId};
+use crate::encapsulation::EncapsulationHeader;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::member::{self, begin_aggregate, begin_aggregate_decode, begin_member};
 use crate::{Decoder, Encoder, Endianness, Extensibility, XcdrVersion};
@@ -16,14 +16,23 @@ pub fn serialize(
     version: XcdrVersion,
     endianness: Endianness,
 ) -> Result<Vec<u8>, EncodeError> {
-    let id = RepresentationId::for_type(version, ty.extensibility(), endianness);
-    let mut buf = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
-    let mut e = Encoder::new(&mut buf, version, endianness);
-    encode(ty, value, &mut e).map_err(|err| err.in_member(ty.name().to_owned()))?;
-    let pad = buf.len().wrapping_neg() & 3;
-    buf.resize(buf.len() + pad, 0);
-    buf[3] = pad as u8;
+    let mut buf = Vec::with_capacity(64);
+    serialize_into(ty, value, version, endianness, &mut buf)?;
     Ok(buf)
+}
+
+/// Appends `value` of `ty` with its encapsulation header to `buf` (as
+/// `crate::serialize_into` does for derived types); on error `buf` is left as it was.
+pub fn serialize_into(
+    ty: &DynamicType,
+    value: &DynamicValue,
+    version: XcdrVersion,
+    endianness: Endianness,
+    buf: &mut Vec<u8>,
+) -> Result<(), EncodeError> {
+    crate::sample::encapsulate(buf, version, ty.extensibility(), endianness, |e| {
+        encode(ty, value, e).map_err(|err| err.in_member(ty.name().to_owned()))
+    })
 }
 
 /// Deserializes a value of `ty` from a payload that starts with its encapsulation header
@@ -85,6 +94,15 @@ pub(crate) fn encode(
                 4 => e.write_u32(*v as u32),
                 _ => e.write_u64(*v),
             }
+        }
+        (DynamicType::Sequence { element, bound }, DynamicValue::Bytes(bytes))
+            if **element == DynamicType::UInt8 =>
+        {
+            if let Some(bound) = bound {
+                member::check_bound(bytes.len(), *bound)?;
+            }
+            e.write_length(bytes.len())?;
+            e.write_bytes(bytes);
         }
         (DynamicType::Sequence { element, bound }, DynamicValue::Sequence(items)) => {
             if let Some(bound) = bound {
@@ -315,6 +333,9 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
             };
             let start = d.position();
             let count = d.read_count("sequence length", element.min_size())?;
+            if **element == DynamicType::UInt8 && bound.is_none_or(|b| count <= b) {
+                return Ok(DynamicValue::Bytes(d.bytes(count, "octets")?.to_vec()));
+            }
             if let Some(bound) = bound {
                 if count > *bound {
                     return Err(DecodeError::new(

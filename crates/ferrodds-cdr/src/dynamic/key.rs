@@ -3,7 +3,6 @@
 
 use super::codec::{decode, encode};
 use super::{enum_size, DynamicType, DynamicValue, StructType};
-use crate::encapsulation::{EncapsulationHeader, RepresentationId};
 use crate::error::{DecodeError, EncodeError};
 use crate::key::{hash_holder, variants_of, KeyHash};
 use crate::member::{self, begin_aggregate, begin_member};
@@ -323,13 +322,10 @@ pub fn serialize_key_sample(
     version: XcdrVersion,
     endianness: Endianness,
 ) -> Result<Vec<u8>, EncodeError> {
-    let id = RepresentationId::for_type(version, ty.extensibility(), endianness);
-    let mut buf = EncapsulationHeader { id, options: 0 }.to_bytes().to_vec();
-    let mut e = Encoder::new(&mut buf, version, endianness);
-    encode_key_sample(ty, value, &mut e).map_err(|err| err.in_member(ty.name().to_owned()))?;
-    let pad = buf.len().wrapping_neg() & 3;
-    buf.resize(buf.len() + pad, 0);
-    buf[3] = pad as u8;
+    let mut buf = Vec::with_capacity(32);
+    crate::sample::encapsulate(&mut buf, version, ty.extensibility(), endianness, |e| {
+        encode_key_sample(ty, value, e).map_err(|err| err.in_member(ty.name().to_owned()))
+    })?;
     Ok(buf)
 }
 

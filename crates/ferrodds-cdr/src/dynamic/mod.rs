@@ -20,7 +20,7 @@ mod value;
 
 use std::sync::Arc;
 
-pub use codec::{deserialize, serialize};
+pub use codec::{deserialize, serialize, serialize_into};
 pub use key::{
     decode_key_sample, deserialize_key_sample, encode_key_holder, encode_key_sample, key_hash,
     key_hash_variants, serialize_key_sample,

@@ -18,6 +18,7 @@ use crate::json::{found, JsonError};
 /// | string | `String` |
 /// | enum | `Enum` (the enumerator's value) |
 /// | bitmask | `Bitmask` |
+/// | sequence<octet> | `Bytes` (decoding gives this; `Sequence` of `UInt` encodes too) |
 /// | sequence, array | `Sequence` (arrays: nested per dimension) |
 /// | struct | `Struct` (one entry per member, the base's first; `None`: an absent optional) |
 /// | union | `Union` |
@@ -39,6 +40,8 @@ pub enum DynamicValue {
     Enum(i32),
     /// A bitmask's bits.
     Bitmask(u64),
+    /// The elements of a sequence of octets, as they are: no value per byte.
+    Bytes(Vec<u8>),
     /// The elements of a sequence or of one dimension of an array.
     Sequence(Vec<DynamicValue>),
     /// The members of a struct, the base's first.
@@ -72,6 +75,9 @@ impl DynamicValue {
                 DynamicValue::Enum(e.enumerators.first().map_or(0, |(_, v)| *v))
             }
             DynamicType::Bitmask(_) => DynamicValue::Bitmask(0),
+            DynamicType::Sequence { element, .. } if **element == DynamicType::UInt8 => {
+                DynamicValue::Bytes(Vec::new())
+            }
             DynamicType::Sequence { .. } => DynamicValue::Sequence(Vec::new()),
             DynamicType::Array {
                 element,
@@ -111,6 +117,9 @@ impl DynamicValue {
                 .map_or_else(|| Value::from(*v), |(name, _)| Value::String(name.clone())),
             (_, DynamicValue::Enum(v)) => Value::from(*v),
             (_, DynamicValue::Bitmask(b)) => Value::from(*b),
+            (_, DynamicValue::Bytes(bytes)) => {
+                Value::Array(bytes.iter().map(|b| Value::from(*b)).collect())
+            }
             (DynamicType::Sequence { element, .. }, DynamicValue::Sequence(items)) => {
                 Value::Array(items.iter().map(|v| v.to_json(element)).collect())
             }
@@ -221,6 +230,21 @@ impl DynamicValue {
                 .as_u64()
                 .map(DynamicValue::Bitmask)
                 .ok_or_else(|| expected("a bitmask's integer value")),
+            DynamicType::Sequence { element, .. } if **element == DynamicType::UInt8 => {
+                let items = json.as_array().ok_or_else(|| expected("an array"))?;
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        v.as_u64()
+                            .and_then(|b| u8::try_from(b).ok())
+                            .ok_or_else(|| {
+                                JsonError::new("an integer from 0 to 255", found(v)).at_index(i)
+                            })
+                    })
+                    .collect::<Result<_, _>>()
+                    .map(DynamicValue::Bytes)
+            }
             DynamicType::Sequence { element, .. } => {
                 let items = json.as_array().ok_or_else(|| expected("an array"))?;
                 items

@@ -238,10 +238,12 @@ class CTypeChecks:
         return out
 
     def topic_typeinfo(self, t, ti_bytes):
-        """None if C has no topic for t, else {"topic_created", "type_information"}."""
-        tp = self.cl.topic(t)   # creating it = C verified every (id, TypeObject) pair of the TypeMapping
+        """{"topic_created": bool, "type_information": "same" or C's bytes}."""
+        # Creating the topic makes C check every (id, TypeObject) pair of the binding's TypeMapping
+        # (ddsi_type_new: "non-matching type identifier"); CLayer.topic returns None if C refused.
+        tp = self.cl.topic(t)
         if tp is None:
-            return None
+            return {"topic_created": False, "type_information": None}
         ti = ct.c_void_p()
         if self.lib.dds_get_typeinfo(tp._ref, ct.byref(ti)) != 0:
             raise RuntimeError("dds_get_typeinfo failed")
@@ -580,11 +582,9 @@ def generate():
             continue
         ids = [bytes.fromhex(rec[k]["type_identifier"]) for k in ("minimal", "complete")]
         ids += [bytes.fromhex(d[k]["type_identifier"]) for d in rec["dependencies"] for k in ("minimal", "complete")]
-        objs = ccheck.type_objects(ids, py_cat)
-        tobj = objs["type_objects"]
-        if rec["c_library"] is None and isinstance(tobj, dict) and set(tobj.values()) == {"not found"}:
-            continue    # not reachable from any C topic
-        rec["c_library"] = {**(rec["c_library"] or {"topic_created": False}), **objs}
+        # enums/bitmasks have no topic of their own: their TypeObjects are in C's type library
+        # because some struct's topic depends on them
+        rec["c_library"] = {**(rec["c_library"] or {}), **ccheck.type_objects(ids, py_cat)}
     return out
 
 
@@ -592,7 +592,8 @@ def summary(records):
     lines = []
     for r in records:
         c = r["c_library"]
-        cs = "-" if c is None else ("ok" if all(v == "same" for k, v in c.items() if k != "topic_created") else "DIFF")
+        cs = "-" if c is None else ("ok" if c.get("topic_created", True) and
+                                    all(v == "same" for k, v in c.items() if k != "topic_created") else "DIFF")
         ids = "ok" if r["idlc"] in ("same", "source") else "DIFF " + ",".join(sorted(r["idlc"]))
         lines.append(f"  {r['type']:<20} {r['kind']:<8} src={r['source']:<6} C={cs:<4} idlc={ids}")
     return "\n".join(lines)
