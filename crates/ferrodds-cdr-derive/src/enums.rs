@@ -94,6 +94,21 @@ pub(crate) fn expand(
             const KIND: ::ferrodds_cdr::TypeKind = ::ferrodds_cdr::TypeKind::Enumerated { size: #size };
             const MIN_SIZE: usize = #size;
 
+            fn dynamic_type() -> ::ferrodds_cdr::dynamic::DynamicType {
+                static TYPE: ::std::sync::OnceLock<::ferrodds_cdr::dynamic::DynamicType> =
+                    ::std::sync::OnceLock::new();
+                TYPE.get_or_init(|| {
+                    ::ferrodds_cdr::dynamic::DynamicType::Enum(::std::sync::Arc::new(
+                        ::ferrodds_cdr::dynamic::EnumType {
+                            name: #type_name.into(),
+                            bit_bound: #bits,
+                            enumerators: ::std::vec![#((#names.into(), #values)),*],
+                        },
+                    ))
+                })
+                .clone()
+            }
+
             #[inline]
             fn encode(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {
                 let value: i32 = match self { #(#name::#idents => #values,)* };

@@ -300,6 +300,45 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         }
     };
 
+    // --- the runtime type (crate::dynamic)
+    let dynamic_members = members.iter().map(|m| {
+        let n = &m.name;
+        let id = &m.id;
+        let vt = m.value_ty;
+        let ty = match (m.attrs.bound, vec_inner(vt)) {
+            (Some(b), Some(inner)) => quote! {
+                ::ferrodds_cdr::dynamic::DynamicType::Sequence {
+                    element: ::std::boxed::Box::new(<#inner as ::ferrodds_cdr::Cdr>::dynamic_type()),
+                    bound: ::core::option::Option::Some(#b),
+                }
+            },
+            (Some(b), None) => quote! {
+                ::ferrodds_cdr::dynamic::DynamicType::String { bound: ::core::option::Option::Some(#b) }
+            },
+            (None, _) => quote! { <#vt as ::ferrodds_cdr::Cdr>::dynamic_type() },
+        };
+        let (key, optional, mu) = (m.attrs.key, is_optional(m), m.attrs.must_understand);
+        quote! {
+            ::ferrodds_cdr::dynamic::Member {
+                name: #n.into(),
+                id: #id,
+                ty: #ty,
+                key: #key,
+                optional: #optional,
+                must_understand: #mu,
+            }
+        }
+    });
+    let dynamic_base = match base {
+        Some((_, ty)) => quote! {
+            match <#ty as ::ferrodds_cdr::Cdr>::dynamic_type() {
+                ::ferrodds_cdr::dynamic::DynamicType::Struct(s) => ::core::option::Option::Some(s),
+                _ => ::core::option::Option::None,
+            }
+        },
+        None => quote! { ::core::option::Option::None },
+    };
+
     // --- keys
     let own_keys: Vec<&Member> = {
         let mut keys: Vec<&Member> = members.iter().filter(|m| m.attrs.key).collect();
@@ -555,6 +594,22 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             const MIN_SIZE: usize = #min_size;
             const IS_KEYED: bool = #has_own_keys || #base_keyed;
 
+            fn dynamic_type() -> ::ferrodds_cdr::dynamic::DynamicType {
+                static TYPE: ::std::sync::OnceLock<::ferrodds_cdr::dynamic::DynamicType> =
+                    ::std::sync::OnceLock::new();
+                TYPE.get_or_init(|| {
+                    ::ferrodds_cdr::dynamic::DynamicType::Struct(::std::sync::Arc::new(
+                        ::ferrodds_cdr::dynamic::StructType {
+                            name: #type_name.into(),
+                            extensibility: #ext_tokens,
+                            base: #dynamic_base,
+                            members: ::std::vec![#(#dynamic_members),*],
+                        },
+                    ))
+                })
+                .clone()
+            }
+
             #[inline]
             fn encode(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {
                 let dheader = ::ferrodds_cdr::member::begin_aggregate(e, #ext_tokens);
@@ -720,6 +775,18 @@ fn expand_transparent(
         .type_name
         .clone()
         .unwrap_or_else(|| name.to_string());
+    let dynamic = if container.bitmask {
+        quote! {
+            ::ferrodds_cdr::dynamic::DynamicType::Bitmask(::std::sync::Arc::new(
+                ::ferrodds_cdr::dynamic::BitmaskType {
+                    name: #type_name.into(),
+                    bit_bound: (<#inner as ::ferrodds_cdr::Cdr>::KIND.primitive_size() * 8) as u32,
+                },
+            ))
+        }
+    } else {
+        quote! { <#inner as ::ferrodds_cdr::Cdr>::dynamic_type() }
+    };
     let kind = if container.bitmask {
         quote! { ::ferrodds_cdr::TypeKind::Enumerated { size: <#inner as ::ferrodds_cdr::Cdr>::KIND.primitive_size() } }
     } else {
@@ -730,6 +797,10 @@ fn expand_transparent(
             const TYPE_NAME: &'static str = #type_name;
             const KIND: ::ferrodds_cdr::TypeKind = #kind;
             const MIN_SIZE: usize = <#inner as ::ferrodds_cdr::Cdr>::MIN_SIZE;
+
+            fn dynamic_type() -> ::ferrodds_cdr::dynamic::DynamicType {
+                #dynamic
+            }
 
             #[inline]
             fn encode(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {

@@ -47,6 +47,8 @@ pub(crate) fn expand(
     let mut json_branches = Vec::new();
     let mut default_branch = None;
     let mut default_json = None;
+    let mut dynamic_cases = Vec::new();
+    let mut dynamic_no_member = Vec::new();
     for v in &data.variants {
         let attrs = Variant::parse(&v.attrs)?;
         let ident = &v.ident;
@@ -95,6 +97,26 @@ pub(crate) fn expand(
         }
         let cases = &attrs.cases;
         let label = cases.first().cloned();
+        // The runtime type's branches: those with a value.
+        if matches!(shape, Shape::Unit) {
+            dynamic_no_member.extend(cases.iter().map(|c| quote! { (#c) as i64 }));
+        }
+        if matches!(shape, Shape::Value | Shape::DiscriminatorAndValue) {
+            if let Fields::Unnamed(f) = &v.fields {
+                if let Some(vty) = f.unnamed.last().map(|f| &f.ty) {
+                    let labels = cases.iter().map(|c| quote! { (#c) as i64 });
+                    let default = attrs.default;
+                    dynamic_cases.push(quote! {
+                        ::ferrodds_cdr::dynamic::UnionCase {
+                            name: #member.into(),
+                            labels: ::std::vec![#(#labels),*],
+                            default: #default,
+                            ty: <#vty as ::ferrodds_cdr::Cdr>::dynamic_type(),
+                        }
+                    });
+                }
+            }
+        }
         let (encode, json) = match shape {
             Shape::Unit => (
                 quote! { #name::#ident => { let disc: #disc_ty = #label; ::ferrodds_cdr::Cdr::encode(&disc, e)?; } },
@@ -210,6 +232,23 @@ pub(crate) fn expand(
                 let s = <#disc_ty as ::ferrodds_cdr::Cdr>::MIN_SIZE;
                 if s < 4 { s } else { 4 }
             };
+
+            fn dynamic_type() -> ::ferrodds_cdr::dynamic::DynamicType {
+                static TYPE: ::std::sync::OnceLock<::ferrodds_cdr::dynamic::DynamicType> =
+                    ::std::sync::OnceLock::new();
+                TYPE.get_or_init(|| {
+                    ::ferrodds_cdr::dynamic::DynamicType::Union(::std::sync::Arc::new(
+                        ::ferrodds_cdr::dynamic::UnionType {
+                            name: #type_name.into(),
+                            extensibility: #ext,
+                            discriminator: <#disc_ty as ::ferrodds_cdr::Cdr>::dynamic_type(),
+                            cases: ::std::vec![#(#dynamic_cases),*],
+                            no_member: ::std::vec![#(#dynamic_no_member),*],
+                        },
+                    ))
+                })
+                .clone()
+            }
 
             fn encode(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {
                 let dheader = ::ferrodds_cdr::member::begin_aggregate(e, #ext);

@@ -50,6 +50,10 @@ impl Cdr for HandWritten {
     const MIN_SIZE: usize = 4;
     const IS_KEYED: bool = true;
 
+    fn dynamic_type() -> dynamic::DynamicType {
+        keyed_payload_type()
+    }
+
     fn encode(&self, e: &mut ferrodds_cdr::Encoder<'_>) -> Result<(), ferrodds_cdr::EncodeError> {
         let dheader = if e.is_xcdr2() {
             Some(e.begin_length())

@@ -12,15 +12,20 @@
 //! | sequence<T> | `Vec<T>` (bounded: `#[cdr(bound = N)]`) |
 //! | T a[N][M] | `[[T; M]; N]` |
 
+use crate::dynamic::DynamicType;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::{align_up, Cdr, Decoder, Encoder, TypeKind};
 
 macro_rules! numeric {
-    ($($ty:ty, $name:literal, $write:ident, $read:ident;)*) => {$(
+    ($($ty:ty, $name:literal, $write:ident, $read:ident, $dynamic:ident;)*) => {$(
         impl Cdr for $ty {
             const TYPE_NAME: &'static str = $name;
             const KIND: TypeKind = TypeKind::Primitive { size: std::mem::size_of::<$ty>() };
             const MIN_SIZE: usize = std::mem::size_of::<$ty>();
+
+            fn dynamic_type() -> DynamicType {
+                DynamicType::$dynamic
+            }
 
             #[inline]
             fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -89,20 +94,24 @@ macro_rules! numeric {
 }
 
 numeric! {
-    i16, "int16", write_i16, read_i16;
-    u16, "uint16", write_u16, read_u16;
-    i32, "int32", write_i32, read_i32;
-    u32, "uint32", write_u32, read_u32;
-    i64, "int64", write_i64, read_i64;
-    u64, "uint64", write_u64, read_u64;
-    f32, "float32", write_f32, read_f32;
-    f64, "float64", write_f64, read_f64;
+    i16, "int16", write_i16, read_i16, Int16;
+    u16, "uint16", write_u16, read_u16, UInt16;
+    i32, "int32", write_i32, read_i32, Int32;
+    u32, "uint32", write_u32, read_u32, UInt32;
+    i64, "int64", write_i64, read_i64, Int64;
+    u64, "uint64", write_u64, read_u64, UInt64;
+    f32, "float32", write_f32, read_f32, Float32;
+    f64, "float64", write_f64, read_f64, Float64;
 }
 
 impl Cdr for u8 {
     const TYPE_NAME: &'static str = "uint8";
     const KIND: TypeKind = TypeKind::Primitive { size: 1 };
     const MIN_SIZE: usize = 1;
+
+    fn dynamic_type() -> DynamicType {
+        DynamicType::UInt8
+    }
 
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -135,6 +144,10 @@ impl Cdr for i8 {
     const KIND: TypeKind = TypeKind::Primitive { size: 1 };
     const MIN_SIZE: usize = 1;
 
+    fn dynamic_type() -> DynamicType {
+        DynamicType::Int8
+    }
+
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
         e.write_u8(*self as u8);
@@ -166,6 +179,10 @@ impl Cdr for bool {
     const KIND: TypeKind = TypeKind::Primitive { size: 1 };
     const MIN_SIZE: usize = 1;
 
+    fn dynamic_type() -> DynamicType {
+        DynamicType::Bool
+    }
+
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
         e.write_u8(u8::from(*self));
@@ -188,6 +205,10 @@ impl Cdr for char {
     const TYPE_NAME: &'static str = "char8";
     const KIND: TypeKind = TypeKind::Primitive { size: 1 };
     const MIN_SIZE: usize = 1;
+
+    fn dynamic_type() -> DynamicType {
+        DynamicType::Char
+    }
 
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -215,6 +236,10 @@ impl Cdr for String {
     const KIND: TypeKind = TypeKind::String;
     const MIN_SIZE: usize = 5;
 
+    fn dynamic_type() -> DynamicType {
+        DynamicType::String { bound: None }
+    }
+
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
         e.write_str(self)
@@ -237,6 +262,13 @@ impl<T: Cdr> Cdr for Vec<T> {
         primitive_element_size: T::KIND.primitive_size(),
     };
     const MIN_SIZE: usize = 4;
+
+    fn dynamic_type() -> DynamicType {
+        DynamicType::Sequence {
+            element: Box::new(T::dynamic_type()),
+            bound: None,
+        }
+    }
 
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -262,6 +294,27 @@ impl<T: Cdr, const N: usize> Cdr for [T; N] {
     const MIN_SIZE: usize = N * T::MIN_SIZE;
     const IS_ARRAY: bool = true;
     const FLAT_ELEMENT_IS_PRIMITIVE: bool = T::FLAT_ELEMENT_IS_PRIMITIVE;
+
+    /// Nested arrays are one array of several dimensions, outermost first.
+    fn dynamic_type() -> DynamicType {
+        match T::dynamic_type() {
+            DynamicType::Array {
+                element,
+                dimensions,
+            } if T::IS_ARRAY => {
+                let mut all = vec![N];
+                all.extend(dimensions);
+                DynamicType::Array {
+                    element,
+                    dimensions: all,
+                }
+            }
+            element => DynamicType::Array {
+                element: Box::new(element),
+                dimensions: vec![N],
+            },
+        }
+    }
 
     #[inline]
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {

@@ -195,6 +195,10 @@ pub trait Cdr: Sized + JsonView {
         }
     }
 
+    /// The type described at run time (`crate::dynamic`): its values encode as this type's
+    /// do. `#[derive(Cdr)]` builds it once per type.
+    fn dynamic_type() -> dynamic::DynamicType;
+
     /// Appends the encoding of `self`.
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError>;
 

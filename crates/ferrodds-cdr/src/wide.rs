@@ -29,6 +29,10 @@ impl Cdr for WChar {
     const KIND: TypeKind = TypeKind::Primitive { size: 2 };
     const MIN_SIZE: usize = 2;
 
+    fn dynamic_type() -> crate::dynamic::DynamicType {
+        crate::dynamic::DynamicType::WChar
+    }
+
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
         let mut units = [0u16; 2];
         match self.0.encode_utf16(&mut units).len() {
@@ -62,6 +66,10 @@ impl Cdr for WString {
     const TYPE_NAME: &'static str = "wstring";
     const KIND: TypeKind = TypeKind::String;
     const MIN_SIZE: usize = 4;
+
+    fn dynamic_type() -> crate::dynamic::DynamicType {
+        crate::dynamic::DynamicType::WString
+    }
 
     fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
         let units: Vec<u16> = self.0.encode_utf16().collect();

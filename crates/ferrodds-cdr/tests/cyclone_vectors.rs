@@ -9,6 +9,7 @@
 //! - we decode Cyclone's bytes, padded or not, to the same value;
 //! - key holders and key hashes are Cyclone's.
 
+use ferrodds_cdr::dynamic::{self, DynamicValue};
 use ferrodds_cdr::{
     deserialize, key_hash, key_hash_variants, serialize, Cdr, Encoder, Endianness, XcdrVersion,
 };
@@ -415,6 +416,21 @@ fn check<T: Cdr + PartialEq + std::fmt::Debug>(v: &Value) -> Vec<String> {
             _ => python.clone(),
         };
         let expected = padded(expected);
+        // The same through the type's runtime description (crate::dynamic).
+        let ty = T::dynamic_type();
+        match DynamicValue::from_json(&ty, &v["value"])
+            .map_err(|e| e.to_string())
+            .and_then(|dv| {
+                dynamic::serialize(&ty, &dv, version, endianness).map_err(|e| e.to_string())
+            }) {
+            Ok(ours) if ours == expected => {}
+            Ok(ours) => fail(format!(
+                "{name}: the runtime type encodes\n   {}\n Cyclone\n   {}",
+                hex::encode(&ours),
+                hex::encode(&expected)
+            )),
+            Err(e) => fail(format!("{name}: the runtime type failed: {e}")),
+        }
         match serialize(&value, version, endianness) {
             Ok(ours) if ours == expected => {}
             Ok(ours) => fail(format!(

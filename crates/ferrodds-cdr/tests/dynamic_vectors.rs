@@ -94,6 +94,7 @@ fn union(name: &str, ext: Extensibility, discriminator: T, cases: Vec<(&str, &[i
                 ty,
             })
             .collect(),
+        no_member: Vec::new(),
     }))
 }
 

@@ -9,6 +9,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use ferrodds_cdr::dynamic::{self, DynamicValue};
 use ferrodds_cdr::{
     deserialize, from_json_str, key_hash, serialize, to_json_string, Cdr, EncapsulationHeader,
     Endianness, RepresentationId, WChar, WString, XcdrVersion,
@@ -658,6 +659,18 @@ fn round_trip<T: Cdr + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError
                     "{version:?} {endianness:?}: {e}\n{bytes:02x?}"
                 )))
             }
+        }
+        // The runtime type (crate::dynamic) gives the same bytes and reads them back.
+        let ty = T::dynamic_type();
+        let dynamic_value = DynamicValue::from_json(&ty, &value.to_json())
+            .map_err(|e| TestCaseError::fail(format!("runtime value: {e}")))?;
+        match dynamic::serialize(&ty, &dynamic_value, version, endianness) {
+            Ok(ours) => prop_assert_eq!(&ours, &bytes, "runtime {:?} {:?}", version, endianness),
+            Err(e) => return Err(TestCaseError::fail(format!("runtime encoding: {e}"))),
+        }
+        match dynamic::deserialize(&ty, &bytes) {
+            Ok(back) => prop_assert_eq!(back.to_json(&ty), value.to_json()),
+            Err(e) => return Err(TestCaseError::fail(format!("runtime decoding: {e}"))),
         }
     }
     let json = value.to_json();

@@ -6,7 +6,7 @@ use super::{enum_size, DynamicType, DynamicValue, StructType, UnionType};
 use crate::encapsulation::EncapsulationHeader;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::member::{self, begin_aggregate, begin_aggregate_decode, begin_member};
-use crate::{Decoder, Encoder, Endianness, Extensibility, XcdrVersion};
+use crate::{Cdr, Decoder, Encoder, Endianness, Extensibility, XcdrVersion};
 
 /// Serializes `value` of `ty` with its encapsulation header, padded to a multiple of 4 bytes
 /// as the header's options say (as `crate::serialize` does for derived types).
@@ -77,6 +77,10 @@ pub(crate) fn encode(
                 return Err(EncodeError::new(EncodeErrorKind::CharOutOfRange(*c)));
             }
             e.write_u8(code as u8);
+        }
+        (DynamicType::WChar, DynamicValue::Char(c)) => crate::WChar(*c).encode(e)?,
+        (DynamicType::WString, DynamicValue::String(s)) => {
+            crate::WString(s.clone()).encode(e)?;
         }
         (DynamicType::String { bound }, DynamicValue::String(s)) => {
             if let Some(bound) = bound {
@@ -301,6 +305,8 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
         DynamicType::Float32 => DynamicValue::Float(f64::from(d.read_f32()?)),
         DynamicType::Float64 => DynamicValue::Float(d.read_f64()?),
         DynamicType::Char => DynamicValue::Char(char::from(d.read_u8()?)),
+        DynamicType::WChar => DynamicValue::Char(crate::WChar::decode(d)?.0),
+        DynamicType::WString => DynamicValue::String(crate::WString::decode(d)?.0),
         DynamicType::String { bound } => DynamicValue::String(match bound {
             Some(bound) => member::decode_bounded_string(d, *bound)?,
             None => d.read_str()?.to_owned(),

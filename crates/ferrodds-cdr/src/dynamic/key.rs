@@ -107,7 +107,8 @@ fn max_end(ty: &DynamicType, offset: usize, max_align: usize) -> Option<usize> {
         DynamicType::Bool | DynamicType::UInt8 | DynamicType::Int8 | DynamicType::Char => {
             Some(offset + 1)
         }
-        DynamicType::Int16 | DynamicType::UInt16 => primitive(2),
+        DynamicType::Int16 | DynamicType::UInt16 | DynamicType::WChar => primitive(2),
+        DynamicType::WString => None,
         DynamicType::Int32 | DynamicType::UInt32 | DynamicType::Float32 => primitive(4),
         DynamicType::Int64 | DynamicType::UInt64 | DynamicType::Float64 => primitive(8),
         DynamicType::String { bound } => {

@@ -11,8 +11,7 @@
 //! Keys work as for derived types: [`key_hash`], [`key_hash_variants`], key-only samples
 //! ([`serialize_key_sample`], [`deserialize_key_sample`], both forms peers write).
 //!
-//! Not yet here: wide strings and wide chars, and a descriptor derived from
-//! `#[derive(Cdr)]` types.
+//! Every `#[derive(Cdr)]` type has its runtime type: [`crate::Cdr::dynamic_type`].
 
 mod codec;
 mod key;
@@ -40,6 +39,8 @@ pub enum DynamicType {
     Int8,
     /// `char` (ISO-8859-1).
     Char,
+    /// `wchar` (a character of the basic multilingual plane).
+    WChar,
     /// `int16`.
     Int16,
     /// `uint16`.
@@ -61,6 +62,8 @@ pub enum DynamicType {
         /// The most bytes it holds (without the terminating NUL).
         bound: Option<usize>,
     },
+    /// `wstring`.
+    WString,
     /// An enum.
     Enum(Arc<EnumType>),
     /// A bitmask.
@@ -172,6 +175,9 @@ pub struct UnionType {
     pub discriminator: DynamicType,
     /// Its branches.
     pub cases: Vec<UnionCase>,
+    /// Discriminator values that select no member, even where a default branch would take
+    /// them (a unit variant of a derived union).
+    pub no_member: Vec<i64>,
 }
 
 /// A branch of a union.
@@ -191,6 +197,9 @@ pub struct UnionCase {
 impl UnionType {
     /// The branch that discriminator `d` selects, if any.
     pub fn branch(&self, d: i64) -> Option<&UnionCase> {
+        if self.no_member.contains(&d) {
+            return None;
+        }
         self.cases
             .iter()
             .find(|c| c.labels.contains(&d))
@@ -236,14 +245,16 @@ impl DynamicType {
             DynamicType::Bool | DynamicType::UInt8 | DynamicType::Int8 | DynamicType::Char => {
                 TypeKind::Primitive { size: 1 }
             }
-            DynamicType::Int16 | DynamicType::UInt16 => TypeKind::Primitive { size: 2 },
+            DynamicType::Int16 | DynamicType::UInt16 | DynamicType::WChar => {
+                TypeKind::Primitive { size: 2 }
+            }
             DynamicType::Int32 | DynamicType::UInt32 | DynamicType::Float32 => {
                 TypeKind::Primitive { size: 4 }
             }
             DynamicType::Int64 | DynamicType::UInt64 | DynamicType::Float64 => {
                 TypeKind::Primitive { size: 8 }
             }
-            DynamicType::String { .. } => TypeKind::String,
+            DynamicType::String { .. } | DynamicType::WString => TypeKind::String,
             DynamicType::Enum(e) => TypeKind::Enumerated {
                 size: enum_size(e.bit_bound),
             },
@@ -268,6 +279,8 @@ impl DynamicType {
             DynamicType::UInt8 => "uint8",
             DynamicType::Int8 => "int8",
             DynamicType::Char => "char8",
+            DynamicType::WChar => "char16",
+            DynamicType::WString => "wstring",
             DynamicType::Int16 => "int16",
             DynamicType::UInt16 => "uint16",
             DynamicType::Int32 => "int32",
@@ -300,6 +313,7 @@ impl DynamicType {
     pub(crate) fn min_size(&self) -> usize {
         match self.kind() {
             TypeKind::Primitive { size } | TypeKind::Enumerated { size } => size,
+            TypeKind::String if *self == DynamicType::WString => 4,
             TypeKind::String => 5,
             TypeKind::Sequence { .. } => 4,
             TypeKind::Array { .. } => match self {

@@ -14,8 +14,8 @@ use crate::json::{found, JsonError};
 /// | int8 … int64 | `Int` |
 /// | octet, uint8 … uint64 | `UInt` |
 /// | float, double | `Float` |
-/// | char | `Char` |
-/// | string | `String` |
+/// | char, wchar | `Char` |
+/// | string, wstring | `String` |
 /// | enum | `Enum` (the enumerator's value) |
 /// | bitmask | `Bitmask` |
 /// | sequence<octet> | `Bytes` (decoding gives this; `Sequence` of `UInt` encodes too) |
@@ -69,8 +69,10 @@ impl DynamicValue {
             | DynamicType::UInt32
             | DynamicType::UInt64 => DynamicValue::UInt(0),
             DynamicType::Float32 | DynamicType::Float64 => DynamicValue::Float(0.0),
-            DynamicType::Char => DynamicValue::Char('\0'),
-            DynamicType::String { .. } => DynamicValue::String(String::new()),
+            DynamicType::Char | DynamicType::WChar => DynamicValue::Char('\0'),
+            DynamicType::String { .. } | DynamicType::WString => {
+                DynamicValue::String(String::new())
+            }
             DynamicType::Enum(e) => {
                 DynamicValue::Enum(e.enumerators.first().map_or(0, |(_, v)| *v))
             }
@@ -203,14 +205,14 @@ impl DynamicValue {
                 _ => None,
             }
             .ok_or_else(|| expected("a number, \"NaN\", \"Infinity\" or \"-Infinity\"")),
-            DynamicType::Char => {
+            DynamicType::Char | DynamicType::WChar => {
                 let mut chars = json.as_str().unwrap_or_default().chars();
                 match (chars.next(), chars.next()) {
                     (Some(c), None) => Ok(DynamicValue::Char(c)),
                     _ => Err(expected("a one-character string")),
                 }
             }
-            DynamicType::String { .. } => json
+            DynamicType::String { .. } | DynamicType::WString => json
                 .as_str()
                 .map(|s| DynamicValue::String(s.to_owned()))
                 .ok_or_else(|| expected("a string")),

@@ -44,6 +44,7 @@ from inspect import isclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True   # importing gen_vectors must not leave a __pycache__ in the tests
 import gen_vectors as gv  # noqa: E402  (type declarations + CLayer; its main() is guarded)
 
 import cyclonedds  # noqa: E402
@@ -555,8 +556,6 @@ def generate():
         name, kind = scoped_name(t), kind_of(t)
         try:
             ti = python_type_data(t, py_cat)
-            rec = record_from(name, kind, ti, py_cat)
-            rec["source"] = "python"
         except Exception as e:   # char-discriminated unions: the binding cannot build them
             # the binding chains one exception per nesting level, each with a dump of the value;
             # keep the outermost message and the innermost (actual) error
@@ -568,6 +567,9 @@ def generate():
             rec = record_from(name, kind, idlc_ti.get(name), idlc_cat)
             rec["source"] = "idlc"
             rec["python_error"] = f"{type(e).__name__}: {msg}"
+        else:
+            rec = record_from(name, kind, ti, py_cat)
+            rec["source"] = "python"
         rec["c_library"] = None
         rec["idlc"] = compare_idlc(rec, idlc_ti.get(name), idlc_cat) if rec["source"] == "python" else "source"
         out.append(rec)
