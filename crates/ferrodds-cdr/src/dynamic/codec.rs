@@ -216,19 +216,22 @@ fn encode_flat(
     Ok(())
 }
 
-/// A struct's members (the base's first), framed as its extensibility says.
+/// A struct's members (the base's first), framed as its extensibility says. (Walks the
+/// bases instead of listing all members: this runs for every sample.)
 fn encode_members(
     s: &StructType,
     values: &[Option<DynamicValue>],
     e: &mut Encoder<'_>,
 ) -> Result<(), EncodeError> {
-    let members = s.all_members();
-    if members.len() != values.len() {
-        return Err(mismatch(&DynamicType::Struct(std::sync::Arc::new(
-            s.clone(),
-        ))));
+    let Some(inherited) = values.len().checked_sub(s.members.len()) else {
+        return Err(struct_mismatch(s));
+    };
+    match &s.base {
+        Some(base) => encode_members(base, &values[..inherited], e)?,
+        None if inherited != 0 => return Err(struct_mismatch(s)),
+        None => {}
     }
-    for (m, v) in members.iter().zip(values) {
+    for (m, v) in s.members.iter().zip(&values[inherited..]) {
         let name = || m.name.clone();
         match (s.extensibility, v) {
             (Extensibility::Mutable, None) => {}
@@ -244,15 +247,16 @@ fn encode_members(
                 .map_err(|err| err.in_member(name()))?;
             }
             (_, Some(v)) => encode(&m.ty, v, e).map_err(|err| err.in_member(name()))?,
-            (_, None) => {
-                return Err(EncodeError::new(EncodeErrorKind::ValueMismatch {
-                    type_name: s.name.clone().into(),
-                })
-                .in_member(name()))
-            }
+            (_, None) => return Err(struct_mismatch(s).in_member(name())),
         }
     }
     Ok(())
+}
+
+fn struct_mismatch(s: &StructType) -> EncodeError {
+    EncodeError::new(EncodeErrorKind::ValueMismatch {
+        type_name: s.name.clone().into(),
+    })
 }
 
 fn int(ty: &DynamicType, v: i64) -> Result<i64, EncodeError> {
@@ -435,9 +439,21 @@ fn decode_flat(
 /// The members of a final or appendable struct; an appendable one's members missing at the
 /// end take their defaults.
 fn decode_members(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    let mut values = Vec::with_capacity(s.member_count());
+    decode_members_into(s, d, &mut values)?;
+    Ok(DynamicValue::Struct(values))
+}
+
+fn decode_members_into(
+    s: &StructType,
+    d: &mut Decoder<'_>,
+    values: &mut Vec<Option<DynamicValue>>,
+) -> Result<(), DecodeError> {
+    if let Some(base) = &s.base {
+        decode_members_into(base, d, values)?;
+    }
     let appendable = s.extensibility == Extensibility::Appendable;
-    let mut values = Vec::new();
-    for m in s.all_members() {
+    for m in &s.members {
         let name = || m.name.clone();
         let value = if appendable && d.is_at_end() {
             (!m.optional).then(|| DynamicValue::default_of(&m.ty))
@@ -449,21 +465,19 @@ fn decode_members(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, D
         };
         values.push(value);
     }
-    Ok(DynamicValue::Struct(values))
+    Ok(())
 }
 
 /// The members of a mutable struct, in any order; absent ones take their defaults (keys
 /// must be present).
 fn decode_mutable(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
-    let members = s.all_members();
-    let mut values: Vec<Option<DynamicValue>> = vec![None; members.len()];
+    let mut values: Vec<Option<DynamicValue>> = vec![None; s.member_count()];
     while let Some(header) = member::next_member(d)? {
-        match members.iter().position(|m| m.id == header.id) {
-            Some(i) => {
+        match s.member_with_id(header.id) {
+            Some((i, m)) => {
                 if values[i].is_some() {
                     return Err(member::duplicate_member(d, s.name.clone(), header.id));
                 }
-                let m = members[i];
                 values[i] = Some(decode(&m.ty, d).map_err(|e| e.in_member(m.name.clone()))?);
             }
             None if header.must_understand => {
@@ -477,7 +491,8 @@ fn decode_mutable(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, D
         }
         member::end_member_decode(d, header);
     }
-    for (m, v) in members.iter().zip(values.iter_mut()) {
+    for (i, v) in values.iter_mut().enumerate() {
+        let Some(m) = s.member_at(i) else { continue };
         if v.is_none() && !m.optional {
             if m.key {
                 return Err(member::missing_member(d, s.name.clone(), m.name.clone()));

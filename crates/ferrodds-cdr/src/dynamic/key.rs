@@ -31,7 +31,7 @@ fn own_keys(s: &StructType) -> Vec<&super::Member> {
 
 /// The index of a struct's own member among all its members (the base's come first).
 fn base_len(s: &StructType) -> usize {
-    s.base.as_ref().map_or(0, |b| b.all_members().len())
+    s.base.as_ref().map_or(0, |b| b.member_count())
 }
 
 fn members_of<'v>(
@@ -39,7 +39,7 @@ fn members_of<'v>(
     value: &'v DynamicValue,
 ) -> Result<&'v [Option<DynamicValue>], EncodeError> {
     match value {
-        DynamicValue::Struct(values) if values.len() == s.all_members().len() => Ok(values),
+        DynamicValue::Struct(values) if values.len() == s.member_count() => Ok(values),
         _ => Err(mismatch(s)),
     }
 }

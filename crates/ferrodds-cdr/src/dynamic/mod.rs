@@ -208,6 +208,30 @@ impl UnionType {
 }
 
 impl StructType {
+    /// How many members it has, the base's included.
+    pub fn member_count(&self) -> usize {
+        self.members.len() + self.base.as_ref().map_or(0, |b| b.member_count())
+    }
+
+    /// Member `index` of [`StructType::all_members`], without making the list.
+    pub fn member_at(&self, index: usize) -> Option<&Member> {
+        let inherited = self.member_count() - self.members.len();
+        match (index.checked_sub(inherited), &self.base) {
+            (Some(own), _) => self.members.get(own),
+            (None, Some(base)) => base.member_at(index),
+            (None, None) => None,
+        }
+    }
+
+    /// The member with id `id` and its index in [`StructType::all_members`].
+    pub fn member_with_id(&self, id: u32) -> Option<(usize, &Member)> {
+        let inherited = self.member_count() - self.members.len();
+        match self.members.iter().position(|m| m.id == id) {
+            Some(i) => Some((inherited + i, &self.members[i])),
+            None => self.base.as_ref().and_then(|b| b.member_with_id(id)),
+        }
+    }
+
     /// Every member, the base's first (as encoded).
     pub fn all_members(&self) -> Vec<&Member> {
         let mut out = match &self.base {
