@@ -781,6 +781,7 @@ fn expand_transparent(
                 ::ferrodds_cdr::dynamic::BitmaskType {
                     name: #type_name.into(),
                     bit_bound: (<#inner as ::ferrodds_cdr::Cdr>::KIND.primitive_size() * 8) as u32,
+                    flags: ::std::vec::Vec::new(),
                 },
             ))
         }

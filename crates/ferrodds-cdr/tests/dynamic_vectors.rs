@@ -113,6 +113,7 @@ fn types() -> Vec<(&'static str, T)> {
     let flags = T::Bitmask(Arc::new(BitmaskType {
         name: "vec::Flags".into(),
         bit_bound: 16,
+        flags: (0..4).map(|i| (format!("F{i}"), i)).collect(),
     }));
     let point = struct_("vec::Point", Final, vec![("x", T::Int32), ("y", T::Int32)]);
     let u = union(
@@ -141,7 +142,7 @@ fn types() -> Vec<(&'static str, T)> {
         "vec::UC",
         Final,
         T::Char,
-        vec![("a", &[97], T::Int64), ("b", &[98], T::UInt8)],
+        vec![("a", &[97], T::Int64), ("b", &[98], T::Octet)],
     );
     let ua = union(
         "vec::UA",
@@ -238,6 +239,9 @@ fn types() -> Vec<(&'static str, T)> {
         "id",
     );
     vec![
+        ("vec::Color", color.clone()),
+        ("vec::Small", small.clone()),
+        ("vec::Flags", flags.clone()),
         ("vec::Point", point.clone()),
         (
             "vec::Primitives",
@@ -246,7 +250,7 @@ fn types() -> Vec<(&'static str, T)> {
                 Final,
                 vec![
                     ("b", T::Bool),
-                    ("o", T::UInt8),
+                    ("o", T::Octet),
                     ("c", T::Char),
                     ("i8", T::Int8),
                     ("u8", T::UInt8),
@@ -448,7 +452,7 @@ fn types() -> Vec<(&'static str, T)> {
                     struct_(
                         "vec::KeyNested",
                         Final,
-                        vec![("p", point.clone()), ("tag", T::UInt8), ("other", string())],
+                        vec![("p", point.clone()), ("tag", T::Octet), ("other", string())],
                     ),
                     "p",
                 ),
@@ -712,4 +716,70 @@ fn hostile_bytes_are_errors_never_panics() {
     }
     // Some mutations still decode (a flipped bit in a value), most do not.
     assert!(decoded > 0);
+}
+
+/// The XTypes type representation of every runtime type against Cyclone DDS's
+/// (`cyclone/typeobjects.json`, made by `cyclone/gen_typeobjects.py`): both TypeObjects,
+/// their hashes and identifiers, and the TypeInformation a Cyclone C application sends
+/// (its IDL compiler's dependency order, where the Python binding's differs).
+#[test]
+fn type_objects_agree_with_cyclone() {
+    use dynamic::type_object::{
+        equivalence_hash, type_identifier, type_information, type_object, EquivalenceKind,
+    };
+    let records: Vec<Value> =
+        serde_json::from_str(include_str!("cyclone/typeobjects.json")).unwrap();
+    let types = types();
+    let mut failures = Vec::new();
+    let mut infos = 0;
+    for r in &records {
+        let name = r["type"].as_str().unwrap_or_default();
+        let Some((_, ty)) = types.iter().find(|(n, _)| *n == name) else {
+            failures.push(format!("no runtime type for {name}"));
+            continue;
+        };
+        for (field, kind) in [
+            ("minimal", EquivalenceKind::Minimal),
+            ("complete", EquivalenceKind::Complete),
+        ] {
+            let expected = &r[field];
+            let object = type_object(ty, kind).unwrap_or_default();
+            if hex::encode(&object) != expected["type_object"].as_str().unwrap_or_default() {
+                failures.push(format!(
+                    "{name} {field}: type object\n   {}\n Cyclone\n   {}",
+                    hex::encode(&object),
+                    expected["type_object"]
+                ));
+            }
+            if hex::encode(equivalence_hash(&object))
+                != expected["hash"].as_str().unwrap_or_default()
+            {
+                failures.push(format!("{name} {field}: hash"));
+            }
+            let id = hex::encode(type_identifier(ty, kind));
+            if id != expected["type_identifier"].as_str().unwrap_or_default() {
+                failures.push(format!("{name} {field}: identifier {id}"));
+            }
+        }
+        let expected_info = r["idlc"]["type_information"]
+            .as_str()
+            .or_else(|| r["type_information"].as_str());
+        if let Some(expected) = expected_info {
+            infos += 1;
+            let ours = hex::encode(type_information(ty));
+            if ours != expected {
+                failures.push(format!(
+                    "{name}: type information\n   {ours}\n Cyclone\n   {expected}"
+                ));
+            }
+        }
+    }
+    assert!(records.len() >= 36, "only {} records", records.len());
+    assert!(infos >= 33, "only {infos} type informations compared");
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -62,7 +62,9 @@ pub(crate) fn encode(
     match (ty, value) {
         (DynamicType::Bool, DynamicValue::Bool(b)) => e.write_u8(u8::from(*b)),
         (DynamicType::Int8, DynamicValue::Int(v)) => e.write_u8(int(ty, *v)? as u8),
-        (DynamicType::UInt8, DynamicValue::UInt(v)) => e.write_u8(uint(ty, *v)? as u8),
+        (DynamicType::UInt8 | DynamicType::Octet, DynamicValue::UInt(v)) => {
+            e.write_u8(uint(ty, *v)? as u8)
+        }
         (DynamicType::Int16, DynamicValue::Int(v)) => e.write_i16(int(ty, *v)? as i16),
         (DynamicType::UInt16, DynamicValue::UInt(v)) => e.write_u16(uint(ty, *v)? as u16),
         (DynamicType::Int32, DynamicValue::Int(v)) => e.write_i32(int(ty, *v)? as i32),
@@ -100,7 +102,7 @@ pub(crate) fn encode(
             }
         }
         (DynamicType::Sequence { element, bound }, DynamicValue::Bytes(bytes))
-            if **element == DynamicType::UInt8 =>
+            if element.is_octet_like() =>
         {
             if let Some(bound) = bound {
                 member::check_bound(bytes.len(), *bound)?;
@@ -271,7 +273,7 @@ fn int(ty: &DynamicType, v: i64) -> Result<i64, EncodeError> {
 
 fn uint(ty: &DynamicType, v: u64) -> Result<u64, EncodeError> {
     let ok = match ty {
-        DynamicType::UInt8 => u8::try_from(v).is_ok(),
+        DynamicType::UInt8 | DynamicType::Octet => u8::try_from(v).is_ok(),
         DynamicType::UInt16 => u16::try_from(v).is_ok(),
         DynamicType::UInt32 => u32::try_from(v).is_ok(),
         _ => true,
@@ -287,9 +289,11 @@ fn discriminator_value(ty: &DynamicType, d: i64) -> DynamicValue {
             DynamicValue::Char(char::from_u32(u32::try_from(d).unwrap_or(0)).unwrap_or('\0'))
         }
         DynamicType::Enum(_) => DynamicValue::Enum(i32::try_from(d).unwrap_or(i32::MAX)),
-        DynamicType::UInt8 | DynamicType::UInt16 | DynamicType::UInt32 | DynamicType::UInt64 => {
-            DynamicValue::UInt(u64::try_from(d).unwrap_or(0))
-        }
+        DynamicType::UInt8
+        | DynamicType::Octet
+        | DynamicType::UInt16
+        | DynamicType::UInt32
+        | DynamicType::UInt64 => DynamicValue::UInt(u64::try_from(d).unwrap_or(0)),
         _ => DynamicValue::Int(d),
     }
 }
@@ -299,7 +303,7 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
     Ok(match ty {
         DynamicType::Bool => DynamicValue::Bool(d.read_bool()?),
         DynamicType::Int8 => DynamicValue::Int(i64::from(d.read_u8()? as i8)),
-        DynamicType::UInt8 => DynamicValue::UInt(u64::from(d.read_u8()?)),
+        DynamicType::UInt8 | DynamicType::Octet => DynamicValue::UInt(u64::from(d.read_u8()?)),
         DynamicType::Int16 => DynamicValue::Int(i64::from(d.read_i16()?)),
         DynamicType::UInt16 => DynamicValue::UInt(u64::from(d.read_u16()?)),
         DynamicType::Int32 => DynamicValue::Int(i64::from(d.read_i32()?)),
@@ -343,7 +347,7 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
             };
             let start = d.position();
             let count = d.read_count("sequence length", element.min_size())?;
-            if **element == DynamicType::UInt8 && bound.is_none_or(|b| count <= b) {
+            if element.is_octet_like() && bound.is_none_or(|b| count <= b) {
                 return Ok(DynamicValue::Bytes(d.bytes(count, "octets")?.to_vec()));
             }
             if let Some(bound) = bound {

@@ -104,9 +104,11 @@ fn holder_members(
 fn max_end(ty: &DynamicType, offset: usize, max_align: usize) -> Option<usize> {
     let primitive = |size: usize| Some(align_up(offset, size, max_align) + size);
     match ty {
-        DynamicType::Bool | DynamicType::UInt8 | DynamicType::Int8 | DynamicType::Char => {
-            Some(offset + 1)
-        }
+        DynamicType::Bool
+        | DynamicType::UInt8
+        | DynamicType::Octet
+        | DynamicType::Int8
+        | DynamicType::Char => Some(offset + 1),
         DynamicType::Int16 | DynamicType::UInt16 | DynamicType::WChar => primitive(2),
         DynamicType::WString => None,
         DynamicType::Int32 | DynamicType::UInt32 | DynamicType::Float32 => primitive(4),

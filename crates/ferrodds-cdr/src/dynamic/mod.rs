@@ -15,6 +15,7 @@
 
 mod codec;
 mod key;
+pub mod type_object;
 mod value;
 
 use std::sync::Arc;
@@ -33,8 +34,10 @@ use crate::{Extensibility, TypeKind};
 pub enum DynamicType {
     /// `boolean`.
     Bool,
-    /// `octet` / `uint8`.
+    /// `uint8`.
     UInt8,
+    /// `octet`: encoded as `uint8`, a type of its own in type objects.
+    Octet,
     /// `int8`.
     Int8,
     /// `char` (ISO-8859-1).
@@ -99,13 +102,16 @@ pub struct EnumType {
     pub enumerators: Vec<(String, i32)>,
 }
 
-/// A bitmask: how many bits it has (its named flags do not change the encoding).
+/// A bitmask: how many bits it has, and its named flags (which type objects carry; they do
+/// not change the encoding).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BitmaskType {
     /// Its name.
     pub name: String,
     /// `@bit_bound` (32 by default): up to 8 bits encode in 1 byte, 16 in 2, 32 in 4, else 8.
     pub bit_bound: u32,
+    /// The flags' names and bit positions.
+    pub flags: Vec<(String, u16)>,
 }
 
 /// A struct.
@@ -266,9 +272,11 @@ impl DynamicType {
     /// The kind of type, for the encoding rules that depend on it.
     pub fn kind(&self) -> TypeKind {
         match self {
-            DynamicType::Bool | DynamicType::UInt8 | DynamicType::Int8 | DynamicType::Char => {
-                TypeKind::Primitive { size: 1 }
-            }
+            DynamicType::Bool
+            | DynamicType::UInt8
+            | DynamicType::Octet
+            | DynamicType::Int8
+            | DynamicType::Char => TypeKind::Primitive { size: 1 },
             DynamicType::Int16 | DynamicType::UInt16 | DynamicType::WChar => {
                 TypeKind::Primitive { size: 2 }
             }
@@ -301,6 +309,7 @@ impl DynamicType {
         match self {
             DynamicType::Bool => "boolean",
             DynamicType::UInt8 => "uint8",
+            DynamicType::Octet => "octet",
             DynamicType::Int8 => "int8",
             DynamicType::Char => "char8",
             DynamicType::WChar => "char16",
@@ -321,6 +330,11 @@ impl DynamicType {
             DynamicType::Struct(s) => &s.name,
             DynamicType::Union(u) => &u.name,
         }
+    }
+
+    /// `uint8` or `octet`: sequences of them are held as bytes.
+    pub fn is_octet_like(&self) -> bool {
+        matches!(self, DynamicType::UInt8 | DynamicType::Octet)
     }
 
     /// The extensibility (final for everything but structs and unions).

@@ -65,6 +65,7 @@ impl DynamicValue {
                 DynamicValue::Int(0)
             }
             DynamicType::UInt8
+            | DynamicType::Octet
             | DynamicType::UInt16
             | DynamicType::UInt32
             | DynamicType::UInt64 => DynamicValue::UInt(0),
@@ -77,7 +78,7 @@ impl DynamicValue {
                 DynamicValue::Enum(e.enumerators.first().map_or(0, |(_, v)| *v))
             }
             DynamicType::Bitmask(_) => DynamicValue::Bitmask(0),
-            DynamicType::Sequence { element, .. } if **element == DynamicType::UInt8 => {
+            DynamicType::Sequence { element, .. } if element.is_octet_like() => {
                 DynamicValue::Bytes(Vec::new())
             }
             DynamicType::Sequence { .. } => DynamicValue::Sequence(Vec::new()),
@@ -185,6 +186,7 @@ impl DynamicValue {
                     .ok_or_else(|| expected(&format!("an integer from {lo} to {hi}")))
             }
             DynamicType::UInt8
+            | DynamicType::Octet
             | DynamicType::UInt16
             | DynamicType::UInt32
             | DynamicType::UInt64 => {
@@ -232,7 +234,7 @@ impl DynamicValue {
                 .as_u64()
                 .map(DynamicValue::Bitmask)
                 .ok_or_else(|| expected("a bitmask's integer value")),
-            DynamicType::Sequence { element, .. } if **element == DynamicType::UInt8 => {
+            DynamicType::Sequence { element, .. } if element.is_octet_like() => {
                 let items = json.as_array().ok_or_else(|| expected("an array"))?;
                 items
                     .iter()
@@ -390,7 +392,7 @@ fn signed_range(ty: &DynamicType) -> (i64, i64) {
 
 fn unsigned_max(ty: &DynamicType) -> u64 {
     match ty {
-        DynamicType::UInt8 => u64::from(u8::MAX),
+        DynamicType::UInt8 | DynamicType::Octet => u64::from(u8::MAX),
         DynamicType::UInt16 => u64::from(u16::MAX),
         DynamicType::UInt32 => u64::from(u32::MAX),
         _ => u64::MAX,
