@@ -783,3 +783,118 @@ fn type_objects_agree_with_cyclone() {
         failures.join("\n")
     );
 }
+
+/// Cyclone's COMPLETE TypeObjects read back into runtime types: each one, with the types it
+/// refers to looked up by identifier, gives a runtime type whose TypeObjects are Cyclone's
+/// again, minimal and complete, and which encodes the vectors as Cyclone does.
+#[test]
+fn cyclone_type_objects_become_runtime_types() {
+    use dynamic::type_object::{parse_complete, type_object, EquivalenceKind};
+    let records: Vec<Value> =
+        serde_json::from_str(include_str!("cyclone/typeobjects.json")).unwrap();
+    let mut library: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    let mut add = |r: &Value| {
+        let id = hex::decode(r["complete"]["type_identifier"].as_str().unwrap()).unwrap();
+        let object = hex::decode(r["complete"]["type_object"].as_str().unwrap()).unwrap();
+        if !library.iter().any(|(i, _)| *i == id) {
+            library.push((id, object));
+        }
+    };
+    for r in &records {
+        add(r);
+        for dep in r["dependencies"].as_array().into_iter().flatten() {
+            add(dep);
+        }
+    }
+    let lookup = |id: &[u8]| {
+        library
+            .iter()
+            .find(|(i, _)| i.as_slice() == id)
+            .map(|(_, o)| o.as_slice())
+    };
+    let vectors: Vec<Value> = serde_json::from_str(include_str!("cyclone/vectors.json")).unwrap();
+    let mut failures = Vec::new();
+    for r in &records {
+        let name = r["type"].as_str().unwrap_or_default();
+        let object = hex::decode(r["complete"]["type_object"].as_str().unwrap()).unwrap();
+        let ty = match parse_complete(&object, &lookup) {
+            Ok(ty) => ty,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        for (field, kind) in [
+            ("minimal", EquivalenceKind::Minimal),
+            ("complete", EquivalenceKind::Complete),
+        ] {
+            let ours = hex::encode(type_object(&ty, kind).unwrap_or_default());
+            if ours != r[field]["type_object"].as_str().unwrap_or_default() {
+                failures.push(format!("{name} {field}: read back as {ours}"));
+            }
+        }
+        for v in vectors.iter().filter(|v| v["type"] == name) {
+            failures.extend(check(&ty, v));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn hostile_type_objects_are_errors_never_panics() {
+    use dynamic::type_object::parse_complete;
+    let records: Vec<Value> =
+        serde_json::from_str(include_str!("cyclone/typeobjects.json")).unwrap();
+    let objects: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| hex::decode(r["complete"]["type_object"].as_str().unwrap()).unwrap())
+        .collect();
+    // Every reference resolves to the object itself: a cycle, which must end at the depth
+    // bound.
+    for object in &objects {
+        let itself = |_: &[u8]| Some(object.as_slice());
+        for len in 0..object.len() {
+            let _ = parse_complete(&object[..len], &itself);
+        }
+        for i in 0..object.len() {
+            for bit in 0..8 {
+                let mut flipped = object.clone();
+                flipped[i] ^= 1 << bit;
+                let _ = parse_complete(&flipped, &itself);
+            }
+        }
+    }
+    // A struct whose member is a sequence of sequences of … 100,000 deep, in one type
+    // identifier: refused at the depth bound, not a stack overflow.
+    let mut deep = Vec::new();
+    let mut e = Encoder::new(&mut deep, XcdrVersion::Xcdr2, Endianness::Little);
+    let object = e.begin_length();
+    e.write_u8(0xf2); // EK_COMPLETE
+    e.write_u8(0x51); // TK_STRUCTURE
+    e.write_u16(1); // final
+    let header = e.begin_length();
+    e.write_bytes(&[0, 0, 0]); // no base, no annotations
+    e.write_str("Deep").unwrap();
+    e.end_length(header).unwrap();
+    let members = e.begin_length();
+    e.write_u32(1);
+    let member = e.begin_length();
+    e.write_u32(0);
+    e.write_u16(1);
+    for _ in 0..100_000 {
+        e.write_bytes(&[0x80, 0xf3]); // a plain small sequence, EK_BOTH
+        e.write_u16(1); // element flags
+        e.write_u8(0); // unbounded
+    }
+    e.write_u8(0x04); // int32, innermost
+    e.end_length(member).unwrap();
+    e.end_length(members).unwrap();
+    e.end_length(object).unwrap();
+    let err = parse_complete(&deep, &|_: &[u8]| None).unwrap_err();
+    assert!(err.to_string().contains("deeper"), "{err}");
+}

@@ -480,3 +480,342 @@ fn with_size(e: &mut Encoder<'_>, ty: &DynamicType, kind: EquivalenceKind) {
     e.write_bytes(&equivalence_hash(&object));
     e.write_u32(object.len() as u32);
 }
+
+/// Why a TypeObject could not become a runtime type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TypeObjectError {
+    /// The bytes are not a TypeObject (truncated, a length past the end, …).
+    #[error("malformed type object: {0}")]
+    Malformed(#[from] crate::DecodeError),
+    /// A construct this implementation does not read yet (minimal objects, annotations,
+    /// strongly connected components, maps, aliases, …).
+    #[error("unsupported in a type object: {0}")]
+    Unsupported(&'static str),
+    /// A type it refers to, whose TypeObject was not given.
+    #[error("unknown type {}", hex_id(.0))]
+    UnknownType(Vec<u8>),
+    /// Types nested deeper than [`MAX_TYPE_DEPTH`] (or referring to themselves).
+    #[error("types nested deeper than {MAX_TYPE_DEPTH}")]
+    TooDeep,
+}
+
+fn hex_id(id: &[u8]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// How deep types (named ones and collections) may nest in a type read from a peer.
+pub const MAX_TYPE_DEPTH: usize = 32;
+
+type Lookup<'l> = &'l dyn Fn(&[u8]) -> Option<&'l [u8]>;
+
+/// The runtime type a COMPLETE TypeObject describes; `lookup` gives the TypeObject of each
+/// type it refers to by its identifier (`f2` and the 14-byte hash). Every byte is the
+/// sender's: counts are checked against the input, nesting and references are bounded, and
+/// nothing fails by panicking.
+pub fn parse_complete(object: &[u8], lookup: Lookup<'_>) -> Result<DynamicType, TypeObjectError> {
+    parse_object(object, lookup, 0)
+}
+
+fn parse_object(
+    object: &[u8],
+    lookup: Lookup<'_>,
+    depth: usize,
+) -> Result<DynamicType, TypeObjectError> {
+    use crate::Decoder;
+    use std::sync::Arc;
+    if depth > MAX_TYPE_DEPTH {
+        return Err(TypeObjectError::TooDeep);
+    }
+    let d = &mut Decoder::new(object, XcdrVersion::Xcdr2, Endianness::Little);
+    let outer = d.begin_delimited("TypeObject")?;
+    if d.read_u8()? != EK_COMPLETE {
+        return Err(TypeObjectError::Unsupported(
+            "a type object other than COMPLETE",
+        ));
+    }
+    let tk = d.read_u8()?;
+    let ty = match tk {
+        TK_STRUCTURE => {
+            let ext = extensibility(d.read_u16()?);
+            let header = d.begin_delimited("struct header")?;
+            let base = match read_identifier(d, lookup, depth)? {
+                None => None,
+                Some(DynamicType::Struct(s)) => Some(s),
+                Some(_) => return Err(TypeObjectError::Unsupported("a base that is not a struct")),
+            };
+            let name = read_type_detail(d)?;
+            d.restore(header);
+            let (seq, count) = sequence_count(d, "struct members")?;
+            let mut members = Vec::with_capacity(count.min(d.remaining() / 8));
+            for _ in 0..count {
+                let m = d.begin_delimited("struct member")?;
+                let id = d.read_u32()?;
+                let flags = d.read_u16()?;
+                let ty = read_identifier(d, lookup, depth)?
+                    .ok_or(TypeObjectError::Unsupported("a member of no type"))?;
+                let name = read_member_detail(d)?;
+                d.restore(m);
+                members.push(super::Member {
+                    name,
+                    id,
+                    ty,
+                    key: flags & IS_KEY != 0,
+                    optional: flags & IS_OPTIONAL != 0,
+                    must_understand: flags & IS_MUST_UNDERSTAND != 0,
+                });
+            }
+            d.restore(seq);
+            DynamicType::Struct(Arc::new(StructType {
+                name,
+                extensibility: ext,
+                base,
+                members,
+            }))
+        }
+        TK_UNION => {
+            let ext = extensibility(d.read_u16()?);
+            let header = d.begin_delimited("union header")?;
+            let name = read_type_detail(d)?;
+            d.restore(header);
+            let disc = d.begin_delimited("discriminator")?;
+            let _flags = d.read_u16()?;
+            let discriminator = read_identifier(d, lookup, depth)?
+                .ok_or(TypeObjectError::Unsupported("a discriminator of no type"))?;
+            read_annotations(d)?;
+            d.restore(disc);
+            let (seq, count) = sequence_count(d, "union members")?;
+            let mut cases = Vec::with_capacity(count.min(d.remaining() / 8));
+            for _ in 0..count {
+                let m = d.begin_delimited("union member")?;
+                let _id = d.read_u32()?;
+                let flags = d.read_u16()?;
+                let ty = read_identifier(d, lookup, depth)?
+                    .ok_or(TypeObjectError::Unsupported("a branch of no type"))?;
+                let labels = d.read_count("labels", 4)?;
+                let mut label_values = Vec::with_capacity(labels);
+                for _ in 0..labels {
+                    label_values.push(i64::from(d.read_i32()?));
+                }
+                let name = read_member_detail(d)?;
+                d.restore(m);
+                cases.push(super::UnionCase {
+                    name,
+                    labels: label_values,
+                    default: flags & IS_DEFAULT != 0,
+                    ty,
+                });
+            }
+            d.restore(seq);
+            DynamicType::Union(Arc::new(UnionType {
+                name,
+                extensibility: ext,
+                discriminator,
+                cases,
+                no_member: Vec::new(),
+            }))
+        }
+        TK_ENUM => {
+            let _flags = d.read_u16()?;
+            let header = d.begin_delimited("enum header")?;
+            let bit_bound = u32::from(d.read_u16()?);
+            let name = read_type_detail(d)?;
+            d.restore(header);
+            let (seq, count) = sequence_count(d, "enumerators")?;
+            let mut enumerators = Vec::with_capacity(count.min(d.remaining() / 8));
+            let mut default_at = 0;
+            for i in 0..count {
+                let l = d.begin_delimited("enumerator")?;
+                let common = d.begin_delimited("enumerator value")?;
+                let value = d.read_i32()?;
+                let flags = d.read_u16()?;
+                d.restore(common);
+                let name = read_member_detail(d)?;
+                d.restore(l);
+                if flags & IS_DEFAULT != 0 {
+                    default_at = i;
+                }
+                enumerators.push((name, value));
+            }
+            d.restore(seq);
+            // The default enumerator first (the value a missing member takes).
+            if default_at < enumerators.len() {
+                let default = enumerators.remove(default_at);
+                enumerators.insert(0, default);
+            }
+            DynamicType::Enum(Arc::new(super::EnumType {
+                name,
+                bit_bound,
+                enumerators,
+            }))
+        }
+        TK_BITMASK => {
+            let body = d.begin_delimited("bitmask")?;
+            let _flags = d.read_u16()?;
+            let header = d.begin_delimited("bitmask header")?;
+            let bit_bound = u32::from(d.read_u16()?);
+            let name = read_type_detail(d)?;
+            d.restore(header);
+            let (seq, count) = sequence_count(d, "bit flags")?;
+            let mut flags = Vec::with_capacity(count.min(d.remaining() / 8));
+            for _ in 0..count {
+                let f = d.begin_delimited("bit flag")?;
+                let position = d.read_u16()?;
+                let _flags = d.read_u16()?;
+                let name = read_member_detail(d)?;
+                d.restore(f);
+                flags.push((name, position));
+            }
+            d.restore(seq);
+            d.restore(body);
+            DynamicType::Bitmask(Arc::new(super::BitmaskType {
+                name,
+                bit_bound,
+                flags,
+            }))
+        }
+        _ => {
+            return Err(TypeObjectError::Unsupported(
+                "a type kind other than struct, union, enum, bitmask",
+            ))
+        }
+    };
+    d.restore(outer);
+    Ok(ty)
+}
+
+fn extensibility(flags: u16) -> Extensibility {
+    if flags & IS_MUTABLE != 0 {
+        Extensibility::Mutable
+    } else if flags & IS_APPENDABLE != 0 {
+        Extensibility::Appendable
+    } else {
+        Extensibility::Final
+    }
+}
+
+/// The DHEADER and count of a sequence of appendable elements: the window to restore after
+/// the elements, and how many there are (each at least its own DHEADER).
+fn sequence_count(
+    d: &mut crate::Decoder<'_>,
+    what: &'static str,
+) -> Result<(usize, usize), TypeObjectError> {
+    let outer = d.begin_delimited(what)?;
+    Ok((outer, d.read_count(what, 4)?))
+}
+
+/// Absent annotations (one presence byte each); present ones are not read yet.
+fn read_annotations(d: &mut crate::Decoder<'_>) -> Result<(), TypeObjectError> {
+    for _ in 0..2 {
+        if d.read_u8()? != 0 {
+            return Err(TypeObjectError::Unsupported("annotations"));
+        }
+    }
+    Ok(())
+}
+
+/// `CompleteTypeDetail`: annotations, then the type's name.
+fn read_type_detail(d: &mut crate::Decoder<'_>) -> Result<String, TypeObjectError> {
+    read_annotations(d)?;
+    Ok(d.read_str()?.to_owned())
+}
+
+/// `CompleteMemberDetail`: the name, then annotations.
+fn read_member_detail(d: &mut crate::Decoder<'_>) -> Result<String, TypeObjectError> {
+    let name = d.read_str()?.to_owned();
+    read_annotations(d)?;
+    Ok(name)
+}
+
+/// A TypeIdentifier: `None` for TK_NONE (no base).
+fn read_identifier(
+    d: &mut crate::Decoder<'_>,
+    lookup: Lookup<'_>,
+    depth: usize,
+) -> Result<Option<DynamicType>, TypeObjectError> {
+    if depth > MAX_TYPE_DEPTH {
+        return Err(TypeObjectError::TooDeep);
+    }
+    let ek = d.read_u8()?;
+    let collection = |d: &mut crate::Decoder<'_>| -> Result<(), TypeObjectError> {
+        let _equivalence = d.read_u8()?;
+        let _element_flags = d.read_u16()?;
+        Ok(())
+    };
+    let element = |d: &mut crate::Decoder<'_>| -> Result<Box<DynamicType>, TypeObjectError> {
+        read_identifier(d, lookup, depth + 1)?
+            .map(Box::new)
+            .ok_or(TypeObjectError::Unsupported("a collection of no type"))
+    };
+    Ok(Some(match ek {
+        0x00 => return Ok(None),
+        0x01 => DynamicType::Bool,
+        0x02 => DynamicType::Octet,
+        0x03 => DynamicType::Int16,
+        0x04 => DynamicType::Int32,
+        0x05 => DynamicType::Int64,
+        0x06 => DynamicType::UInt16,
+        0x07 => DynamicType::UInt32,
+        0x08 => DynamicType::UInt64,
+        0x09 => DynamicType::Float32,
+        0x0a => DynamicType::Float64,
+        0x0c => DynamicType::Int8,
+        0x0d => DynamicType::UInt8,
+        0x10 => DynamicType::Char,
+        0x11 => DynamicType::WChar,
+        TI_STRING8_SMALL => bounded_string(usize::from(d.read_u8()?)),
+        TI_STRING8_LARGE => bounded_string(d.read_u32()? as usize),
+        TI_STRING16_SMALL => {
+            d.read_u8()?;
+            DynamicType::WString
+        }
+        0x73 => {
+            d.read_u32()?;
+            DynamicType::WString
+        }
+        TI_PLAIN_SEQUENCE_SMALL | TI_PLAIN_SEQUENCE_LARGE => {
+            collection(d)?;
+            let bound = if ek == TI_PLAIN_SEQUENCE_SMALL {
+                usize::from(d.read_u8()?)
+            } else {
+                d.read_u32()? as usize
+            };
+            DynamicType::Sequence {
+                element: element(d)?,
+                bound: (bound != 0).then_some(bound),
+            }
+        }
+        TI_PLAIN_ARRAY_SMALL | TI_PLAIN_ARRAY_LARGE => {
+            collection(d)?;
+            let small = ek == TI_PLAIN_ARRAY_SMALL;
+            let count = d.read_count("array bounds", if small { 1 } else { 4 })?;
+            let mut dimensions = Vec::with_capacity(count);
+            for _ in 0..count {
+                dimensions.push(if small {
+                    usize::from(d.read_u8()?)
+                } else {
+                    d.read_u32()? as usize
+                });
+            }
+            DynamicType::Array {
+                element: element(d)?,
+                dimensions,
+            }
+        }
+        EK_COMPLETE => {
+            let hash = d.bytes(14, "equivalence hash")?;
+            let mut id = vec![EK_COMPLETE];
+            id.extend_from_slice(hash);
+            let object = lookup(&id).ok_or(TypeObjectError::UnknownType(id))?;
+            parse_object(object, lookup, depth + 1)?
+        }
+        EK_MINIMAL => return Err(TypeObjectError::Unsupported("a minimal type identifier")),
+        _ => return Err(TypeObjectError::Unsupported("this kind of type identifier")),
+    }))
+}
+
+fn bounded_string(bound: usize) -> DynamicType {
+    DynamicType::String {
+        bound: (bound != 0).then_some(bound),
+    }
+}
