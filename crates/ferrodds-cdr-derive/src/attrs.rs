@@ -27,6 +27,8 @@ pub(crate) struct Container {
     pub(crate) bit_bound: Option<u32>,
     pub(crate) transparent: bool,
     pub(crate) bitmask: bool,
+    /// A bitmask's flag names, by position (`flags = "A B C"`).
+    pub(crate) flags: Vec<String>,
 }
 
 impl Container {
@@ -39,6 +41,7 @@ impl Container {
             bit_bound: None,
             transparent: false,
             bitmask: false,
+            flags: Vec::new(),
         };
         let mut is_union = false;
         let mut discriminator = None;
@@ -76,8 +79,11 @@ impl Container {
                     c.bitmask = true;
                 } else if p.is_ident("transparent") {
                     c.transparent = true;
+                } else if p.is_ident("flags") {
+                    let v = meta.value()?.parse::<LitStr>()?;
+                    c.flags = v.value().split_whitespace().map(str::to_owned).collect();
                 } else {
-                    return Err(meta.error("unknown cdr attribute; expected final, appendable, mutable, type_name, autoid, union, discriminator, bit_bound or bitmask"));
+                    return Err(meta.error("unknown cdr attribute; expected final, appendable, mutable, type_name, autoid, union, discriminator, bit_bound, bitmask or flags"));
                 }
                 Ok(())
             })?;

@@ -775,13 +775,19 @@ fn expand_transparent(
         .type_name
         .clone()
         .unwrap_or_else(|| name.to_string());
+    let flag_names = &container.flags;
+    let flag_positions: Vec<u16> = (0..container.flags.len() as u16).collect();
+    let bit_bound = match container.bit_bound {
+        Some(b) => quote!(#b),
+        None => quote!((<#inner as ::ferrodds_cdr::Cdr>::KIND.primitive_size() * 8) as u32),
+    };
     let dynamic = if container.bitmask {
         quote! {
             ::ferrodds_cdr::dynamic::DynamicType::Bitmask(::std::sync::Arc::new(
                 ::ferrodds_cdr::dynamic::BitmaskType {
                     name: #type_name.into(),
-                    bit_bound: (<#inner as ::ferrodds_cdr::Cdr>::KIND.primitive_size() * 8) as u32,
-                    flags: ::std::vec::Vec::new(),
+                    bit_bound: #bit_bound,
+                    flags: ::std::vec![#((#flag_names.into(), #flag_positions)),*],
                 },
             ))
         }

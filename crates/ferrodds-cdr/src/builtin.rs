@@ -3,7 +3,8 @@
 //! | IDL | Rust |
 //! |---|---|
 //! | boolean | `bool` |
-//! | octet, uint8 / int8 | `u8` / `i8` |
+//! | uint8 / int8 | `u8` / `i8` |
+//! | octet | [`Octet`] (or `u8`: the same bytes; only a TypeObject tells them apart) |
 //! | char | `char` (ISO-8859-1 only) |
 //! | wchar / wstring | [`crate::WChar`] / [`crate::WString`] |
 //! | int16–int64, uint16–uint64 | `i16`–`i64`, `u16`–`u64` |
@@ -136,6 +137,46 @@ impl Cdr for u8 {
     #[inline]
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
         Ok(d.bytes(count, "octets")?.to_vec())
+    }
+}
+
+/// IDL `octet`: encoded as `uint8` is, but a type of its own for XTypes (a TypeObject
+/// says `octet` where a peer's IDL does, so that its type identifier is the peer's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Octet(pub u8);
+
+impl Cdr for Octet {
+    const TYPE_NAME: &'static str = "octet";
+    const KIND: TypeKind = TypeKind::Primitive { size: 1 };
+    const MIN_SIZE: usize = 1;
+
+    fn dynamic_type() -> DynamicType {
+        DynamicType::Octet
+    }
+
+    #[inline]
+    fn encode(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
+        e.write_u8(self.0);
+        Ok(())
+    }
+    #[inline]
+    fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
+        d.read_u8().map(Octet)
+    }
+    fn max_end(offset: usize, _: usize) -> Option<usize> {
+        Some(offset + 1)
+    }
+    fn missing() -> Option<Self> {
+        Some(Octet(0))
+    }
+}
+
+impl crate::JsonView for Octet {
+    fn to_json(&self) -> serde_json::Value {
+        self.0.to_json()
+    }
+    fn from_json(value: &serde_json::Value) -> Result<Self, crate::JsonError> {
+        u8::from_json(value).map(Octet)
     }
 }
 

@@ -48,6 +48,7 @@ pub mod member;
 mod sample;
 mod wide;
 
+pub use builtin::Octet;
 pub use decoder::Decoder;
 pub use encapsulation::{EncapsulationHeader, RepresentationId};
 pub use encoder::Encoder;

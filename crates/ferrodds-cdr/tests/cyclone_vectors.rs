@@ -10,6 +10,7 @@
 //! - key holders and key hashes are Cyclone's.
 
 use ferrodds_cdr::dynamic::{self, DynamicValue};
+use ferrodds_cdr::Octet;
 use ferrodds_cdr::{
     deserialize, key_hash, key_hash_variants, serialize, Cdr, Encoder, Endianness, XcdrVersion,
 };
@@ -37,7 +38,7 @@ enum Small {
 }
 
 #[derive(Cdr, Debug, Clone, Copy, PartialEq)]
-#[cdr(bitmask, type_name = "vec::Flags")]
+#[cdr(bitmask, type_name = "vec::Flags", flags = "F0 F1 F2 F3")]
 struct Flags(u16);
 
 #[derive(Cdr, Debug, Clone, PartialEq)]
@@ -51,7 +52,7 @@ struct Point {
 #[cdr(type_name = "vec::Primitives")]
 struct Primitives {
     b: bool,
-    o: u8,
+    o: Octet,
     c: char,
     i8: i8,
     u8: u8,
@@ -134,7 +135,7 @@ enum UC {
     #[cdr(case = 'a', name = "a")]
     A(i64),
     #[cdr(case = 'b', name = "b")]
-    B(u8),
+    B(Octet),
     #[cdr(no_branch)]
     Other(char),
 }
@@ -317,7 +318,7 @@ struct KeyNested {
     #[cdr(key)]
     p: Point,
     #[cdr(key)]
-    tag: u8,
+    tag: Octet,
     other: String,
 }
 
@@ -572,6 +573,94 @@ fn we_agree_with_cyclone_byte_for_byte() {
         failures.extend(f);
     }
     assert_eq!(types.len(), 33, "every Cyclone type is checked: {types:?}");
+    assert!(
+        failures.is_empty(),
+        "{} disagreement(s) with Cyclone:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The runtime type each derived type describes, by its IDL name.
+fn derived_type(name: &str) -> Option<dynamic::DynamicType> {
+    Some(match name {
+        "vec::Color" => Color::dynamic_type(),
+        "vec::Small" => Small::dynamic_type(),
+        "vec::Flags" => Flags::dynamic_type(),
+        "vec::Point" => Point::dynamic_type(),
+        "vec::Primitives" => Primitives::dynamic_type(),
+        "vec::Strings" => Strings::dynamic_type(),
+        "vec::Collections" => Collections::dynamic_type(),
+        "vec::Enums" => Enums::dynamic_type(),
+        "vec::U" => U::dynamic_type(),
+        "vec::UE" => UE::dynamic_type(),
+        "vec::UB" => UB::dynamic_type(),
+        "vec::UC" => UC::dynamic_type(),
+        "vec::UA" => UA::dynamic_type(),
+        "vec::Unions" => Unions::dynamic_type(),
+        "vec::UnionsApp" => UnionsApp::dynamic_type(),
+        "vec::Appendable" => Appendable::dynamic_type(),
+        "vec::Mutable" => Mutable::dynamic_type(),
+        "vec::MutableKinds" => MutableKinds::dynamic_type(),
+        "vec::Hashed" => Hashed::dynamic_type(),
+        "vec::FinalOptionals" => FinalOptionals::dynamic_type(),
+        "vec::AppOptionals" => AppOptionals::dynamic_type(),
+        "vec::BaseF" => BaseF::dynamic_type(),
+        "vec::DerivedF" => DerivedF::dynamic_type(),
+        "vec::BaseA" => BaseA::dynamic_type(),
+        "vec::DerivedA" => DerivedA::dynamic_type(),
+        "vec::BaseM" => BaseM::dynamic_type(),
+        "vec::DerivedM" => DerivedM::dynamic_type(),
+        "vec::KeySmall" => KeySmall::dynamic_type(),
+        "vec::KeyBounded" => KeyBounded::dynamic_type(),
+        "vec::KeyString" => KeyString::dynamic_type(),
+        "vec::KeyNested" => KeyNested::dynamic_type(),
+        "vec::Nested" => Nested::dynamic_type(),
+        "vec::KeyedPayload" => KeyedPayload::dynamic_type(),
+        "vec::Align" => Align::dynamic_type(),
+        "vec::AlignApp" => AlignApp::dynamic_type(),
+        "vec::AlignMut" => AlignMut::dynamic_type(),
+        _ => return None,
+    })
+}
+
+/// Every derived type's TypeObjects, identifiers and TypeInformation are Cyclone's
+/// (`cyclone/typeobjects.json`; TypeInformation as Cyclone's IDL compiler orders it).
+#[test]
+fn derived_type_objects_hash_as_cyclone_does() {
+    use dynamic::type_object::{type_identifier, type_information, type_object, EquivalenceKind};
+    let records: Vec<Value> =
+        serde_json::from_str(include_str!("cyclone/typeobjects.json")).expect("records parse");
+    let mut failures = Vec::new();
+    for r in &records {
+        let name = r["type"].as_str().unwrap_or_default();
+        let Some(ty) = derived_type(name) else {
+            failures.push(format!("no Rust type mirrors {name}"));
+            continue;
+        };
+        for (field, kind) in [
+            ("minimal", EquivalenceKind::Minimal),
+            ("complete", EquivalenceKind::Complete),
+        ] {
+            let object = hex::encode(type_object(&ty, kind).unwrap_or_default());
+            if object != r[field]["type_object"].as_str().unwrap_or_default() {
+                failures.push(format!("{name} {field}: type object {object}"));
+            }
+            let id = hex::encode(type_identifier(&ty, kind));
+            if id != r[field]["type_identifier"].as_str().unwrap_or_default() {
+                failures.push(format!("{name} {field}: identifier {id}"));
+            }
+        }
+        if let Some(expected) = r["idlc"]["type_information"]
+            .as_str()
+            .or_else(|| r["type_information"].as_str())
+        {
+            if hex::encode(type_information(&ty)) != expected {
+                failures.push(format!("{name}: type information"));
+            }
+        }
+    }
+    assert_eq!(records.len(), 36);
     assert!(
         failures.is_empty(),
         "{} disagreement(s) with Cyclone:\n{}",

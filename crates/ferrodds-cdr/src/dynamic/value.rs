@@ -18,7 +18,7 @@ use crate::json::{found, JsonError};
 /// | string, wstring | `String` |
 /// | enum | `Enum` (the enumerator's value) |
 /// | bitmask | `Bitmask` |
-/// | sequence<octet> | `Bytes` (decoding gives this; `Sequence` of `UInt` encodes too) |
+/// | `sequence<octet>` | `Bytes` (decoding gives this; `Sequence` of `UInt` encodes too) |
 /// | sequence, array | `Sequence` (arrays: nested per dimension) |
 /// | struct | `Struct` (one entry per member, the base's first; `None`: an absent optional) |
 /// | union | `Union` |
