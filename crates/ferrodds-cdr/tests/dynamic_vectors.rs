@@ -718,15 +718,41 @@ fn hostile_bytes_are_errors_never_panics() {
     assert!(decoded > 0);
 }
 
+/// Where the TypeObjects of `ty`, their hashes and identifiers differ from Cyclone's record.
+fn type_objects_differ(name: &str, ty: &T, r: &Value) -> Vec<String> {
+    use dynamic::type_object::{equivalence_hash, type_identifier, type_object, EquivalenceKind};
+    let mut failures = Vec::new();
+    for (field, kind) in [
+        ("minimal", EquivalenceKind::Minimal),
+        ("complete", EquivalenceKind::Complete),
+    ] {
+        let expected = &r[field];
+        let object = type_object(ty, kind).unwrap_or_default();
+        if hex::encode(&object) != expected["type_object"].as_str().unwrap_or_default() {
+            failures.push(format!(
+                "{name} {field}: type object\n   {}\n Cyclone\n   {}",
+                hex::encode(&object),
+                expected["type_object"]
+            ));
+        }
+        if hex::encode(equivalence_hash(&object)) != expected["hash"].as_str().unwrap_or_default() {
+            failures.push(format!("{name} {field}: hash"));
+        }
+        let id = hex::encode(type_identifier(ty, kind));
+        if id != expected["type_identifier"].as_str().unwrap_or_default() {
+            failures.push(format!("{name} {field}: identifier {id}"));
+        }
+    }
+    failures
+}
+
 /// The XTypes type representation of every runtime type against Cyclone DDS's
 /// (`cyclone/typeobjects.json`, made by `cyclone/gen_typeobjects.py`): both TypeObjects,
 /// their hashes and identifiers, and the TypeInformation a Cyclone C application sends
 /// (its IDL compiler's dependency order, where the Python binding's differs).
 #[test]
 fn type_objects_agree_with_cyclone() {
-    use dynamic::type_object::{
-        equivalence_hash, type_identifier, type_information, type_object, EquivalenceKind,
-    };
+    use dynamic::type_object::type_information;
     let records: Vec<Value> =
         serde_json::from_str(include_str!("cyclone/typeobjects.json")).unwrap();
     let types = types();
@@ -738,29 +764,7 @@ fn type_objects_agree_with_cyclone() {
             failures.push(format!("no runtime type for {name}"));
             continue;
         };
-        for (field, kind) in [
-            ("minimal", EquivalenceKind::Minimal),
-            ("complete", EquivalenceKind::Complete),
-        ] {
-            let expected = &r[field];
-            let object = type_object(ty, kind).unwrap_or_default();
-            if hex::encode(&object) != expected["type_object"].as_str().unwrap_or_default() {
-                failures.push(format!(
-                    "{name} {field}: type object\n   {}\n Cyclone\n   {}",
-                    hex::encode(&object),
-                    expected["type_object"]
-                ));
-            }
-            if hex::encode(equivalence_hash(&object))
-                != expected["hash"].as_str().unwrap_or_default()
-            {
-                failures.push(format!("{name} {field}: hash"));
-            }
-            let id = hex::encode(type_identifier(ty, kind));
-            if id != expected["type_identifier"].as_str().unwrap_or_default() {
-                failures.push(format!("{name} {field}: identifier {id}"));
-            }
-        }
+        failures.extend(type_objects_differ(name, ty, r));
         let expected_info = r["idlc"]["type_information"]
             .as_str()
             .or_else(|| r["type_information"].as_str());
@@ -789,7 +793,7 @@ fn type_objects_agree_with_cyclone() {
 /// again, minimal and complete, and which encodes the vectors as Cyclone does.
 #[test]
 fn cyclone_type_objects_become_runtime_types() {
-    use dynamic::type_object::{parse_complete, type_object, EquivalenceKind};
+    use dynamic::type_object::parse_complete;
     let records: Vec<Value> =
         serde_json::from_str(include_str!("cyclone/typeobjects.json")).unwrap();
     let mut library: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
@@ -824,15 +828,7 @@ fn cyclone_type_objects_become_runtime_types() {
                 continue;
             }
         };
-        for (field, kind) in [
-            ("minimal", EquivalenceKind::Minimal),
-            ("complete", EquivalenceKind::Complete),
-        ] {
-            let ours = hex::encode(type_object(&ty, kind).unwrap_or_default());
-            if ours != r[field]["type_object"].as_str().unwrap_or_default() {
-                failures.push(format!("{name} {field}: read back as {ours}"));
-            }
-        }
+        failures.extend(type_objects_differ(name, &ty, r));
         for v in vectors.iter().filter(|v| v["type"] == name) {
             failures.extend(check(&ty, v));
         }

@@ -509,15 +509,9 @@ fn decode_mutable(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, D
 
 fn decode_union(u: &UnionType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
     let outer = begin_aggregate_decode(d, u.extensibility)?;
-    let discriminator =
-        match decode(&u.discriminator, d).map_err(|e| e.in_member("discriminator"))? {
-            DynamicValue::Bool(b) => i64::from(b),
-            DynamicValue::Int(i) => i,
-            DynamicValue::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
-            DynamicValue::Char(c) => i64::from(u32::from(c)),
-            DynamicValue::Enum(v) => i64::from(v),
-            _ => 0,
-        };
+    let discriminator = decode(&u.discriminator, d)
+        .map_err(|e| e.in_member("discriminator"))?
+        .as_discriminator();
     let value = match u.branch(discriminator) {
         Some(case) => Some(Box::new(
             decode(&case.ty, d).map_err(|e| e.in_member(case.name.clone()))?,

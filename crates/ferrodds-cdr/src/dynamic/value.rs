@@ -103,6 +103,19 @@ impl DynamicValue {
         }
     }
 
+    /// A union discriminator's value as the integer `UnionType` labels are (a boolean's 0 or
+    /// 1, a character's code, an enumerator's value).
+    pub fn as_discriminator(&self) -> i64 {
+        match self {
+            DynamicValue::Bool(b) => i64::from(*b),
+            DynamicValue::Int(i) => *i,
+            DynamicValue::UInt(v) => i64::try_from(*v).unwrap_or(i64::MAX),
+            DynamicValue::Char(c) => i64::from(u32::from(*c)),
+            DynamicValue::Enum(v) => i64::from(*v),
+            _ => 0,
+        }
+    }
+
     /// The JSON view of this value of `ty`.
     pub fn to_json(&self, ty: &DynamicType) -> Value {
         match (ty, self) {
@@ -309,16 +322,9 @@ fn union_from_json(u: &UnionType, json: &Value) -> Result<DynamicValue, JsonErro
         .as_object()
         .ok_or_else(|| JsonError::new(format!("an object ({})", u.name), found(json)))?;
     let d_json = object.get("discriminator").unwrap_or(&Value::Null);
-    let discriminator = match DynamicValue::from_json(&u.discriminator, d_json)
+    let discriminator = DynamicValue::from_json(&u.discriminator, d_json)
         .map_err(|e| e.in_member("discriminator"))?
-    {
-        DynamicValue::Bool(b) => i64::from(b),
-        DynamicValue::Int(i) => i,
-        DynamicValue::UInt(v) => i64::try_from(v).unwrap_or(i64::MAX),
-        DynamicValue::Char(c) => i64::from(u32::from(c)),
-        DynamicValue::Enum(v) => i64::from(v),
-        _ => 0,
-    };
+        .as_discriminator();
     let value = match u.branch(discriminator) {
         Some(case) => {
             let v = object.get(&case.name).ok_or_else(|| {
