@@ -597,7 +597,10 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             fn dynamic_type() -> ::ferrodds_cdr::dynamic::DynamicType {
                 static TYPE: ::std::sync::OnceLock<::ferrodds_cdr::dynamic::DynamicType> =
                     ::std::sync::OnceLock::new();
-                TYPE.get_or_init(|| {
+                ::std::thread_local! {
+                    static BUILDING: ::core::cell::Cell<bool> = const { ::core::cell::Cell::new(false) };
+                }
+                ::ferrodds_cdr::dynamic::cached(&TYPE, &BUILDING, #type_name, || {
                     ::ferrodds_cdr::dynamic::DynamicType::Struct(::std::sync::Arc::new(
                         ::ferrodds_cdr::dynamic::StructType {
                             name: #type_name.into(),
@@ -607,7 +610,6 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
                         },
                     ))
                 })
-                .clone()
             }
 
             #[inline]

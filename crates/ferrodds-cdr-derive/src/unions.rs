@@ -236,7 +236,10 @@ pub(crate) fn expand(
             fn dynamic_type() -> ::ferrodds_cdr::dynamic::DynamicType {
                 static TYPE: ::std::sync::OnceLock<::ferrodds_cdr::dynamic::DynamicType> =
                     ::std::sync::OnceLock::new();
-                TYPE.get_or_init(|| {
+                ::std::thread_local! {
+                    static BUILDING: ::core::cell::Cell<bool> = const { ::core::cell::Cell::new(false) };
+                }
+                ::ferrodds_cdr::dynamic::cached(&TYPE, &BUILDING, #type_name, || {
                     ::ferrodds_cdr::dynamic::DynamicType::Union(::std::sync::Arc::new(
                         ::ferrodds_cdr::dynamic::UnionType {
                             name: #type_name.into(),
@@ -247,7 +250,6 @@ pub(crate) fn expand(
                         },
                     ))
                 })
-                .clone()
             }
 
             fn encode(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {

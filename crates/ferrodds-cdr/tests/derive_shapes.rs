@@ -278,3 +278,24 @@ fn key_only_samples_of_types_with_unions_decode() {
         assert_eq!(keys.ue, UE::R(0));
     }
 }
+
+/// A type that contains itself.
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "t::Tree")]
+struct Tree {
+    v: i32,
+    kids: Vec<Tree>,
+}
+
+#[test]
+#[should_panic(expected = "t::Tree contains itself")]
+fn a_recursive_type_has_no_runtime_type_yet_and_says_so() {
+    // Encoding it works as ever; only its runtime type is missing (it would wait for itself).
+    let t = Tree {
+        v: 1,
+        kids: vec![Tree { v: 2, kids: vec![] }],
+    };
+    let bytes = serialize(&t, XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+    assert_eq!(deserialize::<Tree>(&bytes).unwrap(), t);
+    let _ = Tree::dynamic_type();
+}

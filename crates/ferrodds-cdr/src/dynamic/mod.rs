@@ -249,6 +249,28 @@ impl StructType {
     }
 }
 
+/// The runtime type of a derived type, built once (`#[derive(Cdr)]` calls this). A type that
+/// contains itself (through a sequence) has none yet: rather than wait for itself for ever,
+/// building it panics, naming the type.
+#[doc(hidden)]
+pub fn cached(
+    cell: &'static std::sync::OnceLock<DynamicType>,
+    building: &'static std::thread::LocalKey<std::cell::Cell<bool>>,
+    name: &str,
+    build: impl FnOnce() -> DynamicType,
+) -> DynamicType {
+    if let Some(ty) = cell.get() {
+        return ty.clone();
+    }
+    assert!(
+        !building.replace(true),
+        "{name} contains itself: recursive types have no runtime type yet"
+    );
+    let ty = cell.get_or_init(build).clone();
+    building.set(false);
+    ty
+}
+
 /// The encoded size of an enum of `bit_bound` bits.
 pub(crate) fn enum_size(bit_bound: u32) -> usize {
     match bit_bound {
