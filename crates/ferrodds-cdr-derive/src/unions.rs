@@ -49,6 +49,7 @@ pub(crate) fn expand(
     let mut default_json = None;
     let mut dynamic_cases = Vec::new();
     let mut dynamic_no_member = Vec::new();
+    let mut dynamic_default: Option<TokenStream> = None;
     for v in &data.variants {
         let attrs = Variant::parse(&v.attrs)?;
         let ident = &v.ident;
@@ -97,7 +98,22 @@ pub(crate) fn expand(
         }
         let cases = &attrs.cases;
         let label = cases.first().cloned();
-        // The runtime type's branches: those with a value.
+        // The runtime type's branches: those with a value; and, when the first variant has
+        // none, the discriminator a missing union takes (derived unions take the first).
+        if dynamic_default.is_none() {
+            dynamic_default = Some(match shape {
+                Shape::Unit => quote! { ::core::option::Option::Some((#label) as i64) },
+                Shape::DiscriminatorOnly => quote! {
+                    ::core::option::Option::Some(
+                        ::ferrodds_cdr::dynamic::DynamicValue::default_of(
+                            &<#disc_ty as ::ferrodds_cdr::Cdr>::dynamic_type(),
+                        )
+                        .as_discriminator(),
+                    )
+                },
+                _ => quote! { ::core::option::Option::None },
+            });
+        }
         if matches!(shape, Shape::Unit) {
             dynamic_no_member.extend(cases.iter().map(|c| quote! { (#c) as i64 }));
         }
@@ -203,6 +219,8 @@ pub(crate) fn expand(
             json_branches.push(quote! { if #test { #build_json } else });
         }
     }
+    let dynamic_default_tokens =
+        dynamic_default.unwrap_or_else(|| quote! { ::core::option::Option::None });
     let fallback = default_branch.unwrap_or_else(|| {
         quote! {
             return ::core::result::Result::Err(::ferrodds_cdr::DecodeError::new(
@@ -247,6 +265,7 @@ pub(crate) fn expand(
                             discriminator: <#disc_ty as ::ferrodds_cdr::Cdr>::dynamic_type(),
                             cases: ::std::vec![#(#dynamic_cases),*],
                             no_member: ::std::vec![#(#dynamic_no_member),*],
+                            default_discriminator: #dynamic_default_tokens,
                         },
                     ))
                 })

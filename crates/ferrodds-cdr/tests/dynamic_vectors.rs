@@ -95,6 +95,7 @@ fn union(name: &str, ext: Extensibility, discriminator: T, cases: Vec<(&str, &[i
             })
             .collect(),
         no_member: Vec::new(),
+        default_discriminator: None,
     }))
 }
 

@@ -71,6 +71,7 @@ pub(crate) fn encode(
         (DynamicType::UInt32, DynamicValue::UInt(v)) => e.write_u32(uint(ty, *v)? as u32),
         (DynamicType::Int64, DynamicValue::Int(v)) => e.write_i64(*v),
         (DynamicType::UInt64, DynamicValue::UInt(v)) => e.write_u64(*v),
+        (DynamicType::Float32, DynamicValue::Float32(v)) => e.write_f32(*v),
         (DynamicType::Float32, DynamicValue::Float(v)) => e.write_f32(*v as f32),
         (DynamicType::Float64, DynamicValue::Float(v)) => e.write_f64(*v),
         (DynamicType::Char, DynamicValue::Char(c)) => {
@@ -310,7 +311,8 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
         DynamicType::UInt32 => DynamicValue::UInt(u64::from(d.read_u32()?)),
         DynamicType::Int64 => DynamicValue::Int(d.read_i64()?),
         DynamicType::UInt64 => DynamicValue::UInt(d.read_u64()?),
-        DynamicType::Float32 => DynamicValue::Float(f64::from(d.read_f32()?)),
+        // Kept as it came: through an f64, a signalling NaN would come back quiet.
+        DynamicType::Float32 => DynamicValue::Float32(d.read_f32()?),
         DynamicType::Float64 => DynamicValue::Float(d.read_f64()?),
         DynamicType::Char => DynamicValue::Char(char::from(d.read_u8()?)),
         DynamicType::WChar => DynamicValue::Char(crate::WChar::decode(d)?.0),

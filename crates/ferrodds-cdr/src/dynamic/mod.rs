@@ -184,6 +184,10 @@ pub struct UnionType {
     /// Discriminator values that select no member, even where a default branch would take
     /// them (a unit variant of a derived union).
     pub no_member: Vec<i64>,
+    /// The discriminator a union takes when an appendable or mutable encoding leaves it out
+    /// (a derived union's first variant); `None`: the first branch's first label, else the
+    /// discriminator type's default.
+    pub default_discriminator: Option<i64>,
 }
 
 /// A branch of a union.

@@ -613,6 +613,7 @@ fn parse_object(
                 discriminator,
                 cases,
                 no_member: Vec::new(),
+                default_discriminator: None,
             }))
         }
         TK_ENUM => {

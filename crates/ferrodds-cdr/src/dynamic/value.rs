@@ -13,7 +13,8 @@ use crate::json::{found, JsonError};
 /// | boolean | `Bool` |
 /// | int8 … int64 | `Int` |
 /// | octet, uint8 … uint64 | `UInt` |
-/// | float, double | `Float` |
+/// | float | `Float32` (decoding gives this; `Float` encodes too) |
+/// | double | `Float` |
 /// | char, wchar | `Char` |
 /// | string, wstring | `String` |
 /// | enum | `Enum` (the enumerator's value) |
@@ -30,8 +31,10 @@ pub enum DynamicValue {
     Int(i64),
     /// An unsigned integer.
     UInt(u64),
-    /// A floating-point number.
+    /// A floating-point number (a `double`, or a `float` given as a double).
     Float(f64),
+    /// A `float` as decoded, every bit kept.
+    Float32(f32),
     /// A character.
     Char(char),
     /// A string.
@@ -69,7 +72,8 @@ impl DynamicValue {
             | DynamicType::UInt16
             | DynamicType::UInt32
             | DynamicType::UInt64 => DynamicValue::UInt(0),
-            DynamicType::Float32 | DynamicType::Float64 => DynamicValue::Float(0.0),
+            DynamicType::Float32 => DynamicValue::Float32(0.0),
+            DynamicType::Float64 => DynamicValue::Float(0.0),
             DynamicType::Char | DynamicType::WChar => DynamicValue::Char('\0'),
             DynamicType::String { .. } | DynamicType::WString => {
                 DynamicValue::String(String::new())
@@ -94,10 +98,19 @@ impl DynamicValue {
             ),
             DynamicType::Union(u) => {
                 // The first branch, as derived unions default.
-                let first = u.cases.first();
+                let discriminator = u.default_discriminator.unwrap_or_else(|| {
+                    u.cases
+                        .first()
+                        .and_then(|c| c.labels.first().copied())
+                        .unwrap_or_else(|| {
+                            DynamicValue::default_of(&u.discriminator).as_discriminator()
+                        })
+                });
                 DynamicValue::Union {
-                    discriminator: first.and_then(|c| c.labels.first().copied()).unwrap_or(0),
-                    value: first.map(|c| Box::new(DynamicValue::default_of(&c.ty))),
+                    discriminator,
+                    value: u
+                        .branch(discriminator)
+                        .map(|c| Box::new(DynamicValue::default_of(&c.ty))),
                 }
             }
         }
@@ -124,6 +137,7 @@ impl DynamicValue {
             (_, DynamicValue::UInt(u)) => Value::from(*u),
             (DynamicType::Float32, DynamicValue::Float(f)) => float_json(f64::from(*f as f32)),
             (_, DynamicValue::Float(f)) => float_json(*f),
+            (_, DynamicValue::Float32(f)) => float_json(f64::from(*f)),
             (_, DynamicValue::Char(c)) => Value::String(c.to_string()),
             (_, DynamicValue::String(s)) => Value::String(s.clone()),
             (DynamicType::Enum(e), DynamicValue::Enum(v)) => e
