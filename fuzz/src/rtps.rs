@@ -172,10 +172,31 @@ fn endpoint_round_trip<E: std::fmt::Display>(
     );
 }
 
+/// TypeLookup samples and TypeInformation (the XTypes part of discovery): what parses
+/// writes back to what parses the same.
+fn type_lookup_round_trip(data: &[u8]) {
+    use ferrodds_cdr::dynamic::type_lookup::{TypeInformation, TypeLookupReply, TypeLookupRequest};
+    if let Ok(r) = TypeLookupRequest::parse(data) {
+        let bytes = r.to_vec();
+        let again = TypeLookupRequest::parse(&bytes)
+            .unwrap_or_else(|e| panic!("{r:?} written as {bytes:02x?}: {e}"));
+        assert_eq!(r, again, "written as {bytes:02x?}");
+    }
+    if let Ok(r) = TypeLookupReply::parse(data) {
+        let bytes = r.to_vec();
+        let again = TypeLookupReply::parse(&bytes)
+            .unwrap_or_else(|e| panic!("{r:?} written as {bytes:02x?}: {e}"));
+        assert_eq!(r, again, "written as {bytes:02x?}");
+    }
+    let _ = TypeInformation::parse(data);
+}
+
 /// The `parameter_list` target: bytes parsed as a bare parameter list (both byte orders),
 /// as an encapsulated one, and as SPDP and SEDP data. What parses is emitted again and must
-/// parse to the same value (discovery data in both byte orders).
+/// parse to the same value (discovery data in both byte orders). The same bytes are read as TypeLookup samples
+/// and TypeInformation.
 pub fn parameter_list(data: &[u8]) {
+    type_lookup_round_trip(data);
     for e in BOTH {
         if let Ok((list, _)) = ParameterList::parse(data, e) {
             parameter_list_round_trip(&list);
@@ -572,6 +593,8 @@ fn user_endpoint(prefix: GuidPrefix, id: EntityId, kind: EndpointKind) -> LocalE
         type_name: "Fuzz".into(),
         qos,
         keyed: true,
+        // A type with a nested struct, so that TypeLookup requests find something to answer.
+        ty: Some(<crate::Telemetry as ferrodds_cdr::Cdr>::dynamic_type()),
     }
 }
 
@@ -599,6 +622,7 @@ pub fn participant_datagram(data: &[u8]) {
         own,
         spdp_destinations: vec![Locator::udpv4(SPDP_GROUP, 7400)],
         announce_period: Duration::from_secs(2),
+        type_information: true,
     };
     let mut discovery = Discovery::new(now, config, &mut participant);
     let writer_guid = Guid::new(LOCAL, LOCAL_WRITER_ID);
@@ -626,6 +650,7 @@ pub fn participant_datagram(data: &[u8]) {
                 reliable: true,
                 transient_local: false,
                 dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
+                reduced: false,
             },
         );
     }
@@ -667,6 +692,7 @@ pub fn participant_datagram(data: &[u8]) {
                     key_hash: Some([7; 16]),
                     timestamp: None,
                     payload: Arc::from(payload),
+                    reduced_payload: None,
                 };
                 let _ = w.write(now, change);
             }

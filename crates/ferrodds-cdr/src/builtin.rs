@@ -169,6 +169,20 @@ impl Cdr for Octet {
     fn missing() -> Option<Self> {
         Some(Octet(0))
     }
+    // Octet sequences are payloads (ddsperf's baggage, images): copied as bytes, not
+    // element by element.
+    #[inline]
+    fn encode_elements(items: &[Self], e: &mut Encoder<'_>) -> Result<(), EncodeError> {
+        e.write_bytes_from(items.iter().map(|o| o.0));
+        Ok(())
+    }
+    #[inline]
+    fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
+        Ok(d.bytes(count, "octets")?
+            .iter()
+            .map(|&b| Octet(b))
+            .collect())
+    }
 }
 
 impl crate::JsonView for Octet {

@@ -112,6 +112,13 @@ impl<'a> Encoder<'a> {
         self.buf.extend_from_slice(bytes);
     }
 
+    /// Writes raw bytes from an iterator of known length, unaligned (one reservation, a
+    /// loop the compiler turns into a copy for byte-sized newtypes such as `Octet`).
+    #[inline]
+    pub fn write_bytes_from(&mut self, bytes: impl ExactSizeIterator<Item = u8>) {
+        self.buf.extend(bytes);
+    }
+
     /// Writes a length as a 32-bit unsigned integer, refusing lengths that do not fit.
     #[inline]
     pub fn write_length(&mut self, len: usize) -> Result<(), EncodeError> {

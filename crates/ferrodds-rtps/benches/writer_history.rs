@@ -81,6 +81,7 @@ impl Bench {
                 reliable: true,
                 transient_local: false,
                 dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
+                reduced: false,
             };
             writer.match_reader(Timestamp::ZERO, reader);
         }
@@ -98,6 +99,7 @@ impl Bench {
                     key_hash: Some(key_hash),
                     timestamp: Some(Time::from_nanos(1_700_000_000_000_000_000)),
                     payload: payload.clone(),
+                    reduced_payload: None,
                 }
             })
             .collect();

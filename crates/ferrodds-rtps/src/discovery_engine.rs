@@ -50,12 +50,19 @@ use crate::qos::{match_qos, Durability, EndpointQos, QosMismatch, QosPolicyId, R
 use crate::reader::{Reader, ReceivedChange, RemoteWriter};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
+use crate::type_lookup::{TypeLookup, TypeLookupStats};
 use crate::wire::Endianness as WireEndianness;
 use crate::wire::{
     Data, DataPayload, EntityId, Guid, GuidPrefix, InfoTimestamp, Locator, SequenceNumber,
     Submessage, Time, VendorId,
 };
 use crate::writer::{Change, DisposeKey, RemoteReader, Writer, WriterConfig};
+use ferrodds_cdr::dynamic::assignable::{
+    is_assignable, AssignabilityRules, Mismatch, NotAssignable,
+};
+use ferrodds_cdr::dynamic::type_lookup::TypeInformation;
+use ferrodds_cdr::dynamic::type_object::TypeObjectError;
+use ferrodds_cdr::dynamic::DynamicType;
 
 /// A local endpoint to announce and match.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +79,9 @@ pub struct LocalEndpoint {
     pub qos: EndpointQos,
     /// True when the topic's type has keys (the GUID's entity kind says so on the wire).
     pub keyed: bool,
+    /// The topic's type: announced in SEDP (`PID_TYPE_INFORMATION`) and described to peers
+    /// that ask (the TypeLookup service). `None` announces the type by name alone.
+    pub ty: Option<DynamicType>,
 }
 
 /// What discovery found out.
@@ -113,6 +123,19 @@ pub enum DiscoveryEvent {
         /// The policies that do not fit.
         policies: Vec<QosPolicyId>,
     },
+    /// The TypeLookup service received TypeObjects asked for ([`Discovery::request_type`]):
+    /// [`Discovery::resolve_type`] may now succeed.
+    TypesReceived,
+    /// Same topic, but the reader's type is not assignable from the writer's (XTypes
+    /// TYPE_CONSISTENCY_ENFORCEMENT): reported as an incompatible QoS of that policy.
+    IncompatibleType {
+        /// The local endpoint.
+        local: Guid,
+        /// The remote endpoint.
+        remote: Guid,
+        /// What is not assignable, and where.
+        reason: NotAssignable,
+    },
 }
 
 /// How discovery behaves.
@@ -124,6 +147,13 @@ pub struct DiscoveryConfig {
     pub spdp_destinations: Vec<Locator>,
     /// Period of SPDP announcements after the first few.
     pub announce_period: Duration,
+    /// Announce the types of local endpoints in SEDP (`PID_TYPE_INFORMATION`), so that
+    /// peers can obtain them over TypeLookup (Cyclone DDS's `typeof` and `subscribe`) and
+    /// check them for assignability. Off, endpoints are announced by type name alone, as
+    /// Cyclone DDS 0.10 needs for types whose identifiers differ from its own (it cannot
+    /// read a TypeObject with a sequence or array that it receives over TypeLookup; see
+    /// `docs/interop.md`). The TypeLookup service answers either way.
+    pub type_information: bool,
 }
 
 /// What discovery refused, counted (see the module documentation).
@@ -185,6 +215,22 @@ impl RemoteParticipant {
 struct RemoteEndpoint {
     kind: EndpointKind,
     data: EndpointData,
+    /// Its `PID_TYPE_INFORMATION`, parsed (`None`: absent or unreadable).
+    type_information: Option<TypeInformation>,
+}
+
+/// How the types of a writer and a reader compare.
+enum TypeMatch {
+    /// They match (assignable, or the same type name where either has no type
+    /// information).
+    Yes,
+    /// Different type names (and no type information to say more): they do not meet, as
+    /// different topics do not.
+    No,
+    /// Not assignable.
+    Incompatible(NotAssignable),
+    /// The remote type is being obtained over TypeLookup.
+    Pending,
 }
 
 /// Delays of the first SPDP announcements after start, before the regular period: a
@@ -205,7 +251,11 @@ pub struct Discovery {
     unverified: Unverified,
     locals: BTreeMap<Guid, LocalEndpoint>,
     remote_endpoints: BTreeMap<Guid, RemoteEndpoint>,
+    /// The TypeInformation of local endpoints that have a type.
+    local_types: BTreeMap<Guid, TypeInformation>,
     matched: BTreeSet<(Guid, Guid)>,
+    /// Local and remote endpoints waiting for the remote type to match.
+    pending_types: BTreeSet<(Guid, Guid)>,
     incompatible: BTreeSet<(Guid, Guid)>,
     events: VecDeque<DiscoveryEvent>,
     next_announce: Timestamp,
@@ -216,6 +266,66 @@ pub struct Discovery {
     pub malformed: u64,
     stats: DiscoveryStats,
     limits: Limits,
+    types: TypeLookup,
+}
+
+/// The builtin endpoints matched with a remote participant's, by the bit of its
+/// `BuiltinEndpointSet` that announces the remote one: (bit, ours, theirs).
+const BUILTIN_WRITERS: [(u32, EntityId, EntityId); 4] = [
+    (
+        BuiltinEndpointSet::PUBLICATIONS_DETECTOR,
+        EntityId::SEDP_PUBLICATIONS_WRITER,
+        EntityId::SEDP_PUBLICATIONS_READER,
+    ),
+    (
+        BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR,
+        EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+        EntityId::SEDP_SUBSCRIPTIONS_READER,
+    ),
+    (
+        BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_DATA_READER,
+        EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+        EntityId::TYPE_LOOKUP_REQUEST_READER,
+    ),
+    (
+        BuiltinEndpointSet::TYPE_LOOKUP_REPLY_DATA_READER,
+        EntityId::TYPE_LOOKUP_REPLY_WRITER,
+        EntityId::TYPE_LOOKUP_REPLY_READER,
+    ),
+];
+const BUILTIN_READERS: [(u32, EntityId, EntityId); 4] = [
+    (
+        BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER,
+        EntityId::SEDP_PUBLICATIONS_READER,
+        EntityId::SEDP_PUBLICATIONS_WRITER,
+    ),
+    (
+        BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER,
+        EntityId::SEDP_SUBSCRIPTIONS_READER,
+        EntityId::SEDP_SUBSCRIPTIONS_WRITER,
+    ),
+    (
+        BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_DATA_WRITER,
+        EntityId::TYPE_LOOKUP_REQUEST_READER,
+        EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+    ),
+    (
+        BuiltinEndpointSet::TYPE_LOOKUP_REPLY_DATA_WRITER,
+        EntityId::TYPE_LOOKUP_REPLY_READER,
+        EntityId::TYPE_LOOKUP_REPLY_WRITER,
+    ),
+];
+
+/// The TypeLookup writers: reliable and volatile, as Cyclone DDS's; the topic is keyless,
+/// so KEEP_LAST keeps the last requests or replies written.
+fn type_lookup_writer_config() -> WriterConfig {
+    WriterConfig {
+        reliable: true,
+        transient_local: false,
+        history: History::KeepLast(64),
+        heartbeat_period: Duration::from_millis(100),
+        ..WriterConfig::default()
+    }
 }
 
 fn sedp_writer_config() -> WriterConfig {
@@ -251,6 +361,18 @@ impl Discovery {
             g(EntityId::SEDP_SUBSCRIPTIONS_READER),
             limits.discovery_reader_config(true),
         ));
+        for id in [
+            EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+            EntityId::TYPE_LOOKUP_REPLY_WRITER,
+        ] {
+            participant.add_writer(Writer::new(g(id), type_lookup_writer_config()));
+        }
+        for id in [
+            EntityId::TYPE_LOOKUP_REQUEST_READER,
+            EntityId::TYPE_LOOKUP_REPLY_READER,
+        ] {
+            participant.add_reader(Reader::new(g(id), limits.discovery_reader_config(true)));
+        }
         let mut spdp = limits.discovery_reader_config(false);
         spdp.stateless = true;
         participant.add_reader(Reader::new(g(EntityId::SPDP_PARTICIPANT_READER), spdp));
@@ -262,7 +384,11 @@ impl Discovery {
                 | BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER
                 | BuiltinEndpointSet::PUBLICATIONS_DETECTOR
                 | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
-                | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR,
+                | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR
+                | BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_DATA_WRITER
+                | BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_DATA_READER
+                | BuiltinEndpointSet::TYPE_LOOKUP_REPLY_DATA_WRITER
+                | BuiltinEndpointSet::TYPE_LOOKUP_REPLY_DATA_READER,
         );
         let mut d = Discovery {
             config: DiscoveryConfig { own, ..config },
@@ -271,7 +397,9 @@ impl Discovery {
             unverified: Unverified::default(),
             locals: BTreeMap::new(),
             remote_endpoints: BTreeMap::new(),
+            local_types: BTreeMap::new(),
             matched: BTreeSet::new(),
+            pending_types: BTreeSet::new(),
             incompatible: BTreeSet::new(),
             events: VecDeque::new(),
             next_announce: now,
@@ -280,6 +408,7 @@ impl Discovery {
             transmits: VecDeque::new(),
             malformed: 0,
             stats: DiscoveryStats::default(),
+            types: TypeLookup::new(g(EntityId::TYPE_LOOKUP_REQUEST_WRITER), limits.clone()),
             limits,
         };
         d.announce(now, None);
@@ -321,6 +450,57 @@ impl Discovery {
             .or_else(|| self.locals.get(&guid).map(|l| &l.qos))
     }
 
+    /// What the TypeLookup service answered, obtained and refused.
+    pub fn type_lookup_stats(&self) -> TypeLookupStats {
+        self.types.stats()
+    }
+
+    /// The types remote endpoints announced for `topic_name`: each type name, with the
+    /// TypeInformation of the first endpoint that sent one.
+    pub fn topic_types(&self, topic_name: &str) -> Vec<(String, Option<TypeInformation>)> {
+        let mut out: Vec<(String, Option<TypeInformation>)> = Vec::new();
+        for r in self.remote_endpoints.values() {
+            if r.data.topic_name != topic_name {
+                continue;
+            }
+            let info = r.type_information.clone();
+            match out.iter_mut().find(|(n, _)| *n == r.data.type_name) {
+                Some((_, known @ None)) => *known = info,
+                Some(_) => {}
+                None => out.push((r.data.type_name.clone(), info)),
+            }
+        }
+        out
+    }
+
+    /// Asks the remote participants for the complete type `info` describes (and the types
+    /// it depends on) that we do not hold yet; [`DiscoveryEvent::TypesReceived`] follows
+    /// each reply that brought some.
+    pub fn request_type(
+        &mut self,
+        now: Timestamp,
+        info: &TypeInformation,
+        participant: &mut Participant,
+    ) {
+        if let Some(request) = self.types.request(now, info) {
+            write_builtin(
+                participant,
+                EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+                now,
+                request,
+            );
+        }
+    }
+
+    /// The runtime type `info` describes, once the TypeLookup service holds its
+    /// TypeObjects (ours, or obtained with [`Discovery::request_type`]); `None` until then.
+    pub fn resolve_type(
+        &self,
+        info: &TypeInformation,
+    ) -> Option<Result<DynamicType, TypeObjectError>> {
+        self.types.resolve(info)
+    }
+
     /// The next event.
     pub fn poll_event(&mut self) -> Option<DiscoveryEvent> {
         self.events.pop_front()
@@ -334,8 +514,11 @@ impl Discovery {
     /// When the engine next has work (announcements, lease expiry).
     pub fn poll_timeout(&self) -> Option<Timestamp> {
         earliest(
-            Some(self.next_announce),
-            self.remotes.values().map(|r| r.expires).min(),
+            earliest(
+                Some(self.next_announce),
+                self.remotes.values().map(|r| r.expires).min(),
+            ),
+            self.types.poll_timeout(),
         )
     }
 
@@ -343,6 +526,19 @@ impl Discovery {
     pub fn handle_timeout(&mut self, now: Timestamp, participant: &mut Participant) {
         if now >= self.next_announce {
             self.announce(now, None);
+        }
+        let gave_up = self.types.gave_up();
+        if let Some(request) = self.types.handle_timeout(now) {
+            write_builtin(
+                participant,
+                EntityId::TYPE_LOOKUP_REQUEST_WRITER,
+                now,
+                request,
+            );
+        }
+        if self.types.gave_up() != gave_up {
+            // Types no peer described: those pairs fall back to their type names.
+            self.retry_pending_types(now, participant);
         }
         let expired: Vec<GuidPrefix> = self
             .remotes
@@ -366,8 +562,8 @@ impl Discovery {
             EndpointKind::Writer => EntityId::SEDP_PUBLICATIONS_WRITER,
             EndpointKind::Reader => EntityId::SEDP_SUBSCRIPTIONS_WRITER,
         };
-        let data = self.endpoint_data(&endpoint);
-        let encoded = match endpoint.kind {
+        let mut data = self.endpoint_data(&endpoint);
+        let encode = |data: EndpointData| match endpoint.kind {
             EndpointKind::Writer => {
                 DiscoveredWriterData { endpoint: data }.to_vec(WireEndianness::Little)
             }
@@ -375,7 +571,19 @@ impl Discovery {
                 DiscoveredReaderData { endpoint: data }.to_vec(WireEndianness::Little)
             }
         };
-        match encoded {
+        // Without the type, for readers that cannot use it (Cyclone DDS 0.10).
+        let mut reduced = None;
+        if let Some(ty) = &endpoint.ty {
+            let info = self.types.register(ty);
+            if let Ok(parsed) = TypeInformation::parse(&info) {
+                self.local_types.insert(endpoint.guid, parsed);
+            }
+            if self.config.type_information {
+                reduced = encode(data.clone()).ok().map(Arc::from);
+                data.type_information = Some(info);
+            }
+        }
+        match encode(data) {
             Ok(payload) => {
                 if let Some(w) = participant.writer(writer_id) {
                     let change = Change {
@@ -383,6 +591,7 @@ impl Discovery {
                         key_hash: Some(endpoint.guid.to_bytes()),
                         timestamp: None,
                         payload: Arc::from(payload),
+                        reduced_payload: reduced,
                     };
                     // SEDP writers are KEEP_LAST: a write never blocks.
                     let _ = w.write(now, change);
@@ -408,7 +617,7 @@ impl Discovery {
         let (Some(ea), Some(eb)) = (self.locals.get(&a), self.locals.get(&b)) else {
             return;
         };
-        if ea.kind == eb.kind || ea.topic_name != eb.topic_name || ea.type_name != eb.type_name {
+        if ea.kind == eb.kind || ea.topic_name != eb.topic_name {
             return;
         }
         let (w, r) = if ea.kind == EndpointKind::Writer {
@@ -417,20 +626,35 @@ impl Discovery {
             (eb, ea)
         };
         let (wg, rg) = (w.guid, r.guid);
+        // Types as between participants: assignability when both have one, names otherwise.
+        match (&r.ty, &w.ty, self.config.type_information) {
+            (Some(rt), Some(wt), true) => {
+                if let Err(reason) = types_fit(rt, wt, &r.qos.type_consistency) {
+                    self.report_incompatible(&[(wg, rg), (rg, wg)], |local, remote| {
+                        DiscoveryEvent::IncompatibleType {
+                            local,
+                            remote,
+                            reason: reason.clone(),
+                        }
+                    });
+                    return;
+                }
+            }
+            _ if w.type_name != r.type_name => return,
+            _ => {}
+        }
         match match_qos(&w.qos, &r.qos) {
             Ok(()) => {}
             Err(QosMismatch::Partition) => return,
             Err(QosMismatch::Incompatible(mismatch)) => {
                 let policies: Vec<QosPolicyId> = mismatch.policies().collect();
-                for (local, remote) in [(wg, rg), (rg, wg)] {
-                    if self.incompatible.insert((local, remote)) {
-                        self.events.push_back(DiscoveryEvent::IncompatibleQos {
-                            local,
-                            remote,
-                            policies: policies.clone(),
-                        });
+                self.report_incompatible(&[(wg, rg), (rg, wg)], |local, remote| {
+                    DiscoveryEvent::IncompatibleQos {
+                        local,
+                        remote,
+                        policies: policies.clone(),
                     }
-                }
+                });
                 return;
             }
         }
@@ -447,6 +671,7 @@ impl Discovery {
                     reliable: reader_reliable,
                     transient_local,
                     dispose_key: DisposeKey::KeyOnlySample,
+                    reduced: false,
                 },
             );
         }
@@ -468,6 +693,19 @@ impl Discovery {
         }
     }
 
+    /// Reports each (local, remote) pair incompatible once.
+    fn report_incompatible(
+        &mut self,
+        pairs: &[(Guid, Guid)],
+        event: impl Fn(Guid, Guid) -> DiscoveryEvent,
+    ) {
+        for &(local, remote) in pairs {
+            if self.incompatible.insert((local, remote)) {
+                self.events.push_back(event(local, remote));
+            }
+        }
+    }
+
     /// Withdraws a local endpoint (disposes its SEDP instance) and ends its matches.
     pub fn remove_local(&mut self, now: Timestamp, guid: Guid, participant: &mut Participant) {
         let Some(endpoint) = self.locals.remove(&guid) else {
@@ -485,6 +723,7 @@ impl Discovery {
                 key_hash: Some(guid.to_bytes()),
                 timestamp: None,
                 payload: Arc::from(payload),
+                reduced_payload: None,
             };
             let _ = w.write(now, change);
         }
@@ -498,6 +737,8 @@ impl Discovery {
             self.unmatch(local, remote, participant);
         }
         self.incompatible.retain(|(l, r)| *l != guid && *r != guid);
+        self.pending_types.retain(|(l, _)| *l != guid);
+        self.local_types.remove(&guid);
     }
 
     /// Reads what the builtin readers received and acts on it.
@@ -527,6 +768,111 @@ impl Discovery {
             for change in changes {
                 self.handle_sedp(now, kind, &change, participant);
             }
+        }
+        self.handle_type_lookup(now, participant);
+    }
+
+    /// Answers TypeLookup requests and takes in replies.
+    fn handle_type_lookup(&mut self, now: Timestamp, participant: &mut Participant) {
+        let mut requests = Vec::new();
+        if let Some(r) = participant.reader(EntityId::TYPE_LOOKUP_REQUEST_READER) {
+            while let Some(c) = r.poll_change() {
+                if c.kind == ChangeKind::Alive {
+                    requests.push(c.payload);
+                }
+            }
+        }
+        for request in requests {
+            if let Some(reply) = self.types.handle_request(&request) {
+                write_builtin(participant, EntityId::TYPE_LOOKUP_REPLY_WRITER, now, reply);
+            }
+        }
+        let mut received = 0;
+        if let Some(r) = participant.reader(EntityId::TYPE_LOOKUP_REPLY_READER) {
+            while let Some(c) = r.poll_change() {
+                if c.kind == ChangeKind::Alive {
+                    received += self.types.handle_reply(&c.payload);
+                }
+            }
+        }
+        if received > 0 {
+            self.events.push_back(DiscoveryEvent::TypesReceived);
+            self.retry_pending_types(now, participant);
+        }
+    }
+
+    /// Matches again the pairs that waited for a remote type.
+    fn retry_pending_types(&mut self, now: Timestamp, participant: &mut Participant) {
+        let pending: Vec<(Guid, Guid)> = std::mem::take(&mut self.pending_types)
+            .into_iter()
+            .collect();
+        for (local, remote) in pending {
+            self.try_match(now, local, remote, participant);
+        }
+    }
+
+    /// How the type of local endpoint `local` compares with remote endpoint `remote`'s
+    /// (XTypes 7.6.3.4.2): by assignability when both have type information (the type
+    /// names do not matter then), by type name otherwise. A remote type not held yet is
+    /// asked for.
+    fn type_match(
+        &mut self,
+        now: Timestamp,
+        local: Guid,
+        remote: Guid,
+        participant: &mut Participant,
+    ) -> TypeMatch {
+        let (Some(l), Some(r)) = (self.locals.get(&local), self.remote_endpoints.get(&remote))
+        else {
+            return TypeMatch::No;
+        };
+        let by_name = if l.type_name == r.data.type_name {
+            TypeMatch::Yes
+        } else {
+            TypeMatch::No
+        };
+        // Cyclone DDS 0.10 gets no type information from us, and its own is not used:
+        // names decide between us both ways (see `cyclone_before_11`).
+        let legacy = self
+            .remotes
+            .get(&remote.prefix)
+            .is_some_and(|p| cyclone_before_11(&p.data));
+        let (Some(ty), Some(local_info), Some(info), true, false) = (
+            &l.ty,
+            self.local_types.get(&local),
+            &r.type_information,
+            self.config.type_information,
+            legacy,
+        ) else {
+            return by_name;
+        };
+        let reader_qos = match l.kind {
+            EndpointKind::Reader => &l.qos,
+            EndpointKind::Writer => &r.data.qos,
+        };
+        // The same minimal type: nothing to look up.
+        if local_info.minimal.id.is_some() && local_info.minimal.id == info.minimal.id {
+            return TypeMatch::Yes;
+        }
+        let remote_type = match self.types.resolve(info) {
+            Some(Ok(t)) => t,
+            // A type we cannot read (annotations, maps, a recursive type): its name decides.
+            Some(Err(_)) => return by_name,
+            None if self.types.cannot_obtain(info) => return by_name,
+            None => {
+                let info = info.clone();
+                self.request_type(now, &info, participant);
+                return TypeMatch::Pending;
+            }
+        };
+        let tce = &reader_qos.type_consistency;
+        let verdict = match l.kind {
+            EndpointKind::Reader => types_fit(ty, &remote_type, tce),
+            EndpointKind::Writer => types_fit(&remote_type, ty, tce),
+        };
+        match verdict {
+            Ok(()) => TypeMatch::Yes,
+            Err(reason) => TypeMatch::Incompatible(reason),
         }
     }
 
@@ -620,30 +966,35 @@ impl Discovery {
             reliable: true,
             transient_local: true,
             dispose_key: DisposeKey::KeyOnlySample,
+            reduced: false,
         };
         let writer = |id| RemoteWriter {
             guid: g(id),
             locators: locators.clone(),
             reliable: true,
         };
-        if set.contains(BuiltinEndpointSet::PUBLICATIONS_DETECTOR) {
-            if let Some(w) = participant.writer(EntityId::SEDP_PUBLICATIONS_WRITER) {
-                w.match_reader(now, reader(EntityId::SEDP_PUBLICATIONS_READER));
+        for (bit, ours, theirs) in BUILTIN_WRITERS {
+            if set.contains(bit) {
+                if let Some(w) = participant.writer(ours) {
+                    let mut remote = reader(theirs);
+                    let sedp = matches!(
+                        ours,
+                        EntityId::SEDP_PUBLICATIONS_WRITER | EntityId::SEDP_SUBSCRIPTIONS_WRITER
+                    );
+                    // The TypeLookup topics are volatile.
+                    remote.transient_local = sedp;
+                    // Cyclone DDS 0.10 gets our endpoints without their types (see
+                    // `cyclone_before_11`).
+                    remote.reduced = sedp && cyclone_before_11(&data);
+                    w.match_reader(now, remote);
+                }
             }
         }
-        if set.contains(BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR) {
-            if let Some(w) = participant.writer(EntityId::SEDP_SUBSCRIPTIONS_WRITER) {
-                w.match_reader(now, reader(EntityId::SEDP_SUBSCRIPTIONS_READER));
-            }
-        }
-        if set.contains(BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER) {
-            if let Some(r) = participant.reader(EntityId::SEDP_PUBLICATIONS_READER) {
-                r.match_writer(now, writer(EntityId::SEDP_PUBLICATIONS_WRITER));
-            }
-        }
-        if set.contains(BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER) {
-            if let Some(r) = participant.reader(EntityId::SEDP_SUBSCRIPTIONS_READER) {
-                r.match_writer(now, writer(EntityId::SEDP_SUBSCRIPTIONS_WRITER));
+        for (bit, ours, theirs) in BUILTIN_READERS {
+            if set.contains(bit) {
+                if let Some(r) = participant.reader(ours) {
+                    r.match_writer(now, writer(theirs));
+                }
             }
         }
         // Answer a newcomer directly, so it need not wait for our next announcement.
@@ -796,8 +1147,18 @@ impl Discovery {
         }
         // A changed QoS re-runs matching from scratch.
         self.remove_remote_endpoint(guid, participant);
-        self.remote_endpoints
-            .insert(guid, RemoteEndpoint { kind, data });
+        let type_information = data
+            .type_information
+            .as_deref()
+            .and_then(|b| TypeInformation::parse(b).ok());
+        self.remote_endpoints.insert(
+            guid,
+            RemoteEndpoint {
+                kind,
+                data,
+                type_information,
+            },
+        );
         let locals: Vec<Guid> = self.locals.keys().copied().collect();
         for local in locals {
             self.try_match(now, local, guid, participant);
@@ -818,10 +1179,31 @@ impl Discovery {
         else {
             return;
         };
-        if l.kind == r.kind || l.topic_name != r.data.topic_name || l.type_name != r.data.type_name
-        {
+        if l.kind == r.kind || l.topic_name != r.data.topic_name {
             return;
         }
+        match self.type_match(now, local, remote, participant) {
+            TypeMatch::Yes => {}
+            TypeMatch::No => return,
+            TypeMatch::Pending => {
+                self.pending_types.insert((local, remote));
+                return;
+            }
+            TypeMatch::Incompatible(reason) => {
+                self.report_incompatible(&[(local, remote)], |local, remote| {
+                    DiscoveryEvent::IncompatibleType {
+                        local,
+                        remote,
+                        reason: reason.clone(),
+                    }
+                });
+                return;
+            }
+        }
+        let (Some(l), Some(r)) = (self.locals.get(&local), self.remote_endpoints.get(&remote))
+        else {
+            return;
+        };
         let (offered, requested) = match l.kind {
             EndpointKind::Writer => (&l.qos, &r.data.qos),
             EndpointKind::Reader => (&r.data.qos, &l.qos),
@@ -831,13 +1213,14 @@ impl Discovery {
             // Different partitions are not an error: the endpoints just do not meet.
             Err(QosMismatch::Partition) => return,
             Err(QosMismatch::Incompatible(mismatch)) => {
-                if self.incompatible.insert((local, remote)) {
-                    self.events.push_back(DiscoveryEvent::IncompatibleQos {
+                let policies: Vec<QosPolicyId> = mismatch.policies().collect();
+                self.report_incompatible(&[(local, remote)], |local, remote| {
+                    DiscoveryEvent::IncompatibleQos {
                         local,
                         remote,
-                        policies: mismatch.policies().collect(),
-                    });
-                }
+                        policies: policies.clone(),
+                    }
+                });
                 return;
             }
         }
@@ -863,6 +1246,7 @@ impl Discovery {
                                 .remotes
                                 .get(&remote.prefix)
                                 .map_or(DisposeKey::KeyOnlySample, |p| dispose_key(&p.data)),
+                            reduced: false,
                         },
                     );
                 }
@@ -913,6 +1297,7 @@ impl Discovery {
             self.unmatch(local, remote, participant);
         }
         self.incompatible.retain(|(_, r)| *r != guid);
+        self.pending_types.retain(|(_, r)| *r != guid);
     }
 
     /// Makes room for a new participant announced from `source` (see `admission.rs`):
@@ -969,28 +1354,14 @@ impl Discovery {
             self.remove_remote_endpoint(guid, participant);
         }
         let g = |id| Guid::new(prefix, id);
-        for id in [
-            EntityId::SEDP_PUBLICATIONS_WRITER,
-            EntityId::SEDP_SUBSCRIPTIONS_WRITER,
-        ] {
-            if let Some(w) = participant.writer(id) {
-                w.unmatch_reader(g(if id == EntityId::SEDP_PUBLICATIONS_WRITER {
-                    EntityId::SEDP_PUBLICATIONS_READER
-                } else {
-                    EntityId::SEDP_SUBSCRIPTIONS_READER
-                }));
+        for (_, ours, theirs) in BUILTIN_WRITERS {
+            if let Some(w) = participant.writer(ours) {
+                w.unmatch_reader(g(theirs));
             }
         }
-        for id in [
-            EntityId::SEDP_PUBLICATIONS_READER,
-            EntityId::SEDP_SUBSCRIPTIONS_READER,
-        ] {
-            if let Some(r) = participant.reader(id) {
-                r.unmatch_writer(g(if id == EntityId::SEDP_PUBLICATIONS_READER {
-                    EntityId::SEDP_PUBLICATIONS_WRITER
-                } else {
-                    EntityId::SEDP_SUBSCRIPTIONS_WRITER
-                }));
+        for (_, ours, theirs) in BUILTIN_READERS {
+            if let Some(r) = participant.reader(ours) {
+                r.unmatch_writer(g(theirs));
             }
         }
         self.events
@@ -1087,14 +1458,63 @@ impl Discovery {
 fn dispose_key(participant: &ParticipantData) -> DisposeKey {
     match participant.vendor_id {
         Some(VendorId::FAST_DDS) => DisposeKey::KeyHashOnly,
-        Some(VendorId::CYCLONE_DDS)
-            if participant
-                .protocol_version
-                .is_some_and(|v| v < crate::wire::ProtocolVersion::V2_5) =>
-        {
-            DisposeKey::KeyMembers
-        }
+        _ if cyclone_before_11(participant) => DisposeKey::KeyMembers,
         _ => DisposeKey::KeyOnlySample,
+    }
+}
+
+/// Cyclone DDS before 11 (0.10 announces RTPS 2.1; 11 announces 2.5). Its SEDP readers get
+/// our endpoints without PID_TYPE_INFORMATION: Cyclone 0.10 marks key members
+/// must-understand in its TypeObjects (11 does not, nor do we), so the identifiers of a
+/// keyed type differ from its own, and it cannot use the TypeObject it then obtains over
+/// TypeLookup when the type holds a sequence or an array (its element reads as invalid): it
+/// never matches, and Debian's ddsperf 0.10.2 crashed on the reply. Without type
+/// information it matches by type name, as it always did; and we match its endpoints by
+/// type name too, as their identifiers are not comparable with ours (`docs/interop.md`).
+fn cyclone_before_11(participant: &ParticipantData) -> bool {
+    participant.vendor_id == Some(VendorId::CYCLONE_DDS)
+        && participant
+            .protocol_version
+            .is_some_and(|v| v < crate::wire::ProtocolVersion::V2_5)
+}
+
+/// Whether a reader of `reader` takes a writer of `writer` under the reader's
+/// TYPE_CONSISTENCY_ENFORCEMENT: the same type, or (unless coercion is disallowed) one it
+/// is assignable from.
+fn types_fit(
+    reader: &DynamicType,
+    writer: &DynamicType,
+    tce: &crate::qos::TypeConsistencyEnforcement,
+) -> Result<(), NotAssignable> {
+    if reader == writer {
+        return Ok(());
+    }
+    if tce.kind == crate::qos::TypeConsistencyKind::DisallowTypeCoercion {
+        return Err(NotAssignable {
+            path: vec![reader.name().to_owned()],
+            mismatch: Mismatch::NotIdentical,
+        });
+    }
+    let rules = AssignabilityRules {
+        ignore_sequence_bounds: tce.ignore_sequence_bounds,
+        ignore_string_bounds: tce.ignore_string_bounds,
+        ignore_member_names: tce.ignore_member_names,
+        prevent_type_widening: tce.prevent_type_widening,
+    };
+    is_assignable(reader, writer, &rules)
+}
+
+/// Writes a TypeLookup request or reply (keyless, never blocking: KEEP_LAST).
+fn write_builtin(participant: &mut Participant, id: EntityId, now: Timestamp, payload: Vec<u8>) {
+    if let Some(w) = participant.writer(id) {
+        let change = Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: Some(Time::from_nanos(now.0)),
+            payload: Arc::from(payload),
+            reduced_payload: None,
+        };
+        let _ = w.write(now, change);
     }
 }
 

@@ -35,6 +35,7 @@ pub mod reader;
 pub mod receiver;
 mod time;
 mod transmit;
+pub mod type_lookup;
 pub mod writer;
 
 pub use discovery_engine::{

@@ -71,6 +71,13 @@ pub struct Limits {
     /// Changes a reliable reader holds ahead of a missing one, per matched writer; one
     /// more is dropped (`ReaderStats::out_of_order_dropped`) and asked for again later.
     pub max_out_of_order: usize,
+    /// TypeObjects of remote types held (obtained through the TypeLookup service). Only
+    /// types this participant asked for, whose TypeObject hashes to the identifier it asked
+    /// for, are stored; beyond this bound a reply's types are dropped
+    /// (`TypeLookupStats::types_dropped`).
+    pub max_remote_types: usize,
+    /// Bytes of remote TypeObjects held (`TypeLookupStats::types_dropped` beyond it).
+    pub max_remote_type_bytes: usize,
 }
 
 impl Default for Limits {
@@ -90,6 +97,8 @@ impl Default for Limits {
             max_reassembly_bytes: 512 * 1024 * 1024,
             max_reassembly_fragments: 262_144,
             max_out_of_order: 10_000,
+            max_remote_types: 4096,
+            max_remote_type_bytes: 16 * 1024 * 1024,
         }
     }
 }

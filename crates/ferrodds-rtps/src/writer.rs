@@ -94,6 +94,10 @@ pub struct Change {
     pub timestamp: Option<Time>,
     /// The serialized sample (or key, for dispose/unregister), encapsulation included.
     pub payload: Arc<[u8]>,
+    /// A reduced form of the payload for the readers that cannot take the full one
+    /// ([`RemoteReader::reduced`]): discovery gives SEDP announcements without
+    /// PID_TYPE_INFORMATION to Cyclone DDS 0.10 readers. `None`: everyone gets `payload`.
+    pub reduced_payload: Option<Arc<[u8]>>,
 }
 
 /// A matched remote reader, as discovery describes it.
@@ -110,6 +114,8 @@ pub struct RemoteReader {
     pub transient_local: bool,
     /// What its disposes and unregisters carry as their key.
     pub dispose_key: DisposeKey,
+    /// It gets a change's [`Change::reduced_payload`] where there is one.
+    pub reduced: bool,
 }
 
 /// What a dispose or unregister (a DATA whose PID_STATUS_INFO says so) carries besides
@@ -151,6 +157,22 @@ impl DisposeKey {
                 }
                 _ => Some(key.into()),
             },
+        }
+    }
+}
+
+/// The form of a change's payload a reader gets.
+#[derive(Debug, Clone, Copy)]
+struct PayloadForm {
+    dispose_key: DisposeKey,
+    reduced: bool,
+}
+
+impl PayloadForm {
+    fn of(reader: &RemoteReader) -> Self {
+        PayloadForm {
+            dispose_key: reader.dispose_key,
+            reduced: reader.reduced,
         }
     }
 }
@@ -383,6 +405,7 @@ impl Writer {
                         && readers[j].next_unsent == seq
                         && readers[j].remote.locators == readers[i].remote.locators
                         && readers[j].remote.dispose_key == readers[i].remote.dispose_key
+                        && readers[j].remote.reduced == readers[i].remote.reduced
                 })
                 .collect();
             let reader_id = if group.len() == 1 {
@@ -424,7 +447,7 @@ impl Writer {
                 &readers[i].remote.locators,
                 None,
                 reliable.then_some(!wants_ack),
-                readers[i].remote.dispose_key,
+                PayloadForm::of(&readers[i].remote),
             );
             self.sending_new = None;
             self.pace_fragments = false;
@@ -518,7 +541,7 @@ impl Writer {
         let seq = nack.writer_sn.0;
         let locators = self.readers[index].remote.locators.clone();
         let reader_id = self.readers[index].remote.guid.entity_id;
-        let dispose_key = self.readers[index].remote.dispose_key;
+        let form = PayloadForm::of(&self.readers[index].remote);
         if self.history.contains_key(&seq) {
             self.stats.fragments_resent += nack.fragment_number_state.iter().count() as u64;
             // Only reliable readers send NACK_FRAG. The last fragment resent carries a
@@ -533,7 +556,7 @@ impl Writer {
                 &locators,
                 Some(&nack.fragment_number_state),
                 Some(false),
-                dispose_key,
+                form,
             );
             self.pace_fragments = false;
         } else if seq >= 1 && seq <= self.last_seq {
@@ -702,7 +725,7 @@ impl Writer {
     }
 
     fn send_unsent(&mut self, proxy: &mut ReaderProxy) {
-        let dispose_key = proxy.remote.dispose_key;
+        let form = PayloadForm::of(&proxy.remote);
         let destination = proxy.remote.guid.prefix;
         let locators = proxy.remote.locators.clone();
         let reader_id = proxy.remote.guid.entity_id;
@@ -720,7 +743,7 @@ impl Writer {
                     &locators,
                     None,
                     None,
-                    dispose_key,
+                    form,
                 );
             } else {
                 missing.push(seq);
@@ -740,7 +763,7 @@ impl Writer {
         now: Timestamp,
         proxy: &mut ReaderProxy,
     ) -> (bool, Option<Timestamp>) {
-        let dispose_key = proxy.remote.dispose_key;
+        let form = PayloadForm::of(&proxy.remote);
         let destination = proxy.remote.guid.prefix;
         let locators = proxy.remote.locators.clone();
         let reader_id = proxy.remote.guid.entity_id;
@@ -769,7 +792,7 @@ impl Writer {
                     &locators,
                     None,
                     None,
-                    dispose_key,
+                    form,
                 );
             } else {
                 missing.push(seq);
@@ -867,15 +890,19 @@ impl Writer {
         locators: &[Locator],
         fragments: Option<&FragmentNumberSet>,
         heartbeat: Option<bool>,
-        dispose_key: DisposeKey,
+        form: PayloadForm,
     ) {
         let Some(change) = self.history.get(&seq).cloned() else {
             return;
         };
-        let payload = if change.kind == ChangeKind::Alive || change.payload.is_empty() {
-            Some(std::borrow::Cow::Borrowed(&change.payload[..]))
+        let full = match (&change.reduced_payload, form.reduced) {
+            (Some(reduced), true) => reduced,
+            _ => &change.payload,
+        };
+        let payload = if change.kind == ChangeKind::Alive || full.is_empty() {
+            Some(std::borrow::Cow::Borrowed(&full[..]))
         } else {
-            dispose_key.payload(&change.payload)
+            form.dispose_key.payload(full)
         };
         let payload: &[u8] = payload.as_deref().unwrap_or_default();
         let qos_bytes = inline_qos(change.key_hash, change.kind);
@@ -986,6 +1013,7 @@ mod tests {
             reliable: true,
             transient_local: false,
             dispose_key: DisposeKey::KeyOnlySample,
+            reduced: false,
         };
         w.match_reader(Timestamp::ZERO, reader);
         while w.poll_transmit().is_some() {}
@@ -1016,6 +1044,7 @@ mod tests {
             key_hash: None,
             timestamp: None,
             payload: Arc::from(vec![0, 1, 0, 0]),
+            reduced_payload: None,
         };
         assert_eq!(inline_qos_of(change), None);
     }
@@ -1027,6 +1056,7 @@ mod tests {
             key_hash: Some([7; 16]),
             timestamp: None,
             payload: Arc::from(vec![0, 1, 0, 0]),
+            reduced_payload: None,
         };
         assert_eq!(
             inline_qos_of(change),
@@ -1037,6 +1067,7 @@ mod tests {
             key_hash: Some([7; 16]),
             timestamp: None,
             payload: Arc::from(vec![0, 1, 0, 0]),
+            reduced_payload: None,
         };
         assert_eq!(
             inline_qos_of(dispose),
@@ -1047,25 +1078,20 @@ mod tests {
         );
     }
 
-    #[test]
-    fn disposes_to_a_reader_that_wants_the_key_hash_alone_carry_no_payload() {
-        let mut w = writer_with_reader();
-        let fast_dds = RemoteReader {
+    /// A reader on port 7413 (the first one of `writer_with_reader` is on 7411).
+    fn second_reader(dispose_key: DisposeKey) -> RemoteReader {
+        RemoteReader {
             guid: Guid::new(GuidPrefix([3; 12]), EntityId([0, 0, 1, 7])),
             locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7413)],
             reliable: true,
             transient_local: false,
-            dispose_key: DisposeKey::KeyHashOnly,
-        };
-        w.match_reader(Timestamp::ZERO, fast_dds);
-        while w.poll_transmit().is_some() {}
-        let dispose = Change {
-            kind: ChangeKind::Disposed,
-            key_hash: Some([7; 16]),
-            timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0, 5, 0, 0, 0]),
-        };
-        w.write(Timestamp::ZERO, dispose).unwrap();
+            dispose_key,
+            reduced: false,
+        }
+    }
+
+    /// The payloads of the DATA submessages the writer sends, by destination port.
+    fn data_payloads_by_port(w: &mut Writer) -> Vec<(u32, Option<Vec<u8>>)> {
         let mut payloads = Vec::new();
         while let Some(t) = w.poll_transmit() {
             let (_, iter) = Message::parse(&t.payload).unwrap();
@@ -1079,9 +1105,55 @@ mod tests {
             }
         }
         payloads.sort();
+        payloads
+    }
+
+    #[test]
+    fn disposes_to_a_reader_that_wants_the_key_hash_alone_carry_no_payload() {
+        let mut w = writer_with_reader();
+        w.match_reader(Timestamp::ZERO, second_reader(DisposeKey::KeyHashOnly));
+        while w.poll_transmit().is_some() {}
+        let dispose = Change {
+            kind: ChangeKind::Disposed,
+            key_hash: Some([7; 16]),
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0, 5, 0, 0, 0]),
+            reduced_payload: None,
+        };
+        w.write(Timestamp::ZERO, dispose).unwrap();
+        let payloads = data_payloads_by_port(&mut w);
         assert_eq!(
             payloads,
             [(7411, Some(vec![0, 1, 0, 0, 5, 0, 0, 0])), (7413, None),]
+        );
+    }
+
+    #[test]
+    fn a_reader_that_takes_the_reduced_form_gets_it_and_others_the_full_one() {
+        let mut w = writer_with_reader();
+        w.match_reader(
+            Timestamp::ZERO,
+            RemoteReader {
+                reduced: true,
+                ..second_reader(DisposeKey::KeyOnlySample)
+            },
+        );
+        while w.poll_transmit().is_some() {}
+        let change = Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: None,
+            payload: Arc::from(vec![0, 1, 0, 0, 1, 2, 3, 4]),
+            reduced_payload: Some(Arc::from(vec![0, 1, 0, 0])),
+        };
+        w.write(Timestamp::ZERO, change).unwrap();
+        let payloads = data_payloads_by_port(&mut w);
+        assert_eq!(
+            payloads,
+            [
+                (7411, Some(vec![0, 1, 0, 0, 1, 2, 3, 4])),
+                (7413, Some(vec![0, 1, 0, 0]))
+            ]
         );
     }
 
@@ -1117,6 +1189,7 @@ mod tests {
             key_hash: None,
             timestamp: None,
             payload: Arc::from(vec![0, 1, 0, 0, i, i, i, i]),
+            reduced_payload: None,
         }
     }
 
@@ -1247,6 +1320,7 @@ mod tests {
                 reliable: true,
                 transient_local: true,
                 dispose_key: DisposeKey::KeyOnlySample,
+                reduced: false,
             },
         );
         assert_eq!(data_per_datagram(&mut w).concat(), [10, 11, 12, 13, 14, 15]);

@@ -1,6 +1,7 @@
 //! Discovery over the simulated network: participants find each other with SPDP, learn
 //! each other's endpoints with SEDP (reliably, through loss), match them by topic, type,
-//! partition and QoS, and report incompatible QoS and departed participants.
+//! partition and QoS, and report incompatible QoS and departed participants; types travel
+//! over XTypes TypeLookup and decide matches by assignability.
 
 #![allow(clippy::unwrap_used)]
 
@@ -24,6 +25,11 @@ const R: EntityId = EntityId([0, 0, 1, 0x07]);
 
 /// Two nodes running discovery, each announcing to both locators (as multicast would).
 fn two_nodes(seed: u64, faults: Faults) -> Network {
+    two_nodes_as(seed, faults, |_, _| {})
+}
+
+/// [`two_nodes`], with `as_` changing what node `i` announces of itself.
+fn two_nodes_as(seed: u64, faults: Faults, as_: impl Fn(usize, &mut ParticipantData)) -> Network {
     let mut net = Network::new(seed, faults);
     net.add_node();
     net.add_node();
@@ -33,10 +39,12 @@ fn two_nodes(seed: u64, faults: Faults) -> Network {
         own.metatraffic_unicast_locators = vec![net.locator(i)];
         own.default_unicast_locators = vec![net.locator(i)];
         own.lease_duration = ferrodds_rtps::qos::Duration::from_secs(2);
+        as_(i, &mut own);
         let config = DiscoveryConfig {
             own,
             spdp_destinations: destinations.clone(),
             announce_period: Duration::from_millis(500),
+            type_information: true,
         };
         let now = net.now;
         let d = Discovery::new(now, config, &mut net.nodes[i]);
@@ -60,6 +68,7 @@ fn endpoint(
         type_name: "test::Type".into(),
         qos,
         keyed: false,
+        ty: None,
     }
 }
 
@@ -132,6 +141,7 @@ fn endpoints_match_and_data_flows_through_loss() {
                     key_hash: None,
                     timestamp: None,
                     payload: payload.clone(),
+                    reduced_payload: None,
                 },
             )
             .unwrap();
@@ -337,4 +347,254 @@ fn a_goodbye_removes_the_participant_at_once() {
         seen.contains(&DiscoveryEvent::ParticipantLost { prefix: prefix0 }),
         "{seen:?}"
     );
+}
+
+// Types over XTypes: TypeInformation in SEDP, TypeLookup, assignability.
+
+use ferrodds_cdr::dynamic::assignable::Mismatch;
+use ferrodds_cdr::dynamic::{DynamicType, Member, StructType};
+use ferrodds_cdr::Extensibility;
+
+/// A shape type of the given members after `color` (key) and `x`.
+fn shape(name: &str, ext: Extensibility, more: Vec<Member>) -> DynamicType {
+    let mut members = vec![
+        Member::new("color", 0, DynamicType::String { bound: Some(128) }).key(),
+        Member::new("x", 1, DynamicType::Int32),
+    ];
+    members.extend(more);
+    DynamicType::Struct(Arc::new(StructType {
+        name: name.into(),
+        extensibility: ext,
+        base: None,
+        members,
+    }))
+}
+
+fn typed(mut e: LocalEndpoint, ty: DynamicType) -> LocalEndpoint {
+    e.type_name = ty.name().to_owned();
+    e.ty = Some(ty);
+    e
+}
+
+/// Adds a writer of `wt` on node 0 and a reader of `rt` on node 1, both on topic "T"; their
+/// GUIDs.
+fn add_typed_pair(net: &mut Network, wt: DynamicType, rt: DynamicType) -> (Guid, Guid) {
+    let w = typed(
+        endpoint(
+            net,
+            0,
+            EndpointKind::Writer,
+            "T",
+            EndpointQos::writer_default(),
+        ),
+        wt,
+    );
+    let r = typed(
+        endpoint(
+            net,
+            1,
+            EndpointKind::Reader,
+            "T",
+            EndpointQos::reader_default(),
+        ),
+        rt,
+    );
+    let guids = (w.guid, r.guid);
+    add(net, 0, w);
+    add(net, 1, r);
+    guids
+}
+
+/// Runs `net` until node `node` reports `local` matched with `remote` (true), or for `limit`.
+fn matched(net: &mut Network, node: usize, local: Guid, remote: Guid, limit: Duration) -> bool {
+    let mut seen = false;
+    net.run_until(limit, |n| {
+        seen |= events(n, node).contains(&DiscoveryEvent::Matched { local, remote });
+        seen
+    });
+    seen
+}
+
+#[test]
+fn a_remote_type_is_obtained_over_type_lookup_through_loss() {
+    for seed in 0..50 {
+        let mut net = two_nodes(seed, Faults::lossy(0.2));
+        let inner = shape("Inner", Extensibility::Appendable, vec![]);
+        let ty = shape(
+            "Outer",
+            Extensibility::Mutable,
+            vec![Member::new("inner", 2, inner)],
+        );
+        let w = typed(
+            endpoint(
+                &net,
+                0,
+                EndpointKind::Writer,
+                "T",
+                EndpointQos::writer_default(),
+            ),
+            ty.clone(),
+        );
+        add(&mut net, 0, w);
+        let mut found = None;
+        let ok = net.run_until(Duration::from_secs(60), |n| {
+            let d = n.discovery[1].as_mut().unwrap();
+            let Some((_, Some(info))) = d.topic_types("T").into_iter().next() else {
+                return false;
+            };
+            match d.resolve_type(&info) {
+                Some(r) => {
+                    found = Some(r.unwrap());
+                    true
+                }
+                None => {
+                    let now = n.now;
+                    let mut d = n.discovery[1].take().unwrap();
+                    d.request_type(now, &info, &mut n.nodes[1]);
+                    n.discovery[1] = Some(d);
+                    false
+                }
+            }
+        });
+        assert!(ok, "seed {seed}: type not obtained");
+        assert_eq!(found.unwrap(), ty, "seed {seed}");
+        let stats = net.discovery[0].as_ref().unwrap().type_lookup_stats();
+        assert!(stats.requests_answered >= 1, "seed {seed}: {stats:?}");
+    }
+}
+
+#[test]
+fn versions_of_a_type_match_when_assignable_whatever_their_names() {
+    let v1 = shape("v1::Shape", Extensibility::Appendable, vec![]);
+    let v2 = shape(
+        "v2::Shape",
+        Extensibility::Appendable,
+        vec![Member::new("y", 2, DynamicType::Int32)],
+    );
+    // Older reader, newer writer; then newer reader, older writer.
+    for (seed, (wt, rt)) in [(v2.clone(), v1.clone()), (v1, v2)].into_iter().enumerate() {
+        let mut net = two_nodes(10 + seed as u64, Faults::lossy(0.1));
+        let (wg, rg) = add_typed_pair(&mut net, wt, rt);
+        assert!(
+            matched(&mut net, 1, rg, wg, Duration::from_secs(30)),
+            "reader side"
+        );
+        assert!(
+            matched(&mut net, 0, wg, rg, Duration::from_secs(30)),
+            "writer side"
+        );
+    }
+}
+
+#[test]
+fn types_that_are_not_assignable_are_reported_incompatible() {
+    let mut net = two_nodes(20, Faults::NONE);
+    let wt = shape("Shape", Extensibility::Appendable, vec![]);
+    // `x` is a double here.
+    let rt = DynamicType::Struct(Arc::new(StructType {
+        name: "Shape".into(),
+        extensibility: Extensibility::Appendable,
+        base: None,
+        members: vec![
+            Member::new("color", 0, DynamicType::String { bound: Some(128) }).key(),
+            Member::new("x", 1, DynamicType::Float64),
+        ],
+    }));
+    add_typed_pair(&mut net, wt, rt);
+    let mut reasons = Vec::new();
+    net.run_until(Duration::from_secs(5), |n| {
+        for node in 0..2 {
+            for e in events(n, node) {
+                match e {
+                    DiscoveryEvent::IncompatibleType { reason, .. } => reasons.push(reason),
+                    DiscoveryEvent::Matched { local, .. }
+                        if local.entity_id == W || local.entity_id == R =>
+                    {
+                        panic!("types that are not assignable matched")
+                    }
+                    _ => {}
+                }
+            }
+        }
+        reasons.len() == 2
+    });
+    assert_eq!(reasons.len(), 2, "both sides report: {reasons:?}");
+    for r in reasons {
+        assert_eq!(r.mismatch, Mismatch::DifferentKinds);
+        assert_eq!(r.path, ["Shape", "x"]);
+    }
+}
+
+#[test]
+fn endpoints_without_type_information_match_by_type_name() {
+    let mut net = two_nodes(21, Faults::NONE);
+    let ty = shape("Shape", Extensibility::Appendable, vec![]);
+    let w = typed(
+        endpoint(
+            &net,
+            0,
+            EndpointKind::Writer,
+            "T",
+            EndpointQos::writer_default(),
+        ),
+        ty,
+    );
+    // No type: only the name speaks for it, and it is another name.
+    let mut r = endpoint(
+        &net,
+        1,
+        EndpointKind::Reader,
+        "T",
+        EndpointQos::reader_default(),
+    );
+    r.type_name = "Other".into();
+    let (wg, rg) = (w.guid, r.guid);
+    add(&mut net, 0, w);
+    add(&mut net, 1, r);
+    assert!(!matched(&mut net, 1, rg, wg, Duration::from_secs(3)));
+    let mut r2 = endpoint(
+        &net,
+        1,
+        EndpointKind::Reader,
+        "T",
+        EndpointQos::reader_default(),
+    );
+    r2.guid = Guid::new(net.nodes[1].prefix(), EntityId([0, 0, 2, 0x07]));
+    r2.type_name = "Shape".into();
+    let r2g = r2.guid;
+    add(&mut net, 1, r2);
+    assert!(matched(&mut net, 1, r2g, wg, Duration::from_secs(3)));
+}
+
+#[test]
+fn cyclone_dds_0_10_learns_our_endpoints_without_their_types() {
+    // Node 1 announces itself as Cyclone DDS 0.10 does (vendor 1.16, RTPS 2.1).
+    let mut net = two_nodes_as(22, Faults::NONE, |i, own| {
+        if i == 1 {
+            own.vendor_id = Some(ferrodds_rtps::wire::VendorId::CYCLONE_DDS);
+            own.protocol_version = Some(ferrodds_rtps::wire::ProtocolVersion::V2_1);
+        }
+    });
+    let w = typed(
+        endpoint(
+            &net,
+            0,
+            EndpointKind::Writer,
+            "T",
+            EndpointQos::writer_default(),
+        ),
+        shape("Shape", Extensibility::Appendable, vec![]),
+    );
+    add(&mut net, 0, w);
+    let mut seen = None;
+    net.run_until(Duration::from_secs(5), |n| {
+        seen = n.discovery[1]
+            .as_ref()
+            .unwrap()
+            .topic_types("T")
+            .into_iter()
+            .next();
+        seen.is_some()
+    });
+    assert_eq!(seen, Some(("Shape".to_owned(), None)));
 }

@@ -48,6 +48,7 @@ fn local(limits: Limits) -> (Participant, Discovery) {
         own,
         spdp_destinations: vec![Locator::udpv4(SPDP_GROUP, 7400)],
         announce_period: Duration::from_secs(2),
+        type_information: true,
     };
     let mut d = Discovery::new(NOW, config, &mut p);
     p.add_writer(Writer::new(
@@ -65,6 +66,7 @@ fn local(limits: Limits) -> (Participant, Discovery) {
             type_name: "T".into(),
             qos,
             keyed: false,
+            ty: None,
         },
         &mut p,
     );

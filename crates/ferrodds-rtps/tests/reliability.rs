@@ -80,6 +80,7 @@ fn connect(
             reliable: reliable_r,
             transient_local: transient_reader,
             dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
+            reduced: false,
         },
     );
     s.net.nodes[1].reader(READER_ID).unwrap().match_writer(
@@ -119,6 +120,7 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
                 key_hash: None,
                 timestamp: None,
                 payload: payload.clone(),
+                reduced_payload: None,
             };
             match s.net.nodes[0].writer(WRITER_ID).unwrap().write(now, change) {
                 Ok(_) => {
@@ -252,6 +254,7 @@ fn a_perfect_network_needs_no_repair() {
             key_hash: None,
             timestamp: None,
             payload: sample(i, 100),
+            reduced_payload: None,
         };
         s.net.nodes[0]
             .writer(WRITER_ID)
@@ -293,6 +296,7 @@ fn best_effort_never_delivers_a_duplicate_or_out_of_order() {
                 key_hash: None,
                 timestamp: None,
                 payload: sample(i, 16),
+                reduced_payload: None,
             };
             s.net.nodes[0]
                 .writer(WRITER_ID)
@@ -350,6 +354,7 @@ fn transient_local_late_joiner_receives_the_history() {
                 key_hash: None,
                 timestamp: None,
                 payload: sample(i, 8),
+                reduced_payload: None,
             };
             s.net.nodes[0]
                 .writer(WRITER_ID)
@@ -401,6 +406,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
             key_hash: None,
             timestamp: None,
             payload: sample(i, 8),
+            reduced_payload: None,
         };
         s.net.nodes[0]
             .writer(WRITER_ID)
@@ -420,6 +426,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
         key_hash: None,
         timestamp: None,
         payload: sample(5, 8),
+        reduced_payload: None,
     };
     s.net.nodes[0]
         .writer(WRITER_ID)
@@ -476,6 +483,7 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
                 key_hash: None,
                 timestamp: None,
                 payload: payload.clone(),
+                reduced_payload: None,
             };
             s.net.nodes[0]
                 .writer(WRITER_ID)

@@ -28,6 +28,10 @@ pub enum Error {
     /// The participant was closed.
     #[error("the participant is closed")]
     Closed,
+    /// A type obtained from a peer cannot be used (its TypeObject describes something this
+    /// implementation does not support, or is malformed).
+    #[error("cannot use the type a peer described: {0}")]
+    Type(#[from] ferrodds_cdr::dynamic::type_object::TypeObjectError),
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),

@@ -40,21 +40,25 @@ pub mod qos;
 mod reader;
 mod runtime;
 mod sample;
+mod type_support;
 mod waitset;
 mod writer;
 
 pub use cache::{SampleRejectedReason, SampleRejectedStatus};
 pub use deadline::DeadlineMissedStatus;
 pub use error::{Error, Result};
+pub use ferrodds_cdr::dynamic;
 pub use ferrodds_cdr::{Cdr, JsonView};
 pub use ferrodds_rtps::Limits;
-pub use participant::{DomainParticipant, ParticipantBuilder, Publisher, Subscriber, Topic};
+pub use participant::{
+    DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber, Topic,
+};
 pub use qos::{PublishMode, Qos};
-pub use reader::{DataReader, Sample, TakeFuture};
+pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};
 pub use runtime::{IncompatibleStatus, SendStats};
 pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
 pub use waitset::{Condition, WaitSet};
-pub use writer::DataWriter;
+pub use writer::{DataWriter, DynamicWriter};
 
 // The derive macro's generated code names `::ferrodds_cdr`; users of this crate get it
 // through this re-export.

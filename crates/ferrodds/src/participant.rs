@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use ferrodds_cdr::dynamic::DynamicType;
 use ferrodds_cdr::Cdr;
 use ferrodds_rtps::discovery::ParticipantData;
+use ferrodds_rtps::type_lookup::TypeLookupStats;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
 use ferrodds_rtps::{
     Discovery, DiscoveryConfig, DiscoveryStats, Limits, Participant, ReaderStats, WriterStats,
@@ -18,9 +20,10 @@ use ferrodds_transport::{InterfaceSelector, TransportConfig, UdpTransport};
 
 use crate::error::{Error, Result};
 use crate::qos::Qos;
-use crate::reader::DataReader;
+use crate::reader::{DataReader, DynamicReader};
 use crate::runtime::{self, Core, SendStats, Shared};
-use crate::writer::DataWriter;
+use crate::type_support::TypeSupport;
+use crate::writer::{DataWriter, DynamicWriter};
 
 /// A participant in a DDS domain.
 ///
@@ -97,6 +100,7 @@ pub struct ParticipantBuilder {
     lease_duration: Duration,
     user_data: Vec<u8>,
     limits: Limits,
+    type_information: bool,
 }
 
 impl ParticipantBuilder {
@@ -113,7 +117,20 @@ impl ParticipantBuilder {
             lease_duration: Duration::from_secs(20),
             user_data: Vec::new(),
             limits: Limits::default(),
+            type_information: true,
         }
+    }
+
+    /// Whether SEDP announces the types of this participant's endpoints (XTypes
+    /// TypeInformation; on by default). Peers use it to obtain the types over TypeLookup
+    /// (Cyclone DDS's `cyclonedds typeof` and `subscribe`) and to check them for
+    /// assignability. Turn it off to talk to Cyclone DDS 0.10 applications whose types'
+    /// identifiers differ from ours (a key member, a `uint8` written `octet`): Cyclone 0.10
+    /// cannot use a type it obtains over TypeLookup when it holds a sequence or array, and
+    /// then never matches (Cyclone DDS 11 fails with it alike). See `docs/interop.md`.
+    pub fn type_information(mut self, announce: bool) -> Self {
+        self.type_information = announce;
+        self
     }
 
     /// Resource limits: how much remote participants can make this one hold (remote
@@ -211,6 +228,7 @@ impl ParticipantBuilder {
                 own,
                 spdp_destinations,
                 announce_period: announce_period(self.announce_period, self.lease_duration),
+                type_information: self.type_information,
             },
             &mut rtps,
         );
@@ -261,11 +279,7 @@ impl DomainParticipant {
 
     /// A topic of type `T`.
     pub fn create_topic<T: Cdr>(&self, name: &str) -> Result<Topic<T>> {
-        if name.is_empty() || name.len() > 256 {
-            return Err(Error::BadParameter(format!(
-                "a topic name has 1 to 256 characters; {name:?} does not"
-            )));
-        }
+        check_topic_name(name)?;
         Ok(Topic {
             participant: self.clone(),
             name: name.to_owned(),
@@ -283,6 +297,88 @@ impl DomainParticipant {
         let mut t = self.create_topic(name)?;
         t.type_name = type_name.to_owned();
         Ok(t)
+    }
+
+    /// A topic whose type is known at run time (`ty`, announced to peers as `type_name`),
+    /// for [`DynamicWriter`]s and [`DynamicReader`]s.
+    pub fn create_dynamic_topic(
+        &self,
+        name: &str,
+        type_name: &str,
+        ty: DynamicType,
+    ) -> Result<DynamicTopic> {
+        check_topic_name(name)?;
+        Ok(DynamicTopic {
+            participant: self.clone(),
+            name: name.to_owned(),
+            support: TypeSupport::dynamic(type_name, ty),
+        })
+    }
+
+    /// The topic `name` as remote participants publish or subscribe it, with the type they
+    /// use, obtained over XTypes: the TypeInformation a remote endpoint of the topic
+    /// announced, and the TypeObjects of the type and its dependencies asked for with the
+    /// TypeLookup service. Waits up to `timeout` for such an endpoint and for the answers.
+    pub fn find_topic(&self, name: &str, timeout: Duration) -> Result<DynamicTopic> {
+        check_topic_name(name)?;
+        let shared = &self.inner.shared;
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let mut core = shared.lock();
+            let now = shared.now();
+            let mut found = None;
+            let runtime::Core {
+                discovery, rtps, ..
+            } = &mut *core;
+            for (type_name, info) in discovery.topic_types(name) {
+                let Some(info) = info else { continue };
+                match discovery.resolve_type(&info) {
+                    Some(Ok(ty)) => {
+                        found = Some(Ok((type_name, ty)));
+                        break;
+                    }
+                    Some(Err(e)) => found = Some(Err(Error::Type(e))),
+                    None => discovery.request_type(now, &info, rtps),
+                }
+            }
+            core.collect_transmits();
+            shared.finish(core);
+            match found {
+                Some(Ok((type_name, ty))) => {
+                    return self.create_dynamic_topic(name, &type_name, ty)
+                }
+                Some(Err(e)) => return Err(e),
+                None => {}
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(Error::Timeout(
+                    timeout,
+                    "no remote endpoint of the topic described its type",
+                ));
+            }
+            // Any input wakes us (a reply, an SEDP announcement); the cap bounds a wait on
+            // a quiet network.
+            let core = shared.lock();
+            drop(shared.wait_changed(core, left.min(Duration::from_millis(100))));
+        }
+    }
+
+    /// A writer of a dynamic topic in the default publisher.
+    pub fn create_dynamic_writer(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicWriter> {
+        topic.check_participant(self)?;
+        DynamicWriter::new(self, topic, qos)
+    }
+
+    /// A reader of a dynamic topic in the default subscriber.
+    pub fn create_dynamic_reader(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicReader> {
+        topic.check_participant(self)?;
+        DynamicReader::new(self, topic, qos)
+    }
+
+    /// What the TypeLookup service answered, obtained and refused.
+    pub fn type_lookup_stats(&self) -> TypeLookupStats {
+        self.inner.shared.lock().discovery.type_lookup_stats()
     }
 
     /// A publisher whose writers share `partition` (empty: the default partition).
@@ -390,14 +486,7 @@ pub struct Topic<T> {
 
 impl<T> Topic<T> {
     fn check_participant(&self, participant: &DomainParticipant) -> Result<()> {
-        if Arc::ptr_eq(&self.participant.inner, &participant.inner) {
-            Ok(())
-        } else {
-            Err(Error::BadParameter(format!(
-                "topic {:?} belongs to another participant",
-                self.name
-            )))
-        }
+        check_same(participant, &self.participant, &self.name)
     }
 
     /// The topic name.
@@ -411,6 +500,65 @@ impl<T> Topic<T> {
     }
 }
 
+fn check_topic_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > 256 {
+        return Err(Error::BadParameter(format!(
+            "a topic name has 1 to 256 characters; {name:?} does not"
+        )));
+    }
+    Ok(())
+}
+
+fn check_same(participant: &DomainParticipant, of: &DomainParticipant, name: &str) -> Result<()> {
+    if Arc::ptr_eq(&of.inner, &participant.inner) {
+        Ok(())
+    } else {
+        Err(Error::BadParameter(format!(
+            "topic {name:?} belongs to another participant"
+        )))
+    }
+}
+
+/// A topic whose type is known at run time: made from a [`DynamicType`]
+/// ([`DomainParticipant::create_dynamic_topic`]) or found on the network
+/// ([`DomainParticipant::find_topic`]).
+#[derive(Clone)]
+pub struct DynamicTopic {
+    pub(crate) participant: DomainParticipant,
+    pub(crate) name: String,
+    pub(crate) support: TypeSupport,
+}
+
+impl DynamicTopic {
+    fn check_participant(&self, participant: &DomainParticipant) -> Result<()> {
+        check_same(participant, &self.participant, &self.name)
+    }
+
+    /// The topic name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The type name peers see.
+    pub fn type_name(&self) -> &str {
+        &self.support.type_name
+    }
+
+    /// The type.
+    pub fn dynamic_type(&self) -> &DynamicType {
+        &self.support.ty
+    }
+}
+
+impl std::fmt::Debug for DynamicTopic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicTopic")
+            .field("name", &self.name)
+            .field("type_name", &self.support.type_name)
+            .finish()
+    }
+}
+
 /// Groups writers under one partition.
 #[derive(Clone, Debug)]
 pub struct Publisher {
@@ -421,13 +569,24 @@ pub struct Publisher {
 impl Publisher {
     /// A writer in this publisher's partition.
     pub fn create_writer<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataWriter<T>> {
-        let qos = if self.partition.is_empty() {
-            qos
-        } else {
-            qos.partition(self.partition.iter().cloned())
-        };
+        let qos = with_partition(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DataWriter::new(&self.participant, topic, qos)
+    }
+
+    /// A writer of a dynamic topic in this publisher's partition.
+    pub fn create_dynamic_writer(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicWriter> {
+        let qos = with_partition(qos, &self.partition);
+        topic.check_participant(&self.participant)?;
+        DynamicWriter::new(&self.participant, topic, qos)
+    }
+}
+
+fn with_partition(qos: Qos, partition: &[String]) -> Qos {
+    if partition.is_empty() {
+        qos
+    } else {
+        qos.partition(partition.iter().cloned())
     }
 }
 
@@ -441,13 +600,16 @@ pub struct Subscriber {
 impl Subscriber {
     /// A reader in this subscriber's partition.
     pub fn create_reader<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataReader<T>> {
-        let qos = if self.partition.is_empty() {
-            qos
-        } else {
-            qos.partition(self.partition.iter().cloned())
-        };
+        let qos = with_partition(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DataReader::new(&self.participant, topic, qos)
+    }
+
+    /// A reader of a dynamic topic in this subscriber's partition.
+    pub fn create_dynamic_reader(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicReader> {
+        let qos = with_partition(qos, &self.partition);
+        topic.check_participant(&self.participant)?;
+        DynamicReader::new(&self.participant, topic, qos)
     }
 
     /// A reader in this subscriber's partition that takes in only the samples `filter`
@@ -458,11 +620,7 @@ impl Subscriber {
         qos: Qos,
         filter: impl Fn(&T) -> bool + Send + Sync + 'static,
     ) -> Result<DataReader<T>> {
-        let qos = if self.partition.is_empty() {
-            qos
-        } else {
-            qos.partition(self.partition.iter().cloned())
-        };
+        let qos = with_partition(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DataReader::with_filter(&self.participant, topic, qos, filter)
     }

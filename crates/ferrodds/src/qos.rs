@@ -10,8 +10,8 @@
 use std::time::Duration;
 
 pub use ferrodds_rtps::qos::{
-    DataRepresentationId, Durability, EndpointQos, History, Ownership, Partition, Reliability,
-    ReliabilityKind,
+    DataRepresentationId, Durability, EndpointQos, History, Ownership, Partition, QosPolicyId,
+    Reliability, ReliabilityKind, TypeConsistencyEnforcement, TypeConsistencyKind,
 };
 use ferrodds_rtps::qos::{Duration as RtpsDuration, LENGTH_UNLIMITED};
 
@@ -144,6 +144,14 @@ impl Qos {
     /// timestamp.
     pub fn lifespan(mut self, duration: Duration) -> Self {
         self.policies.lifespan.duration = RtpsDuration::from_std(duration);
+        self
+    }
+
+    /// TYPE_CONSISTENCY_ENFORCEMENT (a reader's): which writers' types it takes. By
+    /// default any type assignable to its own (XTypes 7.2.4), ignoring string and sequence
+    /// bounds, comparing member names.
+    pub fn type_consistency(mut self, policy: TypeConsistencyEnforcement) -> Self {
+        self.policies.type_consistency = policy;
         self
     }
 

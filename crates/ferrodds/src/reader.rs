@@ -1,4 +1,7 @@
-//! `DataReader<T>`: takes samples of type `T`, decoding them in the caller's thread.
+//! Readers. `DynamicReader` reads a topic whose type is known at run time: it takes
+//! samples as dynamic values (decoded by the runtime codec) or as the bytes that arrived
+//! (what the Python binding and the tools use). `DataReader<T>` is a thin typed layer over
+//! it that decodes `T` with the derived code, in the caller's thread.
 
 use std::future::Future;
 use std::marker::PhantomData;
@@ -7,7 +10,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ferrodds_cdr::{key_hash, key_hash_variants, Cdr, XcdrVersion};
+use ferrodds_cdr::dynamic::{DynamicType, DynamicValue};
+use ferrodds_cdr::{Cdr, DecodeError};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader};
@@ -16,10 +20,11 @@ use crate::cache::{CacheLimits, ReaderCache, SampleRejectedReason, SampleRejecte
 use crate::deadline::DeadlineMissedStatus;
 use crate::delivery::{ContentFilter, Delivery};
 use crate::error::{Error, Result};
-use crate::participant::{DomainParticipant, Topic};
+use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, IncompatibleStatus, InstanceKeys, ReaderState};
-use crate::sample::{InstanceHandle, SampleInfo};
+use crate::runtime::{Callback, IncompatibleStatus, ReaderState};
+use crate::sample::SampleInfo;
+use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 
 /// A sample and what the reader knows about it. When `info.valid_data` is false the
 /// sample only reports an instance state change and `data` holds just its key (the other
@@ -32,19 +37,27 @@ pub struct Sample<T> {
     pub info: SampleInfo,
 }
 
-/// Reads samples of type `T` from a topic.
+/// Reads samples of type `T` from a topic: a [`DynamicReader`] whose samples are decoded
+/// as `T` by its derived code.
 pub struct DataReader<T> {
-    inner: Arc<ReaderInner>,
+    untyped: DynamicReader,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<T> Clone for DataReader<T> {
     fn clone(&self) -> Self {
         DataReader {
-            inner: Arc::clone(&self.inner),
+            untyped: self.untyped.clone(),
             _type: PhantomData,
         }
     }
+}
+
+/// Reads a topic whose type is known at run time (a [`DynamicType`]).
+#[derive(Clone)]
+pub struct DynamicReader {
+    inner: Arc<ReaderInner>,
+    ty: DynamicType,
 }
 
 pub(crate) struct ReaderInner {
@@ -59,38 +72,9 @@ impl Drop for ReaderInner {
     }
 }
 
-/// The instance of a received payload: the key hash computed from its key (XCDR2 rules,
-/// so instances agree whatever representation or key hash a writer used).
-fn key_of<T: Cdr>(payload: &[u8], key_only: bool) -> Option<InstanceHandle> {
-    if !T::IS_KEYED {
-        return Some(InstanceHandle::NIL);
-    }
-    let value = decode::<T>(payload, key_only).ok()?;
-    key_hash(&value, XcdrVersion::Xcdr2)
-        .ok()
-        .map(|k| InstanceHandle(k.0))
-}
-
-/// The key hashes other implementations compute for the key of a payload.
-fn key_variants<T: Cdr>(payload: &[u8], key_only: bool) -> Vec<InstanceHandle> {
-    decode::<T>(payload, key_only)
-        .ok()
-        .and_then(|value| key_hash_variants(&value).ok())
-        .map(|hashes| hashes.into_iter().map(|k| InstanceHandle(k.0)).collect())
-        .unwrap_or_default()
-}
-
-fn decode<T: Cdr>(payload: &[u8], key_only: bool) -> Result<T> {
-    if key_only {
-        Ok(ferrodds_cdr::deserialize_key_sample(payload)?)
-    } else {
-        Ok(ferrodds_cdr::deserialize(payload)?)
-    }
-}
-
 impl<T: Cdr> DataReader<T> {
     pub(crate) fn new(participant: &DomainParticipant, topic: &Topic<T>, qos: Qos) -> Result<Self> {
-        Self::create(participant, topic, qos, None)
+        Self::with_content_filter(participant, topic, qos, None)
     }
 
     /// A reader that only takes in the samples `filter` accepts (a content filter, applied
@@ -105,20 +89,136 @@ impl<T: Cdr> DataReader<T> {
         T: 'static,
     {
         let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
-            decode::<T>(payload, false).is_ok_and(|sample| filter(&sample))
+            decode_typed::<T>(payload, false).is_ok_and(|sample| filter(&sample))
         });
-        Self::create(participant, topic, qos, Some(filter))
+        Self::with_content_filter(participant, topic, qos, Some(filter))
     }
 
-    fn create(
+    fn with_content_filter(
         participant: &DomainParticipant,
         topic: &Topic<T>,
         qos: Qos,
         filter: Option<ContentFilter>,
     ) -> Result<Self> {
+        let support = TypeSupport::of::<T>(&topic.type_name);
+        Ok(DataReader {
+            untyped: DynamicReader::create(participant, &topic.name, &support, qos, filter)?,
+            _type: PhantomData,
+        })
+    }
+
+    /// The untyped reader under this one.
+    pub fn untyped(&self) -> &DynamicReader {
+        &self.untyped
+    }
+
+    /// The reader's GUID.
+    pub fn guid(&self) -> Guid {
+        self.untyped.guid()
+    }
+
+    fn decode_all(&self, taken: Vec<Taken>) -> Result<Vec<Sample<T>>> {
+        self.untyped.decode_all(taken, decode_typed::<T>)
+    }
+
+    /// Removes and returns every sample waiting, oldest first.
+    pub fn take(&self) -> Result<Vec<Sample<T>>> {
+        self.decode_all(self.untyped.collect(usize::MAX, true, false))
+    }
+
+    /// Removes and returns up to `max` samples.
+    pub fn take_max(&self, max: usize) -> Result<Vec<Sample<T>>> {
+        self.decode_all(self.untyped.collect(max, true, false))
+    }
+
+    /// Returns every sample waiting without removing them (they become READ).
+    pub fn read(&self) -> Result<Vec<Sample<T>>> {
+        self.decode_all(self.untyped.collect(usize::MAX, false, false))
+    }
+
+    /// Returns the samples not read before, without removing them.
+    pub fn read_unread(&self) -> Result<Vec<Sample<T>>> {
+        self.decode_all(self.untyped.collect(usize::MAX, false, true))
+    }
+
+    /// The SAMPLE_REJECTED status: samples that arrived but were dropped because a
+    /// resource limit was reached (RESOURCE_LIMITS, or the participant's [`Limits`] where
+    /// those are unlimited) or because they do not decode as `T`.
+    ///
+    /// [`Limits`]: crate::Limits
+    pub fn sample_rejected_status(&self) -> SampleRejectedStatus {
+        self.untyped.sample_rejected_status()
+    }
+
+    /// Waits until a sample not yet read is waiting; false on timeout.
+    pub fn wait_for_data(&self, timeout: Duration) -> bool {
+        self.untyped.wait_for_data(timeout)
+    }
+
+    /// Waits until at least `count` writers are matched.
+    pub fn wait_for_matched(&self, count: usize, timeout: Duration) -> Result<()> {
+        self.untyped.wait_for_matched(count, timeout)
+    }
+
+    /// The writers matched now.
+    pub fn matched_publications(&self) -> Vec<Guid> {
+        self.untyped.matched_publications()
+    }
+
+    /// The REQUESTED_INCOMPATIBLE_QOS status.
+    pub fn requested_incompatible_qos(&self) -> IncompatibleStatus {
+        self.untyped.requested_incompatible_qos()
+    }
+
+    /// The REQUESTED_DEADLINE_MISSED status: deadline periods in which an instance received
+    /// no sample (all zero without a DEADLINE QoS).
+    pub fn requested_deadline_missed(&self) -> DeadlineMissedStatus {
+        self.untyped.requested_deadline_missed()
+    }
+
+    /// Calls `f` (from a participant thread, without locks held) whenever samples arrive:
+    /// DCPS's `on_data_available`.
+    pub fn set_data_available_listener(&self, f: impl Fn() + Send + Sync + 'static) {
+        self.untyped.set_data_available_listener(f)
+    }
+
+    /// A future that resolves to the samples waiting once there is at least one. It needs
+    /// no particular executor: the participant's threads wake it.
+    pub fn take_async(&self) -> TakeFuture<T> {
+        TakeFuture {
+            reader: self.clone(),
+        }
+    }
+
+    pub(crate) fn entity_id(&self) -> EntityId {
+        self.untyped.inner.entity_id
+    }
+
+    pub(crate) fn participant(&self) -> &DomainParticipant {
+        &self.untyped.inner.participant
+    }
+}
+
+impl DynamicReader {
+    pub(crate) fn new(
+        participant: &DomainParticipant,
+        topic: &DynamicTopic,
+        qos: Qos,
+    ) -> Result<Self> {
+        DynamicReader::create(participant, &topic.name, &topic.support, qos, None)
+    }
+
+    /// Creates the RTPS reader and its DCPS state, and announces it.
+    fn create(
+        participant: &DomainParticipant,
+        topic_name: &str,
+        support: &TypeSupport,
+        qos: Qos,
+        filter: Option<ContentFilter>,
+    ) -> Result<Self> {
         let shared = &participant.inner.shared;
         let mut core = shared.lock();
-        let entity_id = core.next_entity_id(if T::IS_KEYED { 0x07 } else { 0x04 });
+        let entity_id = core.next_entity_id(if support.keyed() { 0x07 } else { 0x04 });
         let guid = Guid::new(core.rtps.prefix(), entity_id);
         let participant_limits = core.rtps.limits().clone();
         core.rtps.add_reader(Reader::new(
@@ -130,11 +230,7 @@ impl<T: Cdr> DataReader<T> {
             entity_id,
             ReaderState {
                 cache: ReaderCache::new(limits),
-                keys: InstanceKeys {
-                    keyed: T::IS_KEYED,
-                    of_payload: key_of::<T>,
-                    variants: key_variants::<T>,
-                },
+                keys: support.keys.clone(),
                 matched: Default::default(),
                 matched_changes: 0,
                 incompatible: Default::default(),
@@ -147,19 +243,20 @@ impl<T: Cdr> DataReader<T> {
         let endpoint = LocalEndpoint {
             guid,
             kind: EndpointKind::Reader,
-            topic_name: topic.name.clone(),
-            type_name: topic.type_name.clone(),
+            topic_name: topic_name.to_owned(),
+            type_name: support.type_name.clone(),
             qos: qos.policies.clone(),
-            keyed: T::IS_KEYED,
+            keyed: support.keyed(),
+            ty: Some(support.ty.clone()),
         };
         shared.announce(core, endpoint);
-        Ok(DataReader {
+        Ok(DynamicReader {
             inner: Arc::new(ReaderInner {
                 participant: participant.clone(),
                 entity_id,
                 guid,
             }),
-            _type: PhantomData,
+            ty: support.ty.clone(),
         })
     }
 
@@ -168,7 +265,7 @@ impl<T: Cdr> DataReader<T> {
         self.inner.guid
     }
 
-    fn collect(&self, max: usize, take: bool, unread_only: bool) -> Vec<Taken> {
+    pub(crate) fn collect(&self, max: usize, take: bool, unread_only: bool) -> Vec<Taken> {
         let mut core = self.inner.participant.inner.shared.lock();
         core.readers
             .get_mut(&self.inner.entity_id)
@@ -176,14 +273,19 @@ impl<T: Cdr> DataReader<T> {
             .unwrap_or_default()
     }
 
-    /// Decodes what was collected. A sample that does not decode (a writer sent bytes that
-    /// are not a `T`) is dropped and counted in the SAMPLE_REJECTED status, so that it
-    /// cannot take the good samples collected with it down.
-    fn decode_all(&self, taken: Vec<Taken>) -> Result<Vec<Sample<T>>> {
+    /// Decodes what was collected with `decode`. A sample that does not decode (a writer
+    /// sent bytes that are not of the reader's type) is dropped and counted in the
+    /// SAMPLE_REJECTED status, so that it cannot take the good samples collected with it
+    /// down.
+    pub(crate) fn decode_all<V>(
+        &self,
+        taken: Vec<Taken>,
+        decode: impl Fn(&[u8], bool) -> Result<V, DecodeError>,
+    ) -> Result<Vec<Sample<V>>> {
         let mut out = Vec::with_capacity(taken.len());
         let mut undecodable = Vec::new();
         for t in taken {
-            match decode::<T>(&t.stored.payload, t.stored.key_only) {
+            match decode(&t.stored.payload, t.stored.key_only) {
                 Ok(data) => out.push(Sample { data, info: t.info }),
                 Err(_) => undecodable.push(t),
             }
@@ -205,7 +307,7 @@ impl<T: Cdr> DataReader<T> {
 
     /// The SAMPLE_REJECTED status: samples that arrived but were dropped because a
     /// resource limit was reached (RESOURCE_LIMITS, or the participant's [`Limits`] where
-    /// those are unlimited) or because they do not decode as `T`.
+    /// those are unlimited) or because they do not decode as the reader's type.
     ///
     /// [`Limits`]: crate::Limits
     pub fn sample_rejected_status(&self) -> SampleRejectedStatus {
@@ -216,24 +318,44 @@ impl<T: Cdr> DataReader<T> {
             .unwrap_or_default()
     }
 
-    /// Removes and returns every sample waiting, oldest first.
-    pub fn take(&self) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.collect(usize::MAX, true, false))
+    /// The type it reads.
+    pub fn dynamic_type(&self) -> &DynamicType {
+        &self.ty
+    }
+
+    fn decode_values(&self, taken: Vec<Taken>) -> Result<Vec<Sample<DynamicValue>>> {
+        let ty = &self.ty;
+        self.decode_all(taken, |payload, key_only| {
+            decode_dynamic(ty, payload, key_only)
+        })
+    }
+
+    /// Removes and returns every sample waiting, oldest first, as dynamic values.
+    pub fn take(&self) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect(usize::MAX, true, false))
     }
 
     /// Removes and returns up to `max` samples.
-    pub fn take_max(&self, max: usize) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.collect(max, true, false))
+    pub fn take_max(&self, max: usize) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect(max, true, false))
     }
 
     /// Returns every sample waiting without removing them (they become READ).
-    pub fn read(&self) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.collect(usize::MAX, false, false))
+    pub fn read(&self) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect(usize::MAX, false, false))
     }
 
-    /// Returns the samples not read before, without removing them.
-    pub fn read_unread(&self) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.collect(usize::MAX, false, true))
+    /// Removes and returns up to `max` samples as they arrived: the serialized payload,
+    /// encapsulation header included (for a dispose or unregister, the serialized key, or
+    /// nothing when the writer sent only a key hash).
+    pub fn take_serialized(&self, max: usize) -> Vec<Sample<Vec<u8>>> {
+        self.collect(max, true, false)
+            .into_iter()
+            .map(|t| Sample {
+                data: t.stored.payload,
+                info: t.info,
+            })
+            .collect()
     }
 
     /// Waits until a sample not yet read is waiting; false on timeout.
@@ -305,22 +427,6 @@ impl<T: Cdr> DataReader<T> {
             r.on_data = Some(callback);
         }
     }
-
-    /// A future that resolves to the samples waiting once there is at least one. It needs
-    /// no particular executor: the participant's threads wake it.
-    pub fn take_async(&self) -> TakeFuture<T> {
-        TakeFuture {
-            reader: self.clone(),
-        }
-    }
-
-    pub(crate) fn entity_id(&self) -> EntityId {
-        self.inner.entity_id
-    }
-
-    pub(crate) fn participant(&self) -> &DomainParticipant {
-        &self.inner.participant
-    }
 }
 
 /// The future of [`DataReader::take_async`].
@@ -333,11 +439,11 @@ impl<T: Cdr> Future for TakeFuture<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let taken = {
-            let mut core = self.reader.inner.participant.inner.shared.lock();
+            let mut core = self.reader.participant().inner.shared.lock();
             if core.closed {
                 return Poll::Ready(Err(Error::Closed));
             }
-            let Some(r) = core.readers.get_mut(&self.reader.inner.entity_id) else {
+            let Some(r) = core.readers.get_mut(&self.reader.entity_id()) else {
                 return Poll::Ready(Err(Error::Closed));
             };
             if r.cache.len() == 0 {

@@ -25,20 +25,7 @@ use ferrodds_transport::{UdpSocket, UdpTransport};
 use crate::cache::{ReaderCache, SampleRejectedReason, Stored};
 use crate::delivery::{Admit, Arrival, Delivery};
 use crate::sample::{system_time, InstanceHandle, InstanceState};
-
-/// How a reader finds the instance of a received change: type-specific functions set by
-/// `DataReader<T>` (the payload is `key_only` for dispose and unregister).
-#[derive(Clone, Copy)]
-pub(crate) struct InstanceKeys {
-    /// The type has keys.
-    pub(crate) keyed: bool,
-    /// The instance of a payload: the key hash of the key it holds (XCDR2 rule), whatever
-    /// PID_KEY_HASH the writer sent; `None` when the key does not decode.
-    pub(crate) of_payload: fn(&[u8], bool) -> Option<InstanceHandle>,
-    /// The key hashes other implementations compute for the key of a payload, by which
-    /// their key-hash-only disposes and unregisters name the instance.
-    pub(crate) variants: fn(&[u8], bool) -> Vec<InstanceHandle>,
-}
+use crate::type_support::InstanceKeys;
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -72,6 +59,9 @@ pub struct IncompatibleStatus {
     pub total_count: u64,
     /// The policy that failed last.
     pub last_policy: Option<QosPolicyId>,
+    /// When the last failure was TYPE_CONSISTENCY_ENFORCEMENT: what in the types is not
+    /// assignable.
+    pub last_type_mismatch: Option<ferrodds_cdr::dynamic::assignable::NotAssignable>,
 }
 
 /// The protocol state, behind the lock.
@@ -132,7 +122,7 @@ impl Core {
                 // One rule: a payload names its instance by its key; a dispose or unregister
                 // without one (Fast DDS's, RTI Connext's) by PID_KEY_HASH alone, looked up
                 // among the hashes every implementation computes for the instances held.
-                let handle = if !state.keys.keyed {
+                let handle = if !state.keys.keyed() {
                     Some(InstanceHandle::NIL)
                 } else if change.payload.is_empty() && key_only {
                     let Some(handle) = change
@@ -145,7 +135,7 @@ impl Core {
                     };
                     Some(handle)
                 } else {
-                    (state.keys.of_payload)(&change.payload, key_only)
+                    state.keys.of_payload(&change.payload, key_only)
                 };
                 let Some(handle) = handle else {
                     // A keyed sample whose key does not decode belongs to no instance.
@@ -170,10 +160,10 @@ impl Core {
                         continue;
                     }
                 };
-                let variants = if arrival.known_instance || !state.keys.keyed {
+                let variants = if arrival.known_instance || !state.keys.keyed() {
                     Vec::new()
                 } else {
-                    (state.keys.variants)(&change.payload, key_only)
+                    state.keys.variants(&change.payload, key_only)
                 };
                 let stored = Stored {
                     payload: change.payload,
@@ -232,21 +222,30 @@ impl Core {
             DiscoveryEvent::IncompatibleQos {
                 local, policies, ..
             } => {
-                let status = self
-                    .writers
-                    .get_mut(&local.entity_id)
-                    .map(|w| &mut w.incompatible)
-                    .or_else(|| {
-                        self.readers
-                            .get_mut(&local.entity_id)
-                            .map(|r| &mut r.incompatible)
-                    });
+                let status = self.incompatible_status(local.entity_id);
                 if let Some(status) = status {
                     status.total_count += 1;
                     status.last_policy = policies.last().copied();
+                    status.last_type_mismatch = None;
+                }
+            }
+            DiscoveryEvent::IncompatibleType { local, reason, .. } => {
+                let status = self.incompatible_status(local.entity_id);
+                if let Some(status) = status {
+                    status.total_count += 1;
+                    status.last_policy = Some(QosPolicyId::TypeConsistencyEnforcement);
+                    status.last_type_mismatch = Some(reason);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The incompatible-QoS status of local endpoint `id`.
+    fn incompatible_status(&mut self, id: EntityId) -> Option<&mut IncompatibleStatus> {
+        match self.writers.get_mut(&id) {
+            Some(w) => Some(&mut w.incompatible),
+            None => self.readers.get_mut(&id).map(|r| &mut r.incompatible),
         }
     }
 
@@ -639,6 +638,7 @@ mod tests {
             own: ParticipantData::new(prefix),
             spdp_destinations: Vec::new(),
             announce_period: Duration::from_secs(2),
+            type_information: true,
         };
         let discovery = Discovery::new(now, config, &mut rtps);
         let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];
@@ -652,6 +652,7 @@ mod tests {
                     reliable: false,
                     transient_local: false,
                     dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
+                    reduced: false,
                 },
             );
             let change = Change {
@@ -659,6 +660,7 @@ mod tests {
                 key_hash: None,
                 timestamp: None,
                 payload: Arc::from(vec![0u8, 1, 0, 0, 1, 2, 3, 4]),
+                reduced_payload: None,
             };
             w.write(now, change).unwrap();
             rtps.add_writer(w);

@@ -1,10 +1,14 @@
-//! `DataWriter<T>`: serializes samples and hands them to the RTPS writer.
+//! Writers. `DynamicWriter` writes to a topic whose type is known at run time: serialized
+//! samples, or dynamic values it serializes with the runtime codec (what the Python binding
+//! and the tools use). `DataWriter<T>` is a thin typed layer over it: it serializes `T` with
+//! the derived code and hands the bytes to the same writer.
 
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use ferrodds_cdr::{key_hash, serialize_into, Cdr, Endianness, Extensibility, XcdrVersion};
+use ferrodds_cdr::dynamic::{self, DynamicType, DynamicValue};
+use ferrodds_cdr::{key_hash, serialize_into, Cdr, Endianness, XcdrVersion};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
@@ -12,24 +16,33 @@ use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writ
 
 use crate::deadline::{DeadlineMissedStatus, DeadlineTracker};
 use crate::error::{Error, Result};
-use crate::participant::{DomainParticipant, Topic};
+use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::{PublishMode, Qos};
 use crate::runtime::{Core, IncompatibleStatus, WriterState};
 use crate::sample::{rtps_time, InstanceHandle};
+use crate::type_support::TypeSupport;
 
-/// Writes samples of type `T` to a topic.
+/// Writes samples of type `T` to a topic: a [`DynamicWriter`] that serializes `T` with its
+/// derived code.
 pub struct DataWriter<T> {
-    inner: Arc<WriterInner>,
+    untyped: DynamicWriter,
     _type: PhantomData<fn(&T)>,
 }
 
 impl<T> Clone for DataWriter<T> {
     fn clone(&self) -> Self {
         DataWriter {
-            inner: Arc::clone(&self.inner),
+            untyped: self.untyped.clone(),
             _type: PhantomData,
         }
     }
+}
+
+/// Writes to a topic whose type is known at run time (a [`DynamicType`]): dynamic values,
+/// or samples already serialized.
+#[derive(Clone)]
+pub struct DynamicWriter {
+    inner: Arc<WriterInner>,
 }
 
 struct WriterInner {
@@ -38,6 +51,8 @@ struct WriterInner {
     guid: Guid,
     qos: Qos,
     version: XcdrVersion,
+    ty: DynamicType,
+    keyed: bool,
     /// OFFERED_DEADLINE_MISSED, when the QoS sets a deadline.
     deadline: Option<Mutex<DeadlineTracker>>,
 }
@@ -48,21 +63,130 @@ impl Drop for WriterInner {
     }
 }
 
-/// The representation a writer of `T` uses when the QoS does not say: XCDR1 for final
-/// types, XCDR2 for the others (what Cyclone DDS does; it will not write XCDR1 for an
-/// appendable type).
-fn default_version<T: Cdr>() -> XcdrVersion {
-    if T::extensibility() == Extensibility::Final {
-        XcdrVersion::Xcdr1
-    } else {
-        XcdrVersion::Xcdr2
+impl<T: Cdr> DataWriter<T> {
+    pub(crate) fn new(participant: &DomainParticipant, topic: &Topic<T>, qos: Qos) -> Result<Self> {
+        let support = TypeSupport::of::<T>(&topic.type_name);
+        Ok(DataWriter {
+            untyped: DynamicWriter::create(participant, &topic.name, &support, qos)?,
+            _type: PhantomData,
+        })
+    }
+
+    /// The writer's GUID.
+    pub fn guid(&self) -> Guid {
+        self.untyped.guid()
+    }
+
+    /// The untyped writer under this one.
+    pub fn untyped(&self) -> &DynamicWriter {
+        &self.untyped
+    }
+
+    /// Writes a sample, stamped now.
+    pub fn write(&self, sample: &T) -> Result<()> {
+        self.write_with_timestamp(sample, SystemTime::now())
+    }
+
+    /// Writes a sample with a given source timestamp.
+    pub fn write_with_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<()> {
+        let mut payload = Vec::with_capacity(64);
+        serialize_into(
+            sample,
+            self.untyped.inner.version,
+            Endianness::NATIVE,
+            &mut payload,
+        )?;
+        let key = self.key_hash(sample)?;
+        self.untyped
+            .submit(ChangeKind::Alive, key, timestamp, payload)
+    }
+
+    /// Disposes the instance of `sample` (only its key matters).
+    pub fn dispose(&self, sample: &T) -> Result<()> {
+        self.write_key(sample, ChangeKind::Disposed)
+    }
+
+    /// Unregisters the instance of `sample`.
+    pub fn unregister(&self, sample: &T) -> Result<()> {
+        self.write_key(sample, ChangeKind::Unregistered)
+    }
+
+    /// The instance handle (key hash) of `sample`.
+    pub fn instance_handle(&self, sample: &T) -> Result<InstanceHandle> {
+        Ok(self
+            .key_hash(sample)?
+            .map(InstanceHandle)
+            .unwrap_or(InstanceHandle::NIL))
+    }
+
+    fn key_hash(&self, sample: &T) -> Result<Option<[u8; 16]>> {
+        Ok(if T::IS_KEYED {
+            Some(key_hash(sample, self.untyped.inner.version)?.0)
+        } else {
+            None
+        })
+    }
+
+    fn write_key(&self, sample: &T, kind: ChangeKind) -> Result<()> {
+        // The serialized key: the type's own encoding with only its key members.
+        let version = self.untyped.inner.version;
+        let payload = ferrodds_cdr::serialize_key_sample(sample, version, Endianness::NATIVE)?;
+        let key = self.key_hash(sample)?;
+        self.untyped.submit(kind, key, SystemTime::now(), payload)
+    }
+
+    /// Sends the samples writer batching holds back now (nothing to do without
+    /// [`Qos::batching`]).
+    pub fn flush(&self) -> Result<()> {
+        self.untyped.flush()
+    }
+
+    /// Waits until every matched reliable reader acknowledged everything written.
+    pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<()> {
+        self.untyped.wait_for_acknowledgments(timeout)
+    }
+
+    /// The readers matched now.
+    pub fn matched_subscriptions(&self) -> Vec<Guid> {
+        self.untyped.matched_subscriptions()
+    }
+
+    /// Waits until at least `count` readers are matched.
+    pub fn wait_for_matched(&self, count: usize, timeout: Duration) -> Result<()> {
+        self.untyped.wait_for_matched(count, timeout)
+    }
+
+    /// The OFFERED_INCOMPATIBLE_QOS status.
+    pub fn offered_incompatible_qos(&self) -> IncompatibleStatus {
+        self.untyped.offered_incompatible_qos()
+    }
+
+    /// The OFFERED_DEADLINE_MISSED status: deadline periods in which an instance was not
+    /// written (all zero without a DEADLINE QoS).
+    pub fn offered_deadline_missed(&self) -> DeadlineMissedStatus {
+        self.untyped.offered_deadline_missed()
+    }
+
+    /// The XCDR version this writer writes.
+    pub fn data_representation(&self) -> XcdrVersion {
+        self.untyped.data_representation()
     }
 }
 
-impl<T: Cdr> DataWriter<T> {
+impl DynamicWriter {
     pub(crate) fn new(
         participant: &DomainParticipant,
-        topic: &Topic<T>,
+        topic: &DynamicTopic,
+        qos: Qos,
+    ) -> Result<Self> {
+        DynamicWriter::create(participant, &topic.name, &topic.support, qos)
+    }
+
+    /// Creates the RTPS writer and its DCPS state, and announces it.
+    fn create(
+        participant: &DomainParticipant,
+        topic_name: &str,
+        support: &TypeSupport,
         mut qos: Qos,
     ) -> Result<Self> {
         let version = if qos.representation_set {
@@ -77,15 +201,16 @@ impl<T: Cdr> DataWriter<T> {
                 }
             }
         } else {
-            default_version::<T>()
+            support.default_version()
         };
         qos.policies.data_representation.ids = vec![match version {
             XcdrVersion::Xcdr1 => DataRepresentationId::XCDR,
             XcdrVersion::Xcdr2 => DataRepresentationId::XCDR2,
         }];
+        let keyed = support.keyed();
         let shared = &participant.inner.shared;
         let mut core = shared.lock();
-        let entity_id = core.next_entity_id(if T::IS_KEYED { 0x02 } else { 0x03 });
+        let entity_id = core.next_entity_id(if keyed { 0x02 } else { 0x03 });
         let guid = Guid::new(core.rtps.prefix(), entity_id);
         let config = WriterConfig {
             reliable: qos.is_reliable(),
@@ -114,13 +239,14 @@ impl<T: Cdr> DataWriter<T> {
         let endpoint = LocalEndpoint {
             guid,
             kind: EndpointKind::Writer,
-            topic_name: topic.name.clone(),
-            type_name: topic.type_name.clone(),
+            topic_name: topic_name.to_owned(),
+            type_name: support.type_name.clone(),
             qos: qos.policies.clone(),
-            keyed: T::IS_KEYED,
+            keyed,
+            ty: Some(support.ty.clone()),
         };
         shared.announce(core, endpoint);
-        Ok(DataWriter {
+        Ok(DynamicWriter {
             inner: Arc::new(WriterInner {
                 participant: participant.clone(),
                 entity_id,
@@ -134,8 +260,9 @@ impl<T: Cdr> DataWriter<T> {
                     .map(|p| Mutex::new(DeadlineTracker::new(Some(p)))),
                 qos,
                 version,
+                ty: support.ty.clone(),
+                keyed,
             }),
-            _type: PhantomData,
         })
     }
 
@@ -144,54 +271,66 @@ impl<T: Cdr> DataWriter<T> {
         self.inner.guid
     }
 
-    /// Writes a sample, stamped now.
-    pub fn write(&self, sample: &T) -> Result<()> {
-        self.write_with_timestamp(sample, SystemTime::now())
+    /// The type it writes.
+    pub fn dynamic_type(&self) -> &DynamicType {
+        &self.inner.ty
     }
 
-    /// Writes a sample with a given source timestamp.
-    pub fn write_with_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<()> {
+    /// Writes a value of the writer's type, stamped now.
+    pub fn write(&self, value: &DynamicValue) -> Result<()> {
+        self.write_with_timestamp(value, SystemTime::now())
+    }
+
+    /// Writes a value with a given source timestamp.
+    pub fn write_with_timestamp(&self, value: &DynamicValue, timestamp: SystemTime) -> Result<()> {
+        let ty = &self.inner.ty;
         let mut payload = Vec::with_capacity(64);
-        serialize_into(sample, self.inner.version, Endianness::NATIVE, &mut payload)?;
-        let key = self.key_hash(sample)?;
+        dynamic::serialize_into(
+            ty,
+            value,
+            self.inner.version,
+            Endianness::NATIVE,
+            &mut payload,
+        )?;
+        let key = self.key_hash(value)?;
         self.submit(ChangeKind::Alive, key, timestamp, payload)
     }
 
-    /// Disposes the instance of `sample` (only its key matters).
-    pub fn dispose(&self, sample: &T) -> Result<()> {
-        self.write_key(sample, ChangeKind::Disposed)
+    /// Disposes the instance of `value` (only its key matters).
+    pub fn dispose(&self, value: &DynamicValue) -> Result<()> {
+        self.write_key(value, ChangeKind::Disposed)
     }
 
-    /// Unregisters the instance of `sample`.
-    pub fn unregister(&self, sample: &T) -> Result<()> {
-        self.write_key(sample, ChangeKind::Unregistered)
+    /// Unregisters the instance of `value`.
+    pub fn unregister(&self, value: &DynamicValue) -> Result<()> {
+        self.write_key(value, ChangeKind::Unregistered)
     }
 
-    /// The instance handle (key hash) of `sample`.
-    pub fn instance_handle(&self, sample: &T) -> Result<InstanceHandle> {
+    /// The instance handle (key hash) of `value`.
+    pub fn instance_handle(&self, value: &DynamicValue) -> Result<InstanceHandle> {
         Ok(self
-            .key_hash(sample)?
+            .key_hash(value)?
             .map(InstanceHandle)
             .unwrap_or(InstanceHandle::NIL))
     }
 
-    fn key_hash(&self, sample: &T) -> Result<Option<[u8; 16]>> {
-        Ok(if T::IS_KEYED {
-            Some(key_hash(sample, self.inner.version)?.0)
+    fn key_hash(&self, value: &DynamicValue) -> Result<Option<[u8; 16]>> {
+        Ok(if self.inner.keyed {
+            Some(dynamic::key_hash(&self.inner.ty, value, self.inner.version)?.0)
         } else {
             None
         })
     }
 
-    fn write_key(&self, sample: &T, kind: ChangeKind) -> Result<()> {
-        // The serialized key: the type's own encoding with only its key members.
-        let payload =
-            ferrodds_cdr::serialize_key_sample(sample, self.inner.version, Endianness::NATIVE)?;
-        let key = self.key_hash(sample)?;
+    fn write_key(&self, value: &DynamicValue, kind: ChangeKind) -> Result<()> {
+        let (ty, version) = (&self.inner.ty, self.inner.version);
+        let payload = dynamic::serialize_key_sample(ty, value, version, Endianness::NATIVE)?;
+        let key = self.key_hash(value)?;
         self.submit(kind, key, SystemTime::now(), payload)
     }
 
-    fn submit(
+    /// Hands a serialized change to the RTPS writer, waiting (KEEP_ALL) for room.
+    pub(crate) fn submit(
         &self,
         kind: ChangeKind,
         key_hash: Option<[u8; 16]>,
@@ -204,6 +343,7 @@ impl<T: Cdr> DataWriter<T> {
             key_hash,
             timestamp: Some(rtps_time(timestamp)),
             payload: Arc::from(payload),
+            reduced_payload: None,
         };
         // Set when the history is first found full (reading the clock on every write
         // showed in profiles).

@@ -1,7 +1,9 @@
 //! Interoperability with real Cyclone DDS (PyPI `cyclonedds` 11.0.1, driven through
 //! `tests/interop/cyclone_peer.py`): a keyed struct with strings, sequences and a nested
 //! struct in both directions, reliable and best-effort; TRANSIENT_LOCAL late joiners;
-//! dispose seen as an instance state; a 16 MiB sample. Each test asserts the values
+//! dispose seen as an instance state; a 16 MiB sample; a type FerroDDS was never compiled
+//! with, obtained over XTypes TypeLookup and read as dynamic values; older and newer
+//! versions of a type, and a type that is not assignable. Each test asserts the values
 //! received, and uses its own domain id (50–69).
 //!
 //! Needs python3 with cyclonedds and multicast on `lo` (`scripts/test` installs and sets
@@ -115,9 +117,14 @@ struct Peer {
 
 impl Peer {
     fn start(args: &[&str]) -> Peer {
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/interop/cyclone_peer.py"
+        Peer::start_script("cyclone_peer.py", args)
+    }
+
+    /// Runs `tests/interop/SCRIPT` with `args`.
+    fn start_script(script: &str, args: &[&str]) -> Peer {
+        let script = format!(
+            "{}/../../tests/interop/{script}",
+            env!("CARGO_MANIFEST_DIR")
         );
         let mut child = Command::new("python3")
             .arg(script)
@@ -675,4 +682,208 @@ fn cyclone_matches_after_a_participant_flood() {
     );
     assert_eq!(got, (0..10).map(reading).collect::<Vec<_>>());
     assert!(p.discovered_participants().len() <= 1024);
+}
+
+/// FerroDDS reads a topic whose type it was never compiled with: `xtypes::Telemetry`
+/// (mutable, keyed, an enum, a union, nested appendable structs, a sequence of structs, an
+/// array, an optional, octets) published by Cyclone DDS. The type comes from the
+/// TypeInformation in Cyclone's SEDP and the TypeObjects it returns over TypeLookup; the
+/// samples are read as dynamic values and must be, as JSON, what Cyclone says it wrote.
+#[test]
+fn a_cyclone_type_is_obtained_over_type_lookup_and_read_as_json() {
+    let domain = 68;
+    let peer = Peer::start_script(
+        "cyclone_xtypes_pub.py",
+        &[
+            "--domain",
+            &domain.to_string(),
+            "--topic",
+            "telemetry",
+            "--count",
+            "5",
+        ],
+    );
+    let expected: Vec<Value> = (0..5)
+        .map(|_| {
+            peer.next_json(MATCH)
+                .expect("the Cyclone publisher started")
+        })
+        .collect();
+    let p = participant(domain);
+    let topic = p
+        .find_topic("telemetry", MATCH)
+        .expect("the type of a Cyclone topic, over TypeLookup");
+    assert_eq!(topic.type_name(), "xtypes::Telemetry");
+    let stats = p.type_lookup_stats();
+    assert!(stats.types_received >= 4, "{stats:?}");
+    let reader = p
+        .create_dynamic_reader(&topic, Qos::reader().reliable())
+        .unwrap();
+    let ty = topic.dynamic_type().clone();
+    let mut got: Vec<Value> = Vec::new();
+    let deadline = Instant::now() + MATCH;
+    while got.len() < expected.len() && Instant::now() < deadline {
+        if !reader.wait_for_data(Duration::from_millis(200)) {
+            continue;
+        }
+        for s in reader.take().unwrap() {
+            if !s.info.valid_data {
+                continue;
+            }
+            let json = s.data.to_json(&ty);
+            if !got.contains(&json) {
+                got.push(json);
+            }
+        }
+    }
+    got.sort_by_key(|v| v["id"].as_i64());
+    assert_eq!(got, expected);
+    // The instances are the peer's keys, as our key hash of its key says.
+    assert_eq!(reader.sample_rejected_status().total_count, 0);
+}
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "ferro::ShapeV1")]
+struct VersionV1 {
+    #[cdr(key)]
+    color: String,
+    x: i32,
+}
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "ferro::ShapeV2")]
+struct VersionV2 {
+    #[cdr(key)]
+    color: String,
+    x: i32,
+    y: i32,
+}
+
+/// Cyclone publishes version 2 of an appendable type (one member more); a FerroDDS reader
+/// of version 1, under another type name, matches through XTypes assignability (Cyclone's
+/// type obtained over TypeLookup) and takes the members it knows.
+#[test]
+fn a_newer_cyclone_type_is_read_by_an_older_ferrodds_reader() {
+    let domain = 69;
+    let _peer = Peer::start_script(
+        "cyclone_versions.py",
+        &[
+            "pub",
+            "--domain",
+            "69",
+            "--topic",
+            "v2_to_v1",
+            "--version",
+            "2",
+            "--count",
+            "3",
+        ],
+    );
+    let p = participant(domain);
+    let r = p
+        .create_reader(
+            &p.create_topic::<VersionV1>("v2_to_v1").unwrap(),
+            Qos::reader().reliable(),
+        )
+        .unwrap();
+    r.wait_for_matched(1, MATCH).unwrap();
+    let mut got = Vec::new();
+    let deadline = Instant::now() + MATCH;
+    while got.len() < 3 && Instant::now() < deadline {
+        r.wait_for_data(Duration::from_millis(200));
+        for s in r.take().unwrap() {
+            if s.info.valid_data && !got.contains(&s.data) {
+                got.push(s.data);
+            }
+        }
+    }
+    got.sort_by_key(|v| v.x);
+    let expected: Vec<VersionV1> = (0..3)
+        .map(|i| VersionV1 {
+            color: format!("C{i}"),
+            x: i,
+        })
+        .collect();
+    assert_eq!(got, expected);
+}
+
+fn reliable_writer<T: Cdr>(p: &DomainParticipant, topic: &str) -> ferrodds::DataWriter<T> {
+    p.create_writer(
+        &p.create_topic::<T>(topic).unwrap(),
+        Qos::writer().reliable(),
+    )
+    .unwrap()
+}
+
+/// A Cyclone subscriber of `versions::Shape` version `version` on domain 69.
+fn versions_sub(topic: &str, version: &str, more: &[&str]) -> Peer {
+    let mut args = vec![
+        "sub",
+        "--domain",
+        "69",
+        "--topic",
+        topic,
+        "--version",
+        version,
+    ];
+    args.extend_from_slice(more);
+    Peer::start_script("cyclone_versions.py", &args)
+}
+
+/// A FerroDDS writer of version 2; a Cyclone reader of version 1 asks for our type over
+/// TypeLookup, finds it assignable and takes the members it knows.
+#[test]
+fn a_newer_ferrodds_type_is_read_by_an_older_cyclone_reader() {
+    let p = participant(69);
+    let w = reliable_writer::<VersionV2>(&p, "v2_to_cyclone_v1");
+    let peer = versions_sub("v2_to_cyclone_v1", "1", &["--count", "3"]);
+    w.wait_for_matched(1, MATCH).unwrap();
+    for i in 0..3 {
+        w.write(&VersionV2 {
+            color: format!("C{i}"),
+            x: i,
+            y: 10 * i,
+        })
+        .unwrap();
+    }
+    let mut got: Vec<Value> = (0..3).filter_map(|_| peer.next_json(MATCH)).collect();
+    got.sort_by_key(|v| v["x"].as_i64());
+    let expected: Vec<Value> = (0..3)
+        .map(|i| serde_json::json!({"color": format!("C{i}"), "x": i}))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(peer.wait(MATCH), 0);
+}
+
+/// A Cyclone reader whose `x` is a double cannot take a FerroDDS writer's `long x`: our
+/// writer reports the reader incompatible (TYPE_CONSISTENCY_ENFORCEMENT, and where), and
+/// Cyclone receives nothing.
+#[test]
+fn a_cyclone_reader_of_a_type_that_is_not_assignable_is_reported_incompatible() {
+    let p = participant(69);
+    let w = reliable_writer::<VersionV1>(&p, "not_assignable_cyclone");
+    let peer = versions_sub(
+        "not_assignable_cyclone",
+        "bad",
+        &["--count", "1", "--timeout", "6"],
+    );
+    let deadline = Instant::now() + MATCH;
+    while w.offered_incompatible_qos().total_count == 0 && Instant::now() < deadline {
+        let _ = w.write(&VersionV1 {
+            color: "C0".into(),
+            x: 0,
+        });
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = w.offered_incompatible_qos();
+    assert_eq!(status.total_count, 1, "{status:?}");
+    assert_eq!(
+        status.last_policy,
+        Some(ferrodds::qos::QosPolicyId::TypeConsistencyEnforcement)
+    );
+    let reason = status.last_type_mismatch.unwrap();
+    assert_eq!(reason.path, ["versions::Shape", "x"], "{reason}");
+    assert!(w.matched_subscriptions().is_empty());
+    // Cyclone, for its part, takes nothing (it exits 1 after its timeout).
+    assert_eq!(peer.wait(MATCH), 1);
 }

@@ -13,8 +13,10 @@
 //!
 //! Every `#[derive(Cdr)]` type has its runtime type: [`crate::Cdr::dynamic_type`].
 
+pub mod assignable;
 mod codec;
 mod key;
+pub mod type_lookup;
 pub mod type_object;
 mod value;
 

@@ -6,7 +6,7 @@
 //! 16-octet, 256-octet and 4 KiB blocks the way the IDL does, member by member, so that
 //! their encoding is the same in XCDR1 and XCDR2.
 
-use ferrodds_cdr::Cdr;
+use ferrodds_cdr::{Cdr, Octet};
 
 /// What ddsperf fills unused bytes with.
 const FILL: u8 = 0xee;
@@ -43,7 +43,7 @@ pub(crate) struct KeyedSeq {
     seq: u32,
     #[cdr(key)]
     keyval: u32,
-    baggage: Vec<u8>,
+    baggage: Vec<Octet>,
 }
 
 impl PerfSample for KeyedSeq {
@@ -53,7 +53,7 @@ impl PerfSample for KeyedSeq {
         KeyedSeq {
             seq,
             keyval,
-            baggage: vec![FILL; baggage],
+            baggage: vec![Octet(FILL); baggage],
         }
     }
 
@@ -121,14 +121,14 @@ macro_rules! seq_key_array {
             seq: u32,
             #[cdr(key)]
             keyval: u32,
-            baggage: [u8; $len],
+            baggage: [Octet; $len],
         }
 
         impl PerfSample for $name {
             const SUFFIX: &'static str = $suffix;
 
             fn make(seq: u32, keyval: u32, _baggage: usize) -> Self {
-                $name { seq, keyval, baggage: [FILL; $len] }
+                $name { seq, keyval, baggage: [Octet(FILL); $len] }
             }
 
             fn seq(&self) -> u32 {
@@ -158,14 +158,14 @@ macro_rules! seq_key_array {
         #[cdr(final, type_name = $idl)]
         pub(crate) struct $name {
             seq: u32,
-            baggage: [u8; $len],
+            baggage: [Octet; $len],
         }
 
         impl PerfSample for $name {
             const SUFFIX: &'static str = $suffix;
 
             fn make(seq: u32, _keyval: u32, _baggage: usize) -> Self {
-                $name { seq, baggage: [FILL; $len] }
+                $name { seq, baggage: [Octet(FILL); $len] }
             }
 
             fn seq(&self) -> u32 {
@@ -211,22 +211,22 @@ seq_key_array!(
 #[derive(Cdr, Debug, Clone, PartialEq)]
 #[cdr(final, type_name = "Struct16")]
 pub(crate) struct Struct16 {
-    struct0: u8,
-    struct1: u8,
-    struct2: u8,
-    struct3: u8,
-    struct4: u8,
-    struct5: u8,
-    struct6: u8,
-    struct7: u8,
-    struct8: u8,
-    struct9: u8,
-    structa: u8,
-    structb: u8,
-    structc: u8,
-    structd: u8,
-    structe: u8,
-    structf: u8,
+    struct0: Octet,
+    struct1: Octet,
+    struct2: Octet,
+    struct3: Octet,
+    struct4: Octet,
+    struct5: Octet,
+    struct6: Octet,
+    struct7: Octet,
+    struct8: Octet,
+    struct9: Octet,
+    structa: Octet,
+    structb: Octet,
+    structc: Octet,
+    structd: Octet,
+    structe: Octet,
+    structf: Octet,
     junk: i64,
     seq: u32,
     #[cdr(key)]
@@ -236,22 +236,22 @@ pub(crate) struct Struct16 {
 impl Struct16 {
     fn filled() -> Self {
         Struct16 {
-            struct0: FILL,
-            struct1: FILL,
-            struct2: FILL,
-            struct3: FILL,
-            struct4: FILL,
-            struct5: FILL,
-            struct6: FILL,
-            struct7: FILL,
-            struct8: FILL,
-            struct9: FILL,
-            structa: FILL,
-            structb: FILL,
-            structc: FILL,
-            structd: FILL,
-            structe: FILL,
-            structf: FILL,
+            struct0: Octet(FILL),
+            struct1: Octet(FILL),
+            struct2: Octet(FILL),
+            struct3: Octet(FILL),
+            struct4: Octet(FILL),
+            struct5: Octet(FILL),
+            struct6: Octet(FILL),
+            struct7: Octet(FILL),
+            struct8: Octet(FILL),
+            struct9: Octet(FILL),
+            structa: Octet(FILL),
+            structb: Octet(FILL),
+            structc: Octet(FILL),
+            structd: Octet(FILL),
+            structe: Octet(FILL),
+            structf: Octet(FILL),
             junk: i64::from_ne_bytes([FILL; 8]),
             seq: 0,
             keyval: 0,

@@ -127,7 +127,8 @@ fn participant(o: &ShapeOptions, log: &Log) -> Result<DomainParticipant, Failure
     let fail = |e: ferrodds::Error| log.init_error(&format!("failed to create participant: {e}"));
     let mut builder = DomainParticipant::builder()
         .map_err(fail)?
-        .domain_id(o.domain);
+        .domain_id(o.domain)
+        .type_information(o.type_information);
     if let Some(interface) = &o.interface {
         builder = builder.interface(interface).map_err(fail)?;
     }

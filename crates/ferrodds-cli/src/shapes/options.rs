@@ -131,6 +131,10 @@ pub(crate) struct ShapeArgs {
     /// first multicast-capable interface decides).
     #[arg(long, value_name = "name|address")]
     interface: Option<String>,
+    /// Announce endpoints by type name alone, without XTypes type information (FerroDDS's
+    /// own option; needed with Cyclone DDS 0.10 applications, see docs/interop.md).
+    #[arg(long)]
+    no_type_information: bool,
 }
 
 /// Publisher or subscriber.
@@ -243,6 +247,7 @@ pub(crate) struct ShapeOptions {
     pub(crate) cft: Option<String>,
     pub(crate) size_modulo: u32,
     pub(crate) interface: Option<String>,
+    pub(crate) type_information: bool,
 }
 
 /// What parsing produced besides options.
@@ -533,6 +538,7 @@ fn check(a: ShapeArgs) -> Result<(ShapeOptions, Vec<String>), Vec<String>> {
             cft: a.cft.clone(),
             size_modulo: to_u32(size_modulo),
             interface: a.interface.clone(),
+            type_information: !a.no_type_information,
         },
         warnings,
     ))
