@@ -177,6 +177,9 @@ fn encode_elements(
     items: &[DynamicValue],
     e: &mut Encoder<'_>,
 ) -> Result<(), EncodeError> {
+    if let Some(done) = encode_primitives(element, items, e) {
+        return done;
+    }
     for (i, item) in items.iter().enumerate() {
         // A sequence's elements that are arrays leave out their own DHEADER.
         let r = match element {
@@ -189,6 +192,51 @@ fn encode_elements(
         r.map_err(|err| err.at_index(i))?;
     }
     Ok(())
+}
+
+/// A run of 32- and 64-bit numbers (the common sequences and arrays: coordinates,
+/// covariances, readings) written in one tight loop per type instead of a full dispatch per
+/// element; `None` for other element types. A value of the wrong kind falls back to the
+/// general path, which reports it.
+fn encode_primitives(
+    element: &DynamicType,
+    items: &[DynamicValue],
+    e: &mut Encoder<'_>,
+) -> Option<Result<(), EncodeError>> {
+    macro_rules! run {
+        ($variant:path, $x:ident => $write:expr) => {{
+            if !items.iter().all(|v| matches!(v, $variant(_))) {
+                return None;
+            }
+            for v in items {
+                if let $variant($x) = v {
+                    $write;
+                }
+            }
+            Some(Ok(()))
+        }};
+    }
+    match element {
+        DynamicType::Float64 => run!(DynamicValue::Float, x => e.write_f64(*x)),
+        DynamicType::Float32 => run!(DynamicValue::Float32, x => e.write_f32(*x)),
+        DynamicType::Int64 => run!(DynamicValue::Int, x => e.write_i64(*x)),
+        DynamicType::UInt64 => run!(DynamicValue::UInt, x => e.write_u64(*x)),
+        DynamicType::Int32
+            if items
+                .iter()
+                .all(|v| matches!(v, DynamicValue::Int(x) if i32::try_from(*x).is_ok())) =>
+        {
+            run!(DynamicValue::Int, x => e.write_i32(*x as i32))
+        }
+        DynamicType::UInt32
+            if items
+                .iter()
+                .all(|v| matches!(v, DynamicValue::UInt(x) if u32::try_from(*x).is_ok())) =>
+        {
+            run!(DynamicValue::UInt, x => e.write_u32(*x as u32))
+        }
+        _ => None,
+    }
 }
 
 /// Every dimension of an array, outermost first, without a DHEADER.
@@ -212,6 +260,11 @@ fn encode_flat(
             bound: *n,
             found: items.len(),
         }));
+    }
+    if rest.is_empty() {
+        if let Some(done) = encode_primitives(element, items, e) {
+            return done;
+        }
     }
     for (i, item) in items.iter().enumerate() {
         encode_flat(element, rest, item, e).map_err(|err| err.at_index(i))?;
@@ -402,6 +455,9 @@ fn decode_elements(
     count: usize,
     d: &mut Decoder<'_>,
 ) -> Result<Vec<DynamicValue>, DecodeError> {
+    if let Some(run) = decode_primitives(element, count, d) {
+        return run;
+    }
     // No more reserved than the remaining input could encode (the count is the sender's).
     let per_element = element.min_size().max(1);
     let mut out = Vec::with_capacity(count.min(d.remaining() / per_element));
@@ -416,6 +472,54 @@ fn decode_elements(
         out.push(item.map_err(|err| err.at_index(i))?);
     }
     Ok(out)
+}
+
+/// `count` 32- or 64-bit numbers read in one go: aligned once, bounds-checked once, then
+/// converted in a tight loop; `None` for other element types.
+fn decode_primitives(
+    element: &DynamicType,
+    count: usize,
+    d: &mut Decoder<'_>,
+) -> Option<Result<Vec<DynamicValue>, DecodeError>> {
+    fn run<const N: usize>(
+        count: usize,
+        d: &mut Decoder<'_>,
+        convert: impl Fn([u8; N], bool) -> DynamicValue,
+    ) -> Result<Vec<DynamicValue>, DecodeError> {
+        if count > 0 {
+            d.align(N)?;
+        }
+        let big = d.endianness() == Endianness::Big;
+        let bytes = d.bytes(count.saturating_mul(N), "elements")?;
+        Ok(bytes
+            .chunks_exact(N)
+            .map(|c| {
+                let mut a = [0; N];
+                a.copy_from_slice(c);
+                convert(a, big)
+            })
+            .collect())
+    }
+    macro_rules! num {
+        ($n:literal, $ty:ty, $wrap:expr) => {
+            Some(run::<$n>(count, d, |a, big| {
+                $wrap(if big {
+                    <$ty>::from_be_bytes(a)
+                } else {
+                    <$ty>::from_le_bytes(a)
+                })
+            }))
+        };
+    }
+    match element {
+        DynamicType::Float64 => num!(8, f64, DynamicValue::Float),
+        DynamicType::Float32 => num!(4, f32, DynamicValue::Float32),
+        DynamicType::Int64 => num!(8, i64, DynamicValue::Int),
+        DynamicType::UInt64 => num!(8, u64, DynamicValue::UInt),
+        DynamicType::Int32 => num!(4, i32, |v: i32| DynamicValue::Int(i64::from(v))),
+        DynamicType::UInt32 => num!(4, u32, |v: u32| DynamicValue::UInt(u64::from(v))),
+        _ => None,
+    }
 }
 
 fn decode_flat(
@@ -434,6 +538,11 @@ fn decode_flat(
             needed,
             remaining: d.remaining(),
         }));
+    }
+    if rest.is_empty() {
+        if let Some(run) = decode_primitives(element, *n, d) {
+            return run.map(DynamicValue::Sequence);
+        }
     }
     let mut items = Vec::with_capacity(*n);
     for i in 0..*n {
