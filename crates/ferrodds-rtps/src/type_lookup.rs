@@ -34,7 +34,8 @@ use crate::limits::Limits;
 use crate::time::Timestamp;
 use crate::wire::{EntityId, Guid};
 
-/// Identifiers a reply lists at most (a request asking for more gets the first ones).
+/// Identifiers a reply lists at most (a request asking for more gets the first ones), and
+/// that one request of ours asks for (a type with more dependencies takes several).
 const MAX_REPLY_TYPES: usize = 256;
 
 /// How long to wait for a reply before asking again, and how many times to ask.
@@ -204,16 +205,26 @@ impl TypeLookup {
     /// nothing is missing.
     pub fn request(&mut self, now: Timestamp, info: &TypeInformation) -> Option<Vec<u8>> {
         let complete = &info.complete;
-        let mut ids: Vec<TypeHash> = Vec::new();
+        // A peer's TypeInformation may list thousands of dependencies: ask for a bounded
+        // number at a time, and never want more types than we may hold.
+        let room = self
+            .limits
+            .max_remote_types
+            .saturating_sub(self.remote.len() + self.wanted.len())
+            .min(MAX_REPLY_TYPES);
+        let mut ids: BTreeSet<TypeHash> = BTreeSet::new();
         for (id, _) in complete.id.iter().chain(&complete.dependents) {
+            if ids.len() >= room {
+                break;
+            }
             if self.known(id).is_none()
                 && !self.wanted.contains_key(id)
                 && !self.given_up.contains(id)
-                && !ids.contains(id)
             {
-                ids.push(*id);
+                ids.insert(*id);
             }
         }
+        let ids: Vec<TypeHash> = ids.into_iter().collect();
         if ids.is_empty() {
             return None;
         }
@@ -255,7 +266,7 @@ impl TypeLookup {
         let given_up = &mut self.given_up;
         let max_given_up = self.limits.max_remote_types;
         self.wanted.retain(|id, w| {
-            if w.retry_at > now {
+            if w.retry_at > now || due.len() >= MAX_REPLY_TYPES {
                 return true;
             }
             if w.attempts >= MAX_ATTEMPTS {
@@ -439,7 +450,7 @@ mod tests {
         }
         assert_eq!(peer.handle_reply(&forged.to_vec()), 0);
         assert_eq!(peer.stats().types_mismatched, 2);
-        // Nothing beyond the limits.
+        // Nothing beyond the limits: with room for one type, one is asked for and kept.
         let small = Limits {
             max_remote_types: 1,
             ..Limits::default()
@@ -450,12 +461,67 @@ mod tests {
             peer.handle_reply(&ours.handle_request(&request).unwrap()),
             1
         );
-        assert_eq!(peer.stats().types_dropped, 1);
+        assert!(peer.request(Timestamp(0), &info).is_none());
+        assert!(peer.resolve(&info).is_none());
+        // With room for too few bytes, what is asked for is dropped on arrival.
+        let tiny = Limits {
+            max_remote_type_bytes: 8,
+            ..Limits::default()
+        };
+        let mut peer = TypeLookup::new(peer.writer, tiny);
+        let request = peer.request(Timestamp(0), &info).unwrap();
+        assert_eq!(
+            peer.handle_reply(&ours.handle_request(&request).unwrap()),
+            0
+        );
+        assert_eq!(peer.stats().types_dropped, 2);
         assert!(peer.resolve(&info).is_none());
         // Garbage is counted.
         assert_eq!(peer.handle_reply(&[0, 7, 0, 0, 1]), 0);
         assert!(ours.handle_request(&[0, 7, 0, 0, 1]).is_none());
         assert_eq!(peer.stats().malformed + ours.stats().malformed, 2);
+    }
+
+    #[test]
+    fn thousands_of_dependencies_are_asked_for_a_bounded_number_at_a_time() {
+        let dependents: Vec<(TypeHash, u32)> = (0..5000u32)
+            .map(|i| {
+                let mut id = [0xf2; 15];
+                id[1..5].copy_from_slice(&i.to_le_bytes());
+                (TypeHash(id), 40)
+            })
+            .collect();
+        let info = TypeInformation {
+            complete: ferrodds_cdr::dynamic::type_lookup::TypeWithDependencies {
+                id: Some((TypeHash([0xf2; 15]), 40)),
+                dependent_count: 5000,
+                dependents,
+            },
+            ..TypeInformation::default()
+        };
+        let limits = Limits {
+            max_remote_types: 600,
+            ..Limits::default()
+        };
+        let mut peer = TypeLookup::new(service(2).writer, limits);
+        let count = |request: &[u8]| match TypeLookupRequest::parse(request).unwrap().call {
+            TypeLookupCall::GetTypes { type_ids } => type_ids.len(),
+            _ => 0,
+        };
+        let mut asked = Vec::new();
+        for _ in 0..10 {
+            if let Some(r) = peer.request(Timestamp(0), &info) {
+                asked.push(count(&r));
+            }
+        }
+        // 256, 256, then what room is left under max_remote_types; then nothing.
+        assert_eq!(asked, [256, 256, 88]);
+        assert_eq!(peer.wanted.len(), 600);
+        // Retries go out a bounded number at a time too.
+        let again = peer
+            .handle_timeout(Timestamp(0).after(RETRY_AFTER))
+            .unwrap();
+        assert_eq!(count(&again), 256);
     }
 
     #[test]
