@@ -17,8 +17,8 @@ use ferrodds_rtps::wire::{
     ProtocolVersion, SequenceNumber, SequenceNumberSet, Submessage, SubmessageHeader, VendorId,
 };
 use ferrodds_rtps::{
-    Change, ChangeKind, Discovery, DiscoveryConfig, Limits, LocalEndpoint, Participant, Reader,
-    RemoteReader, RemoteWriter, Timestamp, Writer, WriterConfig,
+    Change, ChangeKind, Discovery, DiscoveryConfig, Limits, LocalEndpoint, Participant,
+    ParticipantCore, Reader, RemoteReader, RemoteWriter, Timestamp, Writer, WriterConfig,
 };
 
 const BOTH: [Endianness; 2] = [Endianness::Little, Endianness::Big];
@@ -613,7 +613,6 @@ pub fn participant_datagram(data: &[u8]) {
     limits.max_locators = 2;
     limits.max_reassembly_bytes = 64 * 1024;
     limits.max_reassembly_fragments = 64;
-    let mut participant = Participant::with_limits(LOCAL, limits.clone());
     let mut now = Timestamp(1_000_000_000);
     let mut own = ParticipantData::new(LOCAL);
     own.metatraffic_unicast_locators = vec![loopback(7410)];
@@ -624,24 +623,26 @@ pub fn participant_datagram(data: &[u8]) {
         announce_period: Duration::from_secs(2),
         type_information: true,
     };
-    let mut discovery = Discovery::new(now, config, &mut participant);
+    let mut core =
+        ParticipantCore::new(now, Participant::with_limits(LOCAL, limits.clone()), config);
     let writer_guid = Guid::new(LOCAL, LOCAL_WRITER_ID);
     let reader_guid = Guid::new(LOCAL, READER_ID);
-    participant.add_writer(Writer::new(
+    core.rtps.add_writer(Writer::new(
         writer_guid,
         WriterConfig {
             fragment_size: 1024,
             ..WriterConfig::default()
         },
     ));
-    participant.add_reader(Reader::new(reader_guid, limits.reader_config(true)));
+    core.rtps
+        .add_reader(Reader::new(reader_guid, limits.reader_config(true)));
     for (id, kind) in [
         (LOCAL_WRITER_ID, EndpointKind::Writer),
         (READER_ID, EndpointKind::Reader),
     ] {
-        discovery.add_local(now, user_endpoint(LOCAL, id, kind), &mut participant);
+        core.add_local(now, user_endpoint(LOCAL, id, kind));
     }
-    if let Some(w) = participant.writer(LOCAL_WRITER_ID) {
+    if let Some(w) = core.rtps.writer(LOCAL_WRITER_ID) {
         w.match_reader(
             now,
             RemoteReader {
@@ -654,7 +655,7 @@ pub fn participant_datagram(data: &[u8]) {
             },
         );
     }
-    if let Some(r) = participant.reader(READER_ID) {
+    if let Some(r) = core.rtps.reader(READER_ID) {
         r.match_writer(
             now,
             RemoteWriter {
@@ -675,8 +676,7 @@ pub fn participant_datagram(data: &[u8]) {
         let wait = u64::from(flags >> WAIT_SHIFT);
         if wait > 0 {
             now = now.after(Duration::from_millis(20 * wait));
-            participant.handle_timeout(now);
-            discovery.handle_timeout(now, &mut participant);
+            core.handle_timeout(now);
         }
         if flags & WRITE != 0 {
             let size = if flags & FROM_ELSEWHERE != 0 {
@@ -684,7 +684,7 @@ pub fn participant_datagram(data: &[u8]) {
             } else {
                 40
             };
-            if let Some(w) = participant.writer(LOCAL_WRITER_ID) {
+            if let Some(w) = core.rtps.writer(LOCAL_WRITER_ID) {
                 let mut payload = vec![0, 1, 0, 0];
                 payload.resize(size, 0x5a);
                 let change = Change {
@@ -713,13 +713,10 @@ pub fn participant_datagram(data: &[u8]) {
         if !heard.contains(&source) {
             heard.push(source);
         }
-        participant.handle_datagram(now, Locator::udpv4(source, 7999), datagram);
-        discovery.process(now, &mut participant);
-        while discovery.poll_event().is_some() {}
-        check_bounds(&discovery, &limits);
-        let transmits = std::iter::from_fn(|| discovery.poll_transmit())
-            .chain(std::iter::from_fn(|| participant.poll_transmit()))
-            .collect::<Vec<_>>();
+        core.handle_datagram(now, Locator::udpv4(source, 7999), datagram);
+        while core.poll_event().is_some() {}
+        check_bounds(&core.discovery, &limits);
+        let transmits = std::iter::from_fn(|| core.poll_transmit()).collect::<Vec<_>>();
         for t in transmits {
             for d in &t.destinations {
                 let Some(addr) = d.as_udpv4() else {
@@ -733,15 +730,15 @@ pub fn participant_datagram(data: &[u8]) {
         }
         // Every reader's deliveries are drained, as the driver would.
         for id in [READER_ID, EntityId::SPDP_PARTICIPANT_READER] {
-            if let Some(r) = participant.reader(id) {
+            if let Some(r) = core.rtps.reader(id) {
                 while r.poll_change().is_some() {}
             }
         }
     }
     let _ = (
-        participant.reader_stats(),
-        participant.writer_stats(),
-        discovery.stats(),
+        core.rtps.reader_stats(),
+        core.rtps.writer_stats(),
+        core.discovery.stats(),
     );
 }
 

@@ -11,6 +11,8 @@
 //! - [`discovery`] (SPDP/SEDP data), [`qos`] (policies and matching) and
 //!   [`discovery_engine`] (announcing, leases, matching local with remote endpoints).
 //! - [`limits`]: how much remote peers can make a participant hold.
+//! - [`participant_core`]: the endpoints and discovery behind one `handle_*`/`poll_*`
+//!   surface, which every driver uses.
 //!
 //! It does not interpret serialized payloads (CDR lives in `ferrodds-cdr`), only the
 //! parameter-list framing that discovery data and inline QoS share. RTPS security
@@ -31,6 +33,7 @@ mod endpoint;
 pub mod limits;
 mod outbox;
 pub mod participant;
+pub mod participant_core;
 pub mod reader;
 pub mod receiver;
 mod time;
@@ -44,6 +47,7 @@ pub use discovery_engine::{
 pub use endpoint::{ChangeKind, History};
 pub use limits::Limits;
 pub use participant::{Participant, ReceiveStats};
+pub use participant_core::ParticipantCore;
 pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter};
 pub use time::Timestamp;
 pub use transmit::Transmit;

@@ -14,7 +14,7 @@ use ferrodds_rtps::discovery::ParticipantData;
 use ferrodds_rtps::type_lookup::TypeLookupStats;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
 use ferrodds_rtps::{
-    Discovery, DiscoveryConfig, DiscoveryStats, Limits, Participant, ReaderStats, WriterStats,
+    DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriterStats,
 };
 use ferrodds_transport::{InterfaceSelector, TransportConfig, UdpTransport};
 
@@ -44,7 +44,7 @@ impl Drop for ParticipantInner {
     fn drop(&mut self) {
         let now = self.shared.now();
         let mut core = self.shared.lock();
-        core.discovery.goodbye(now);
+        core.node.discovery.goodbye(now);
         core.collect_transmits();
         self.shared.finish(core);
         self.shared.shut_down();
@@ -221,18 +221,18 @@ impl ParticipantBuilder {
             .filter_map(|l| rtps_locator(*l))
             .collect();
         let shared_now = ferrodds_rtps::Timestamp(0);
-        let mut rtps = Participant::with_limits(prefix, self.limits);
-        let discovery = Discovery::new(
+        let rtps = Participant::with_limits(prefix, self.limits);
+        let node = ParticipantCore::new(
             shared_now,
+            rtps,
             DiscoveryConfig {
                 own,
                 spdp_destinations,
                 announce_period: announce_period(self.announce_period, self.lease_duration),
                 type_information: self.type_information,
             },
-            &mut rtps,
         );
-        let mut core = Core::new(rtps, discovery);
+        let mut core = Core::new(node);
         core.collect_transmits();
         let shared = Shared::new(core, transport)
             .map_err(|e| Error::BadParameter(format!("cannot clone a socket: {e}")))?;
@@ -269,7 +269,7 @@ impl DomainParticipant {
 
     /// The participant's GUID prefix.
     pub fn guid_prefix(&self) -> GuidPrefix {
-        self.inner.shared.lock().rtps.prefix()
+        self.inner.shared.lock().node.rtps.prefix()
     }
 
     /// The participant index the transport chose (it decides the unicast ports).
@@ -327,9 +327,9 @@ impl DomainParticipant {
             let mut core = shared.lock();
             let now = shared.now();
             let mut found = None;
-            let runtime::Core {
+            let ParticipantCore {
                 discovery, rtps, ..
-            } = &mut *core;
+            } = &mut core.node;
             for (type_name, info) in discovery.topic_types(name) {
                 let Some(info) = info else { continue };
                 match discovery.resolve_type(&info) {
@@ -378,7 +378,7 @@ impl DomainParticipant {
 
     /// What the TypeLookup service answered, obtained and refused.
     pub fn type_lookup_stats(&self) -> TypeLookupStats {
-        self.inner.shared.lock().discovery.type_lookup_stats()
+        self.inner.shared.lock().node.discovery.type_lookup_stats()
     }
 
     /// A publisher whose writers share `partition` (empty: the default partition).
@@ -426,7 +426,7 @@ impl DomainParticipant {
     /// What arrived and was dropped, counted: datagrams that are not RTPS, malformed
     /// submessages, submessages for others.
     pub fn receive_stats(&self) -> ferrodds_rtps::ReceiveStats {
-        self.inner.shared.lock().rtps.stats()
+        self.inner.shared.lock().node.rtps.stats()
     }
 
     /// Datagrams sent, and sends the operating system refused (the datagram is lost).
@@ -438,24 +438,24 @@ impl DomainParticipant {
     /// and endpoints beyond the limits, locators rewritten or dropped, GUIDs that do not
     /// belong to their sender.
     pub fn discovery_stats(&self) -> DiscoveryStats {
-        self.inner.shared.lock().discovery.stats()
+        self.inner.shared.lock().node.discovery.stats()
     }
 
     /// The RTPS readers' counts, summed over the participant's readers (builtin ones
     /// included): fragments dropped, changes from unknown writers, duplicates, ...
     pub fn reader_stats(&self) -> ReaderStats {
-        self.inner.shared.lock().rtps.reader_stats()
+        self.inner.shared.lock().node.rtps.reader_stats()
     }
 
     /// The RTPS writers' counts, summed over the participant's writers (builtin ones
     /// included): resends, heartbeats, ACKNACKs ignored, ...
     pub fn writer_stats(&self) -> WriterStats {
-        self.inner.shared.lock().rtps.writer_stats()
+        self.inner.shared.lock().node.rtps.writer_stats()
     }
 
     /// The resource limits the participant was built with.
     pub fn limits(&self) -> Limits {
-        self.inner.shared.lock().rtps.limits().clone()
+        self.inner.shared.lock().node.rtps.limits().clone()
     }
 
     /// The unicast address discovery traffic reaches this participant at.
@@ -468,6 +468,7 @@ impl DomainParticipant {
         self.inner
             .shared
             .lock()
+            .node
             .discovery
             .remote_participants()
             .map(|p| p.guid.prefix)

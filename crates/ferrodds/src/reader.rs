@@ -219,9 +219,9 @@ impl DynamicReader {
         let shared = &participant.inner.shared;
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if support.keyed() { 0x07 } else { 0x04 });
-        let guid = Guid::new(core.rtps.prefix(), entity_id);
-        let participant_limits = core.rtps.limits().clone();
-        core.rtps.add_reader(Reader::new(
+        let guid = Guid::new(core.node.rtps.prefix(), entity_id);
+        let participant_limits = core.node.rtps.limits().clone();
+        core.node.rtps.add_reader(Reader::new(
             guid,
             participant_limits.reader_config(qos.is_reliable()),
         ));

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_rtps::qos::QosPolicyId;
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
-use ferrodds_rtps::{Discovery, DiscoveryEvent, Participant, Timestamp, Transmit};
+use ferrodds_rtps::{DiscoveryEvent, ParticipantCore, Timestamp, Transmit};
 use ferrodds_transport::{UdpSocket, UdpTransport};
 
 use crate::cache::{ReaderCache, SampleRejectedReason, Stored};
@@ -66,8 +66,8 @@ pub struct IncompatibleStatus {
 
 /// The protocol state, behind the lock.
 pub(crate) struct Core {
-    pub(crate) rtps: Participant,
-    pub(crate) discovery: Discovery,
+    /// The protocol: endpoints and discovery.
+    pub(crate) node: ParticipantCore,
     pub(crate) readers: BTreeMap<EntityId, ReaderState>,
     pub(crate) writers: BTreeMap<EntityId, WriterState>,
     next_entity: u32,
@@ -84,10 +84,9 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub(crate) fn new(rtps: Participant, discovery: Discovery) -> Self {
+    pub(crate) fn new(node: ParticipantCore) -> Self {
         Core {
-            rtps,
-            discovery,
+            node,
             readers: BTreeMap::new(),
             writers: BTreeMap::new(),
             next_entity: 0,
@@ -106,15 +105,15 @@ impl Core {
         EntityId([k[1], k[2], k[3], kind])
     }
 
-    /// Folds in what the protocol produced after an input: discovery, delivered changes.
-    pub(crate) fn after_input(&mut self, now: Timestamp) {
-        self.discovery.process(now, &mut self.rtps);
-        while let Some(event) = self.discovery.poll_event() {
+    /// Folds in what the protocol produced after an input: discovery events, delivered
+    /// changes.
+    pub(crate) fn after_input(&mut self) {
+        while let Some(event) = self.node.poll_event() {
             self.on_event(event);
         }
         let (arrived, wall) = (Instant::now(), SystemTime::now());
         for (id, state) in self.readers.iter_mut() {
-            let Some(reader) = self.rtps.reader(*id) else {
+            let Some(reader) = self.node.rtps.reader(*id) else {
                 continue;
             };
             while let Some(change) = reader.poll_change() {
@@ -200,7 +199,7 @@ impl Core {
                     r.matched.insert(remote);
                     r.matched_changes += 1;
                     r.delivery
-                        .writer_matched(remote, self.discovery.endpoint_qos(remote));
+                        .writer_matched(remote, self.node.discovery.endpoint_qos(remote));
                 }
             }
             DiscoveryEvent::Unmatched { local, remote } => {
@@ -250,10 +249,7 @@ impl Core {
     }
 
     pub(crate) fn collect_transmits(&mut self) {
-        while let Some(t) = self.discovery.poll_transmit() {
-            self.pending.push(t);
-        }
-        while let Some(t) = self.rtps.poll_transmit() {
+        while let Some(t) = self.node.poll_transmit() {
             self.pending.push(t);
         }
     }
@@ -261,7 +257,7 @@ impl Core {
     /// Queues what writer `id` wants sent, and nothing of any other endpoint's: to be sent
     /// when the lock is released, or, `asynchronous`, by the timer thread.
     pub(crate) fn hand_over(&mut self, id: EntityId, asynchronous: bool) {
-        let Some(writer) = self.rtps.writer(id) else {
+        let Some(writer) = self.node.rtps.writer(id) else {
             return;
         };
         let queue = if asynchronous {
@@ -276,10 +272,7 @@ impl Core {
 
     /// The earliest protocol deadline.
     fn next_timeout(&self) -> Option<Timestamp> {
-        [self.rtps.poll_timeout(), self.discovery.poll_timeout()]
-            .into_iter()
-            .flatten()
-            .min()
+        self.node.poll_timeout()
     }
 
     /// The wakers and listeners to run now that input was processed.
@@ -404,10 +397,7 @@ impl Shared {
         endpoint: ferrodds_rtps::LocalEndpoint,
     ) {
         let now = self.now();
-        let Core {
-            discovery, rtps, ..
-        } = &mut *core;
-        discovery.add_local(now, endpoint, rtps);
+        core.node.add_local(now, endpoint);
         core.collect_transmits();
         self.finish(core);
     }
@@ -417,12 +407,9 @@ impl Shared {
     pub(crate) fn withdraw(&self, guid: Guid) {
         let now = self.now();
         let mut core = self.lock();
-        let Core {
-            discovery, rtps, ..
-        } = &mut *core;
-        discovery.remove_local(now, guid, rtps);
-        rtps.remove_writer(guid.entity_id);
-        rtps.remove_reader(guid.entity_id);
+        core.node.remove_local(now, guid);
+        core.node.rtps.remove_writer(guid.entity_id);
+        core.node.rtps.remove_reader(guid.entity_id);
         core.writers.remove(&guid.entity_id);
         core.readers.remove(&guid.entity_id);
         core.collect_transmits();
@@ -576,19 +563,19 @@ fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Received) {
     let now = shared.now();
     let mut core = shared.lock();
     let Some(datagram) = datagram else {
-        core.rtps.count_truncated();
+        core.node.rtps.count_truncated();
         return;
     };
     // The source address decides where discovery may send to (see the locator rule
     // in ferrodds_rtps::discovery_engine).
     let origin = Locator::udpv4(*received.source.ip(), received.source.port());
-    core.rtps.handle_datagram(now, origin, datagram);
+    core.node.handle_datagram(now, origin, datagram);
     // What the datagram made due at once (an ACKNACK answering a HEARTBEAT) goes out
     // from here rather than a turn of the timer thread later.
-    if core.rtps.poll_timeout().is_some_and(|t| t <= now) {
-        core.rtps.handle_timeout(now);
+    if core.node.rtps.poll_timeout().is_some_and(|t| t <= now) {
+        core.node.rtps.handle_timeout(now);
     }
-    core.after_input(now);
+    core.after_input();
     shared.finish(core);
 }
 
@@ -598,12 +585,8 @@ fn timer_loop(shared: &Shared) {
         let now = shared.now();
         let next = core.next_timeout();
         if next.is_some_and(|t| t <= now) || !core.deferred.is_empty() {
-            core.rtps.handle_timeout(now);
-            let Core {
-                discovery, rtps, ..
-            } = &mut *core;
-            discovery.handle_timeout(now, rtps);
-            core.after_input(now);
+            core.node.handle_timeout(now);
+            core.after_input();
             let deferred = std::mem::take(&mut core.deferred);
             core.pending.extend(deferred);
             shared.finish(core);
@@ -627,12 +610,13 @@ mod tests {
     use super::*;
     use ferrodds_rtps::discovery::ParticipantData;
     use ferrodds_rtps::wire::GuidPrefix;
-    use ferrodds_rtps::{Change, ChangeKind, DiscoveryConfig, RemoteReader, Writer, WriterConfig};
+    use ferrodds_rtps::{
+        Change, ChangeKind, DiscoveryConfig, Participant, RemoteReader, Writer, WriterConfig,
+    };
 
     /// A core with two writers, each holding one sample for one matched reader.
     fn core_with_two_writers() -> (Core, EntityId, EntityId) {
         let prefix = GuidPrefix([7; 12]);
-        let mut rtps = Participant::new(prefix);
         let now = Timestamp(1);
         let config = DiscoveryConfig {
             own: ParticipantData::new(prefix),
@@ -640,7 +624,7 @@ mod tests {
             announce_period: Duration::from_secs(2),
             type_information: true,
         };
-        let discovery = Discovery::new(now, config, &mut rtps);
+        let mut node = ParticipantCore::new(now, Participant::new(prefix), config);
         let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];
         for id in ids {
             let mut w = Writer::new(Guid::new(prefix, id), WriterConfig::default());
@@ -663,9 +647,9 @@ mod tests {
                 reduced_payload: None,
             };
             w.write(now, change).unwrap();
-            rtps.add_writer(w);
+            node.rtps.add_writer(w);
         }
-        (Core::new(rtps, discovery), ids[0], ids[1])
+        (Core::new(node), ids[0], ids[1])
     }
 
     #[test]
@@ -705,6 +689,6 @@ mod tests {
             1,
             "writer b's sample, for the timer thread"
         );
-        assert!(core.rtps.poll_transmit().is_none());
+        assert!(core.node.rtps.poll_transmit().is_none());
     }
 }

@@ -211,7 +211,7 @@ impl DynamicWriter {
         let shared = &participant.inner.shared;
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if keyed { 0x02 } else { 0x03 });
-        let guid = Guid::new(core.rtps.prefix(), entity_id);
+        let guid = Guid::new(core.node.rtps.prefix(), entity_id);
         let config = WriterConfig {
             reliable: qos.is_reliable(),
             transient_local: qos.is_transient_local(),
@@ -227,7 +227,7 @@ impl DynamicWriter {
             batch_delay: qos.batch_delay,
             ..WriterConfig::default()
         };
-        core.rtps.add_writer(Writer::new(guid, config));
+        core.node.rtps.add_writer(Writer::new(guid, config));
         core.writers.insert(
             entity_id,
             WriterState {
@@ -352,6 +352,7 @@ impl DynamicWriter {
         loop {
             let now = shared.now();
             let writer = core
+                .node
                 .rtps
                 .writer(self.inner.entity_id)
                 .ok_or(Error::Closed)?;
@@ -396,7 +397,8 @@ impl DynamicWriter {
     pub fn flush(&self) -> Result<()> {
         let shared = &self.inner.participant.inner.shared;
         let mut core = shared.lock();
-        core.rtps
+        core.node
+            .rtps
             .writer(self.inner.entity_id)
             .ok_or(Error::Closed)?
             .flush();
@@ -417,7 +419,10 @@ impl DynamicWriter {
         let id = self.inner.entity_id;
         let shared = &self.inner.participant.inner.shared;
         if shared.wait_until(timeout, |core| {
-            core.rtps.writer(id).is_none_or(|w| w.all_acknowledged())
+            core.node
+                .rtps
+                .writer(id)
+                .is_none_or(|w| w.all_acknowledged())
         }) {
             Ok(())
         } else {
