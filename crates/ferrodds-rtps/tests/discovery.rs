@@ -15,8 +15,8 @@ use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::{Durability, EndpointQos, QosPolicyId, Reliability};
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{
-    Change, ChangeKind, Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint, Reader,
-    ReaderConfig, Writer, WriterConfig,
+    Change, ChangeKind, DiscoveryConfig, DiscoveryEvent, LocalEndpoint, Reader, ReaderConfig,
+    Writer, WriterConfig,
 };
 use sim::{Faults, Network};
 
@@ -35,7 +35,7 @@ fn two_nodes_as(seed: u64, faults: Faults, as_: impl Fn(usize, &mut ParticipantD
     net.add_node();
     let destinations = vec![net.locator(0), net.locator(1)];
     for i in 0..2 {
-        let mut own = ParticipantData::new(net.nodes[i].prefix());
+        let mut own = ParticipantData::new(net.nodes[i].rtps.prefix());
         own.metatraffic_unicast_locators = vec![net.locator(i)];
         own.default_unicast_locators = vec![net.locator(i)];
         own.lease_duration = ferrodds_rtps::qos::Duration::from_secs(2);
@@ -46,9 +46,7 @@ fn two_nodes_as(seed: u64, faults: Faults, as_: impl Fn(usize, &mut ParticipantD
             announce_period: Duration::from_millis(500),
             type_information: true,
         };
-        let now = net.now;
-        let d = Discovery::new(now, config, &mut net.nodes[i]);
-        net.discovery[i] = Some(d);
+        net.run_discovery(i, config);
     }
     net
 }
@@ -62,7 +60,7 @@ fn endpoint(
 ) -> LocalEndpoint {
     let id = if kind == EndpointKind::Writer { W } else { R };
     LocalEndpoint {
-        guid: Guid::new(net.nodes[node].prefix(), id),
+        guid: Guid::new(net.nodes[node].rtps.prefix(), id),
         kind,
         topic_name: topic.into(),
         type_name: "test::Type".into(),
@@ -75,21 +73,19 @@ fn endpoint(
 fn add(net: &mut Network, node: usize, e: LocalEndpoint) {
     let now = net.now;
     match e.kind {
-        EndpointKind::Writer => {
-            net.nodes[node].add_writer(Writer::new(e.guid, WriterConfig::default()))
-        }
-        EndpointKind::Reader => {
-            net.nodes[node].add_reader(Reader::new(e.guid, ReaderConfig::default()))
-        }
+        EndpointKind::Writer => net.nodes[node]
+            .rtps
+            .add_writer(Writer::new(e.guid, WriterConfig::default())),
+        EndpointKind::Reader => net.nodes[node]
+            .rtps
+            .add_reader(Reader::new(e.guid, ReaderConfig::default())),
     }
-    let mut d = net.discovery[node].take().unwrap();
-    d.add_local(now, e, &mut net.nodes[node]);
-    net.discovery[node] = Some(d);
+    net.nodes[node].add_local(now, e);
 }
 
 fn events(net: &mut Network, node: usize) -> Vec<DiscoveryEvent> {
-    let d = net.discovery[node].as_mut().unwrap();
-    std::iter::from_fn(|| d.poll_event()).collect()
+    let core = &mut net.nodes[node];
+    std::iter::from_fn(|| core.poll_event()).collect()
 }
 
 #[test]
@@ -132,6 +128,7 @@ fn endpoints_match_and_data_flows_through_loss() {
         // Serialized payloads are padded to 4 bytes (as CDR pads them), like submessages.
         let payload: Arc<[u8]> = Arc::from(vec![0u8, 1, 0, 0, 42, 0, 0, 0]);
         net.nodes[0]
+            .rtps
             .writer(W)
             .unwrap()
             .write(
@@ -149,7 +146,7 @@ fn endpoints_match_and_data_flows_through_loss() {
         assert!(net.run_until(Duration::from_secs(30), |n| {
             got = got
                 .take()
-                .or_else(|| n.nodes[1].reader(R).unwrap().poll_change());
+                .or_else(|| n.nodes[1].rtps.reader(R).unwrap().poll_change());
             got.is_some()
         }));
         assert_eq!(got.unwrap().payload, payload.to_vec(), "seed {seed}");
@@ -302,8 +299,7 @@ fn a_silent_participant_is_dropped_when_its_lease_expires() {
         local: rg,
         remote: wg
     }));
-    // Node 0 goes silent: drop its engine (no more announcements).
-    net.discovery[0] = None;
+    // Node 0 goes silent: nothing it sends arrives any more.
     net.faults.loss = 1.0;
     let mut lost = Vec::new();
     net.run_until(Duration::from_secs(5), |n| {
@@ -322,14 +318,14 @@ fn a_silent_participant_is_dropped_when_its_lease_expires() {
         }),
         "{lost:?}"
     );
-    assert!(!net.nodes[1].reader(R).unwrap().is_matched(wg));
+    assert!(!net.nodes[1].rtps.reader(R).unwrap().is_matched(wg));
 }
 
 #[test]
 fn a_goodbye_removes_the_participant_at_once() {
     let mut net = two_nodes(6, Faults::NONE);
     net.advance(Duration::from_millis(300));
-    let prefix0 = net.nodes[0].prefix();
+    let prefix0 = net.nodes[0].rtps.prefix();
     assert!(
         events(&mut net, 1).contains(&DiscoveryEvent::ParticipantDiscovered {
             prefix: prefix0,
@@ -337,7 +333,7 @@ fn a_goodbye_removes_the_participant_at_once() {
         })
     );
     let now = net.now;
-    net.discovery[0].as_mut().unwrap().goodbye(now);
+    net.nodes[0].discovery.goodbye(now);
     let mut seen = Vec::new();
     net.run_until(Duration::from_millis(100), |n| {
         seen.extend(events(n, 1));
@@ -438,27 +434,25 @@ fn a_remote_type_is_obtained_over_type_lookup_through_loss() {
         add(&mut net, 0, w);
         let mut found = None;
         let ok = net.run_until(Duration::from_secs(60), |n| {
-            let d = n.discovery[1].as_mut().unwrap();
-            let Some((_, Some(info))) = d.topic_types("T").into_iter().next() else {
+            let now = n.now;
+            let core = &mut n.nodes[1];
+            let Some((_, Some(info))) = core.discovery.topic_types("T").into_iter().next() else {
                 return false;
             };
-            match d.resolve_type(&info) {
+            match core.discovery.resolve_type(&info) {
                 Some(r) => {
                     found = Some(r.unwrap());
                     true
                 }
                 None => {
-                    let now = n.now;
-                    let mut d = n.discovery[1].take().unwrap();
-                    d.request_type(now, &info, &mut n.nodes[1]);
-                    n.discovery[1] = Some(d);
+                    core.discovery.request_type(now, &info, &mut core.rtps);
                     false
                 }
             }
         });
         assert!(ok, "seed {seed}: type not obtained");
         assert_eq!(found.unwrap(), ty, "seed {seed}");
-        let stats = net.discovery[0].as_ref().unwrap().type_lookup_stats();
+        let stats = net.nodes[0].discovery.type_lookup_stats();
         assert!(stats.requests_answered >= 1, "seed {seed}: {stats:?}");
     }
 }
@@ -559,7 +553,7 @@ fn endpoints_without_type_information_match_by_type_name() {
         "T",
         EndpointQos::reader_default(),
     );
-    r2.guid = Guid::new(net.nodes[1].prefix(), EntityId([0, 0, 2, 0x07]));
+    r2.guid = Guid::new(net.nodes[1].rtps.prefix(), EntityId([0, 0, 2, 0x07]));
     r2.type_name = "Shape".into();
     let r2g = r2.guid;
     add(&mut net, 1, r2);
@@ -588,12 +582,7 @@ fn cyclone_dds_0_10_learns_our_endpoints_without_their_types() {
     add(&mut net, 0, w);
     let mut seen = None;
     net.run_until(Duration::from_secs(5), |n| {
-        seen = n.discovery[1]
-            .as_ref()
-            .unwrap()
-            .topic_types("T")
-            .into_iter()
-            .next();
+        seen = n.nodes[1].discovery.topic_types("T").into_iter().next();
         seen.is_some()
     });
     assert_eq!(seen, Some(("Shape".to_owned(), None)));

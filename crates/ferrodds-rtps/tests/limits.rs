@@ -18,8 +18,8 @@ use ferrodds_rtps::wire::{
     SequenceNumber, SequenceNumberSet, Submessage, VendorId,
 };
 use ferrodds_rtps::{
-    Discovery, DiscoveryConfig, Limits, LocalEndpoint, Participant, Reader, RemoteWriter,
-    Timestamp, Writer, WriterConfig,
+    Discovery, DiscoveryConfig, Limits, LocalEndpoint, Participant, ParticipantCore, Reader,
+    RemoteWriter, Timestamp, Writer, WriterConfig,
 };
 
 const LOCAL: GuidPrefix = GuidPrefix([0x01; 12]);
@@ -39,8 +39,7 @@ fn prefix(n: u32) -> GuidPrefix {
 }
 
 /// A participant running discovery, with a user writer on topic "t".
-fn local(limits: Limits) -> (Participant, Discovery) {
-    let mut p = Participant::with_limits(LOCAL, limits);
+fn local(limits: Limits) -> ParticipantCore {
     let mut own = ParticipantData::new(LOCAL);
     own.metatraffic_unicast_locators = vec![v4(127, 0, 0, 1, 7410)];
     own.default_unicast_locators = vec![v4(127, 0, 0, 1, 7411)];
@@ -50,14 +49,14 @@ fn local(limits: Limits) -> (Participant, Discovery) {
         announce_period: Duration::from_secs(2),
         type_information: true,
     };
-    let mut d = Discovery::new(NOW, config, &mut p);
-    p.add_writer(Writer::new(
+    let mut c = ParticipantCore::new(NOW, Participant::with_limits(LOCAL, limits), config);
+    c.rtps.add_writer(Writer::new(
         Guid::new(LOCAL, USER_WRITER),
         WriterConfig::default(),
     ));
     let mut qos = EndpointQos::writer_default();
     qos.reliability.kind = ReliabilityKind::BestEffort;
-    d.add_local(
+    c.add_local(
         NOW,
         LocalEndpoint {
             guid: Guid::new(LOCAL, USER_WRITER),
@@ -68,19 +67,18 @@ fn local(limits: Limits) -> (Participant, Discovery) {
             keyed: false,
             ty: None,
         },
-        &mut p,
     );
-    drain(&mut p, &mut d);
-    (p, d)
+    drain(&mut c);
+    c
 }
 
 /// Every destination of what the participant and discovery want to send.
-fn drain(p: &mut Participant, d: &mut Discovery) -> Vec<Locator> {
+fn drain(c: &mut ParticipantCore) -> Vec<Locator> {
     let mut out = Vec::new();
-    while let Some(t) = d.poll_transmit().or_else(|| p.poll_transmit()) {
+    while let Some(t) = c.poll_transmit() {
         out.extend(t.destinations);
     }
-    while d.poll_event().is_some() {}
+    while c.poll_event().is_some() {}
     out
 }
 
@@ -169,10 +167,9 @@ fn sedp_reader(from: GuidPrefix, seq: i64, guid: Guid, locators: Vec<Locator>) -
     )
 }
 
-fn feed(p: &mut Participant, d: &mut Discovery, origin: Locator, datagram: &[u8]) -> Vec<Locator> {
-    p.handle_datagram(NOW, origin, datagram);
-    d.process(NOW, p);
-    drain(p, d)
+fn feed(c: &mut ParticipantCore, origin: Locator, datagram: &[u8]) -> Vec<Locator> {
+    c.handle_datagram(NOW, origin, datagram);
+    drain(c)
 }
 
 fn from_loopback() -> Locator {
@@ -205,134 +202,90 @@ fn known(d: &Discovery, n: u32) -> bool {
 fn unverified_participants_give_way_to_newcomers() {
     let mut limits = Limits::default();
     limits.max_remote_participants = 5;
-    let (mut p, mut d) = local(limits);
+    let mut c = local(limits);
     for n in 0..20 {
-        feed(
-            &mut p,
-            &mut d,
-            from_loopback(),
-            &spdp(prefix(n), 1, &remote(n)),
-        );
+        feed(&mut c, from_loopback(), &spdp(prefix(n), 1, &remote(n)));
     }
     // Nobody ran SEDP with us: the newest five are held, the oldest pushed out.
-    assert_eq!(d.remote_participants().count(), 5);
-    assert!((15..20).all(|n| known(&d, n)));
-    assert_eq!(d.stats().participants_evicted, 15);
-    assert_eq!(d.stats().participants_rejected, 0);
+    assert_eq!(c.discovery.remote_participants().count(), 5);
+    assert!((15..20).all(|n| known(&c.discovery, n)));
+    assert_eq!(c.discovery.stats().participants_evicted, 15);
+    assert_eq!(c.discovery.stats().participants_rejected, 0);
     // 15..20 run SEDP with us: verified, never pushed out; newcomers are refused.
     for n in 15..20 {
-        feed(
-            &mut p,
-            &mut d,
-            from_loopback(),
-            &sedp_heartbeat(prefix(n), 1),
-        );
+        feed(&mut c, from_loopback(), &sedp_heartbeat(prefix(n), 1));
     }
-    assert_eq!(d.stats().participants_verified, 5);
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(100), 1, &remote(100)),
-    );
-    assert!(!known(&d, 100));
-    assert_eq!(d.stats().participants_rejected, 1);
+    assert_eq!(c.discovery.stats().participants_verified, 5);
+    feed(&mut c, from_loopback(), &spdp(prefix(100), 1, &remote(100)));
+    assert!(!known(&c.discovery, 100));
+    assert_eq!(c.discovery.stats().participants_rejected, 1);
     // A HEARTBEAT from a participant we do not hold proves nothing.
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &sedp_heartbeat(prefix(101), 1),
-    );
-    assert_eq!(d.stats().participants_verified, 5);
+    feed(&mut c, from_loopback(), &sedp_heartbeat(prefix(101), 1));
+    assert_eq!(c.discovery.stats().participants_verified, 5);
     // One leaving makes room for a newcomer.
     feed(
-        &mut p,
-        &mut d,
+        &mut c,
         from_loopback(),
         &spdp_goodbye(prefix(15), 3, Guid::new(prefix(15), EntityId::PARTICIPANT)),
     );
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(100), 2, &remote(100)),
-    );
-    assert!(known(&d, 100));
-    assert_eq!(d.remote_participants().count(), 5);
+    feed(&mut c, from_loopback(), &spdp(prefix(100), 2, &remote(100)));
+    assert!(known(&c.discovery, 100));
+    assert_eq!(c.discovery.remote_participants().count(), 5);
 }
 
 #[test]
 fn one_address_holds_a_bounded_share_of_unverified_participants() {
     let mut limits = Limits::default();
     limits.max_unverified_per_source = 3;
-    let (mut p, mut d) = local(limits);
+    let mut c = local(limits);
     for n in 0..10 {
-        feed(
-            &mut p,
-            &mut d,
-            from_loopback(),
-            &spdp(prefix(n), 1, &remote(n)),
-        );
+        feed(&mut c, from_loopback(), &spdp(prefix(n), 1, &remote(n)));
     }
-    assert_eq!(d.remote_participants().count(), 3);
-    assert!((7..10).all(|n| known(&d, n)));
+    assert_eq!(c.discovery.remote_participants().count(), 3);
+    assert!((7..10).all(|n| known(&c.discovery, n)));
     // Another address has its own share.
     let mut elsewhere = remote(50);
     elsewhere.metatraffic_unicast_locators = vec![v4(127, 0, 0, 2, 9000)];
     elsewhere.default_unicast_locators = vec![v4(127, 0, 0, 2, 9001)];
     feed(
-        &mut p,
-        &mut d,
+        &mut c,
         v4(127, 0, 0, 2, 50_000),
         &spdp(prefix(50), 1, &elsewhere),
     );
-    assert!(known(&d, 50));
+    assert!(known(&c.discovery, 50));
     // A verified one no longer counts against its address's share.
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &sedp_heartbeat(prefix(9), 1),
-    );
+    feed(&mut c, from_loopback(), &sedp_heartbeat(prefix(9), 1));
     for n in 10..13 {
-        feed(
-            &mut p,
-            &mut d,
-            from_loopback(),
-            &spdp(prefix(n), 1, &remote(n)),
-        );
+        feed(&mut c, from_loopback(), &spdp(prefix(n), 1, &remote(n)));
     }
-    assert!(known(&d, 9), "verified, so never pushed out");
-    assert!((10..13).all(|n| known(&d, n)));
-    assert_eq!(d.remote_participants().count(), 5);
+    assert!(known(&c.discovery, 9), "verified, so never pushed out");
+    assert!((10..13).all(|n| known(&c.discovery, n)));
+    assert_eq!(c.discovery.remote_participants().count(), 5);
 }
 
 #[test]
 fn an_unverified_participant_s_infinite_lease_is_capped() {
     let limits = Limits::default();
     let cap = limits.unverified_lease;
-    let (mut p, mut d) = local(limits);
+    let mut c = local(limits);
     for n in [1, 2] {
         let mut data = remote(n);
         data.lease_duration = ferrodds_rtps::qos::Duration::INFINITE;
-        feed(&mut p, &mut d, from_loopback(), &spdp(prefix(n), 1, &data));
+        feed(&mut c, from_loopback(), &spdp(prefix(n), 1, &data));
     }
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &sedp_heartbeat(prefix(2), 1),
-    );
+    feed(&mut c, from_loopback(), &sedp_heartbeat(prefix(2), 1));
     let later = NOW.after(cap + Duration::from_secs(1));
-    d.handle_timeout(later, &mut p);
-    assert!(!known(&d, 1), "unverified: held no longer than {cap:?}");
-    assert!(known(&d, 2), "verified: its infinite lease holds");
+    c.handle_timeout(later);
+    assert!(
+        !known(&c.discovery, 1),
+        "unverified: held no longer than {cap:?}"
+    );
+    assert!(known(&c.discovery, 2), "verified: its infinite lease holds");
 }
 
 #[test]
 fn announced_locators_are_bound_to_the_sender_address() {
-    let (mut p, mut d) = local(Limits::default());
+    let mut c = local(Limits::default());
     let mut data = remote(1);
     // A third party's address, the sender's address, and a kind we cannot send to.
     data.metatraffic_unicast_locators = vec![
@@ -345,14 +298,14 @@ fn announced_locators_are_bound_to_the_sender_address() {
         },
     ];
     data.default_unicast_locators = vec![v4(192, 0, 2, 7, 7411)];
-    let sent = feed(&mut p, &mut d, from_loopback(), &spdp(prefix(1), 1, &data));
-    let known = d.remote_participants().next().unwrap();
+    let sent = feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &data));
+    let known = c.discovery.remote_participants().next().unwrap();
     assert_eq!(
         known.metatraffic_unicast_locators,
         [v4(127, 0, 0, 1, 7410), v4(127, 0, 0, 1, 7412)]
     );
     assert_eq!(known.default_unicast_locators, [v4(127, 0, 0, 1, 7411)]);
-    assert_eq!(d.stats().locators_rewritten, 2);
+    assert_eq!(c.discovery.stats().locators_rewritten, 2);
     // The answer to the newcomer and the SEDP traffic go to the sender's address only.
     assert!(!sent.is_empty());
     for l in sent {
@@ -368,38 +321,28 @@ fn announced_locators_are_bound_to_the_sender_address() {
 fn locator_lists_are_bounded() {
     let mut limits = Limits::default();
     limits.max_locators = 2;
-    let (mut p, mut d) = local(limits);
+    let mut c = local(limits);
     let mut data = remote(1);
     data.metatraffic_unicast_locators = (0..10).map(|i| v4(127, 0, 0, 1, 7000 + i)).collect();
     data.metatraffic_multicast_locators = (0..10).map(|i| v4(239, 0, 0, 1, 7000 + i)).collect();
-    feed(&mut p, &mut d, from_loopback(), &spdp(prefix(1), 1, &data));
-    let known = d.remote_participants().next().unwrap();
+    feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &data));
+    let known = c.discovery.remote_participants().next().unwrap();
     assert_eq!(known.metatraffic_unicast_locators.len(), 2);
     assert_eq!(known.metatraffic_multicast_locators.len(), 2);
-    assert_eq!(d.stats().locators_dropped, 16);
+    assert_eq!(c.discovery.stats().locators_dropped, 16);
 }
 
 #[test]
 fn a_known_participant_cannot_be_moved_elsewhere() {
-    let (mut p, mut d) = local(Limits::default());
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(1), 1, &remote(1)),
-    );
+    let mut c = local(Limits::default());
+    feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &remote(1)));
     // The same GUID, announced from another address (or with other locators).
     let mut moved = remote(1);
     moved.metatraffic_unicast_locators = vec![v4(10, 9, 9, 9, 7410)];
-    let sent = feed(
-        &mut p,
-        &mut d,
-        v4(10, 9, 9, 9, 7410),
-        &spdp(prefix(1), 2, &moved),
-    );
-    let known = d.remote_participants().next().unwrap();
+    let sent = feed(&mut c, v4(10, 9, 9, 9, 7410), &spdp(prefix(1), 2, &moved));
+    let known = c.discovery.remote_participants().next().unwrap();
     assert_eq!(known.metatraffic_unicast_locators, [v4(127, 0, 0, 1, 9000)]);
-    assert_eq!(d.stats().locator_changes_ignored, 1);
+    assert_eq!(c.discovery.stats().locator_changes_ignored, 1);
     assert!(sent
         .iter()
         .all(|l| l.as_udpv4().unwrap().ip() != &Ipv4Addr::new(10, 9, 9, 9)));
@@ -407,64 +350,51 @@ fn a_known_participant_cannot_be_moved_elsewhere() {
 
 #[test]
 fn identities_must_belong_to_their_sender() {
-    let (mut p, mut d) = local(Limits::default());
+    let mut c = local(Limits::default());
     // SPDP for participant 2 inside a message from participant 1.
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(1), 1, &remote(2)),
-    );
-    assert_eq!(d.remote_participants().count(), 0);
-    assert_eq!(d.stats().mismatched_participants, 1);
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(2), 1, &remote(2)),
-    );
+    feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &remote(2)));
+    assert_eq!(c.discovery.remote_participants().count(), 0);
+    assert_eq!(c.discovery.stats().mismatched_participants, 1);
+    feed(&mut c, from_loopback(), &spdp(prefix(2), 1, &remote(2)));
     // A goodbye for participant 2 sent by participant 1 is ignored.
     feed(
-        &mut p,
-        &mut d,
+        &mut c,
         from_loopback(),
         &spdp_goodbye(prefix(1), 2, Guid::new(prefix(2), EntityId::PARTICIPANT)),
     );
-    assert_eq!(d.remote_participants().count(), 1);
-    assert_eq!(d.stats().mismatched_participants, 2);
+    assert_eq!(c.discovery.remote_participants().count(), 1);
+    assert_eq!(c.discovery.stats().mismatched_participants, 2);
     // Participant 2 announces a reader that belongs to participant 3: dropped.
     let foreign = Guid::new(prefix(3), EntityId([0, 0, 9, 0x07]));
     feed(
-        &mut p,
-        &mut d,
+        &mut c,
         from_loopback(),
         &sedp_reader(prefix(2), 1, foreign, vec![]),
     );
-    assert_eq!(d.remote_endpoint_count(), 0);
-    assert_eq!(d.stats().foreign_endpoints, 1);
+    assert_eq!(c.discovery.remote_endpoint_count(), 0);
+    assert_eq!(c.discovery.stats().foreign_endpoints, 1);
 }
 
 #[test]
 fn endpoint_locators_must_be_on_their_participant_address() {
-    let (mut p, mut d) = local(Limits::default());
-    feed(
-        &mut p,
-        &mut d,
-        from_loopback(),
-        &spdp(prefix(1), 1, &remote(1)),
-    );
+    let mut c = local(Limits::default());
+    feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &remote(1)));
     let reader = Guid::new(prefix(1), EntityId([0, 0, 9, 0x07]));
     // The reader asks for our user data at a third party's address, and at its own.
     let locators = vec![v4(192, 0, 2, 1, 7411), v4(127, 0, 0, 1, 7777)];
     feed(
-        &mut p,
-        &mut d,
+        &mut c,
         from_loopback(),
         &sedp_reader(prefix(1), 1, reader, locators),
     );
-    assert_eq!(d.stats().locators_dropped, 1);
-    assert_eq!(d.matched_with(Guid::new(LOCAL, USER_WRITER)).count(), 1);
-    let w = p.writer(USER_WRITER).unwrap();
+    assert_eq!(c.discovery.stats().locators_dropped, 1);
+    assert_eq!(
+        c.discovery
+            .matched_with(Guid::new(LOCAL, USER_WRITER))
+            .count(),
+        1
+    );
+    let w = c.rtps.writer(USER_WRITER).unwrap();
     let matched: Vec<_> = w
         .matched_readers()
         .flat_map(|r| r.locators.clone())
@@ -477,23 +407,18 @@ fn remote_endpoints_are_bounded_in_all_and_per_participant() {
     let mut limits = Limits::default();
     limits.max_remote_endpoints = 5;
     limits.max_endpoints_per_participant = 3;
-    let (mut p, mut d) = local(limits);
+    let mut c = local(limits);
     for n in 1..=3 {
-        feed(
-            &mut p,
-            &mut d,
-            from_loopback(),
-            &spdp(prefix(n), 1, &remote(n)),
-        );
+        feed(&mut c, from_loopback(), &spdp(prefix(n), 1, &remote(n)));
         for e in 1..=4u8 {
             let guid = Guid::new(prefix(n), EntityId([0, 0, e, 0x07]));
             let sedp = sedp_reader(prefix(n), i64::from(e), guid, vec![]);
-            feed(&mut p, &mut d, from_loopback(), &sedp);
+            feed(&mut c, from_loopback(), &sedp);
         }
     }
     // Participant 1: 3 of 4 (per participant); participant 2: 2 of 4 (in all); 3: none.
-    assert_eq!(d.remote_endpoint_count(), 5);
-    assert_eq!(d.stats().endpoints_rejected, 7);
+    assert_eq!(c.discovery.remote_endpoint_count(), 5);
+    assert_eq!(c.discovery.stats().endpoints_rejected, 7);
 }
 
 fn frag<'a>(

@@ -50,8 +50,8 @@ fn setup(
     let reader = Guid::new(rp, READER_ID);
     let reliable_w = wc.reliable;
     let reliable_r = rc.reliable;
-    net.nodes[0].add_writer(Writer::new(writer, wc));
-    net.nodes[1].add_reader(Reader::new(reader, rc));
+    net.nodes[0].rtps.add_writer(Writer::new(writer, wc));
+    net.nodes[1].rtps.add_reader(Reader::new(reader, rc));
     let mut s = Setup {
         net,
         writer,
@@ -72,7 +72,7 @@ fn connect(
     rl: ferrodds_rtps::wire::Locator,
 ) {
     let now = s.net.now;
-    s.net.nodes[0].writer(WRITER_ID).unwrap().match_reader(
+    s.net.nodes[0].rtps.writer(WRITER_ID).unwrap().match_reader(
         now,
         RemoteReader {
             guid: s.reader,
@@ -83,7 +83,7 @@ fn connect(
             reduced: false,
         },
     );
-    s.net.nodes[1].reader(READER_ID).unwrap().match_writer(
+    s.net.nodes[1].rtps.reader(READER_ID).unwrap().match_writer(
         now,
         RemoteWriter {
             guid: s.writer,
@@ -94,7 +94,7 @@ fn connect(
 }
 
 fn drain(net: &mut Network, got: &mut Vec<(i64, Vec<u8>)>) {
-    while let Some(c) = net.nodes[1].reader(READER_ID).unwrap().poll_change() {
+    while let Some(c) = net.nodes[1].rtps.reader(READER_ID).unwrap().poll_change() {
         got.push((c.sequence_number.0, c.payload));
     }
 }
@@ -122,7 +122,12 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
                 payload: payload.clone(),
                 reduced_payload: None,
             };
-            match s.net.nodes[0].writer(WRITER_ID).unwrap().write(now, change) {
+            match s.net.nodes[0]
+                .rtps
+                .writer(WRITER_ID)
+                .unwrap()
+                .write(now, change)
+            {
                 Ok(_) => {
                     written.push(payload);
                     i += 1;
@@ -153,7 +158,7 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
         "seed {seed}: only {} of {count} samples after 120 s simulated",
         got.len()
     );
-    let stats = s.net.nodes[0].writer(WRITER_ID).unwrap().stats();
+    let stats = s.net.nodes[0].rtps.writer(WRITER_ID).unwrap().stats();
     (
         got,
         written,
@@ -257,6 +262,7 @@ fn a_perfect_network_needs_no_repair() {
             reduced_payload: None,
         };
         s.net.nodes[0]
+            .rtps
             .writer(WRITER_ID)
             .unwrap()
             .write(now, change)
@@ -267,9 +273,10 @@ fn a_perfect_network_needs_no_repair() {
         drain(n, &mut got);
         got.len() == 100
     }));
-    let w = s.net.nodes[0].writer(WRITER_ID).unwrap();
+    let w = s.net.nodes[0].rtps.writer(WRITER_ID).unwrap();
     assert_eq!(w.stats().resent, 0);
     assert!(s.net.run_until(Duration::from_secs(1), |n| n.nodes[0]
+        .rtps
         .writer(WRITER_ID)
         .unwrap()
         .all_acknowledged()));
@@ -299,6 +306,7 @@ fn best_effort_never_delivers_a_duplicate_or_out_of_order() {
                 reduced_payload: None,
             };
             s.net.nodes[0]
+                .rtps
                 .writer(WRITER_ID)
                 .unwrap()
                 .write(now, change)
@@ -357,6 +365,7 @@ fn transient_local_late_joiner_receives_the_history() {
                 reduced_payload: None,
             };
             s.net.nodes[0]
+                .rtps
                 .writer(WRITER_ID)
                 .unwrap()
                 .write(now, change)
@@ -409,6 +418,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
             reduced_payload: None,
         };
         s.net.nodes[0]
+            .rtps
             .writer(WRITER_ID)
             .unwrap()
             .write(now, change)
@@ -429,6 +439,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
         reduced_payload: None,
     };
     s.net.nodes[0]
+        .rtps
         .writer(WRITER_ID)
         .unwrap()
         .write(now, change)
@@ -486,6 +497,7 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
                 reduced_payload: None,
             };
             s.net.nodes[0]
+                .rtps
                 .writer(WRITER_ID)
                 .unwrap()
                 .write(now, change)
@@ -503,7 +515,12 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
             got.len()
         );
         assert_exactly_once_in_order(seed, &got, &written);
-        let resent = s.net.nodes[0].writer(WRITER_ID).unwrap().stats().resent;
+        let resent = s.net.nodes[0]
+            .rtps
+            .writer(WRITER_ID)
+            .unwrap()
+            .stats()
+            .resent;
         // About 200 of the 2000 DATA are lost, and a tenth of their resends too.
         assert!(
             resent < u64::from(count) / 4,

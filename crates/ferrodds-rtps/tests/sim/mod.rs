@@ -1,6 +1,7 @@
 //! A deterministic network of participants in one process: datagrams are dropped,
 //! duplicated, reordered and delayed by a seeded generator, and time is simulated, so any
-//! failing seed replays exactly.
+//! failing seed replays exactly. Each node is a `ParticipantCore`, driven through the same
+//! `handle_*`/`poll_*` surface as the runtime drives it.
 
 #![allow(dead_code, unreachable_pub, missing_docs)]
 
@@ -8,8 +9,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
+use ferrodds_rtps::discovery::ParticipantData;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
-use ferrodds_rtps::{Discovery, Participant, Timestamp};
+use ferrodds_rtps::{DiscoveryConfig, Participant, ParticipantCore, Timestamp};
 
 /// SplitMix64: small, seedable, and good enough to pick which datagram to drop.
 pub struct Rng(u64);
@@ -75,9 +77,9 @@ impl Faults {
 type InFlight = Reverse<(Timestamp, u64, usize, Locator, Vec<u8>)>;
 
 pub struct Network {
-    pub nodes: Vec<Participant>,
-    /// The discovery engine of each node, when it runs one.
-    pub discovery: Vec<Option<Discovery>>,
+    /// The participants. A node made by [`Network::add_node`] announces itself nowhere
+    /// (its endpoints are matched by hand); [`Network::run_discovery`] makes it discover.
+    pub nodes: Vec<ParticipantCore>,
     locators: Vec<Locator>,
     in_flight: BinaryHeap<InFlight>,
     order: u64,
@@ -92,7 +94,6 @@ impl Network {
     pub fn new(seed: u64, faults: Faults) -> Self {
         Network {
             nodes: Vec::new(),
-            discovery: Vec::new(),
             locators: Vec::new(),
             in_flight: BinaryHeap::new(),
             order: 0,
@@ -112,10 +113,26 @@ impl Network {
         prefix[11] = i as u8 + 1;
         let prefix = GuidPrefix(prefix);
         let locator = Locator::udpv4(std::net::Ipv4Addr::new(127, 0, 0, 1), 7410 + 2 * i as u16);
-        self.nodes.push(Participant::new(prefix));
-        self.discovery.push(None);
+        let silent = DiscoveryConfig {
+            own: ParticipantData::new(prefix),
+            spdp_destinations: Vec::new(),
+            announce_period: Duration::from_secs(3600),
+            type_information: true,
+        };
+        self.nodes.push(ParticipantCore::new(
+            self.now,
+            Participant::new(prefix),
+            silent,
+        ));
         self.locators.push(locator);
         (i, prefix, locator)
+    }
+
+    /// Node `i` starts over running discovery as `config` says (before endpoints are
+    /// added to it).
+    pub fn run_discovery(&mut self, i: usize, config: DiscoveryConfig) {
+        let prefix = self.nodes[i].rtps.prefix();
+        self.nodes[i] = ParticipantCore::new(self.now, Participant::new(prefix), config);
     }
 
     /// The locator of node `i`.
@@ -125,17 +142,7 @@ impl Network {
 
     fn collect_transmits(&mut self) {
         for from in 0..self.nodes.len() {
-            loop {
-                let t = match self.discovery[from]
-                    .as_mut()
-                    .and_then(Discovery::poll_transmit)
-                {
-                    Some(t) => t,
-                    None => match self.nodes[from].poll_transmit() {
-                        Some(t) => t,
-                        None => break,
-                    },
-                };
+            while let Some(t) = self.nodes[from].poll_transmit() {
                 for dest in &t.destinations {
                     let Some(to) = self.locators.iter().position(|l| l == dest) else {
                         continue;
@@ -181,13 +188,7 @@ impl Network {
             let next_timer = self
                 .nodes
                 .iter()
-                .filter_map(Participant::poll_timeout)
-                .chain(
-                    self.discovery
-                        .iter()
-                        .flatten()
-                        .filter_map(Discovery::poll_timeout),
-                )
+                .filter_map(ParticipantCore::poll_timeout)
                 .min();
             let Some(next) = [next_delivery, next_timer].into_iter().flatten().min() else {
                 return done(self);
@@ -204,19 +205,10 @@ impl Network {
                     break;
                 };
                 self.nodes[to].handle_datagram(self.now, from, &bytes);
-                if let Some(d) = self.discovery[to].as_mut() {
-                    d.process(self.now, &mut self.nodes[to]);
-                }
             }
-            for (node, discovery) in self.nodes.iter_mut().zip(self.discovery.iter_mut()) {
+            for node in &mut self.nodes {
                 if node.poll_timeout().is_some_and(|t| t <= self.now) {
                     node.handle_timeout(self.now);
-                }
-                if let Some(d) = discovery.as_mut() {
-                    if d.poll_timeout().is_some_and(|t| t <= self.now) {
-                        d.handle_timeout(self.now, node);
-                    }
-                    d.process(self.now, node);
                 }
             }
         }
