@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
+use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, DcpsWriter, InstanceKeys};
 use ferrodds_rtps::discovery::{
     DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
 };
@@ -598,6 +599,16 @@ fn user_endpoint(prefix: GuidPrefix, id: EntityId, kind: EndpointKind) -> LocalE
     }
 }
 
+/// The user reader's type in `participant_datagram`: keyed, so that received payloads are
+/// decoded for their key.
+#[derive(ferrodds_cdr::Cdr, Debug, Clone, PartialEq, Default)]
+#[cdr(appendable, type_name = "fuzz::Keyed")]
+struct FuzzKeyed {
+    #[cdr(key)]
+    id: i32,
+    name: String,
+}
+
 /// The `participant_datagram` target: datagrams decoded from `data` (records of
 /// [`datagram_records`], with flags) handed to a participant that runs discovery, with a
 /// user writer and reader (announced over SEDP, and matched by hand with a reader and a
@@ -636,6 +647,19 @@ pub fn participant_datagram(data: &[u8]) {
     ));
     core.rtps
         .add_reader(Reader::new(reader_guid, limits.reader_config(true)));
+    // DCPS state on both, with every QoS rule that keeps per-instance state switched on,
+    // so that hostile data reaches the caches, deadlines and filters too.
+    let mut qos = EndpointQos::reader_default();
+    qos.deadline.period = ferrodds_rtps::qos::Duration::from_millis(50);
+    qos.time_based_filter.minimum_separation = ferrodds_rtps::qos::Duration::from_millis(10);
+    qos.ownership = ferrodds_rtps::qos::Ownership::Exclusive;
+    let keys = InstanceKeys::Dynamic(<FuzzKeyed as ferrodds_cdr::Cdr>::dynamic_type());
+    let filter: ContentFilter = Arc::new(|payload: &[u8]| !payload.len().is_multiple_of(3));
+    core.add_data_reader(
+        READER_ID,
+        DcpsReader::new(&qos, &limits, keys, Some(filter)),
+    );
+    core.add_data_writer(LOCAL_WRITER_ID, DcpsWriter::new(&qos));
     for (id, kind) in [
         (LOCAL_WRITER_ID, EndpointKind::Writer),
         (READER_ID, EndpointKind::Reader),
@@ -684,18 +708,16 @@ pub fn participant_datagram(data: &[u8]) {
             } else {
                 40
             };
-            if let Some(w) = core.rtps.writer(LOCAL_WRITER_ID) {
-                let mut payload = vec![0, 1, 0, 0];
-                payload.resize(size, 0x5a);
-                let change = Change {
-                    kind: ChangeKind::Alive,
-                    key_hash: Some([7; 16]),
-                    timestamp: None,
-                    payload: Arc::from(payload),
-                    reduced_payload: None,
-                };
-                let _ = w.write(now, change);
-            }
+            let mut payload = vec![0, 1, 0, 0];
+            payload.resize(size, 0x5a);
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: Some([7; 16]),
+                timestamp: None,
+                payload: Arc::from(payload),
+                reduced_payload: None,
+            };
+            let _ = core.write(now, LOCAL_WRITER_ID, change);
         }
         let datagram = if flags & FROM_REMOTE != 0 && datagram.len() >= 20 {
             scratch.clear();
@@ -715,6 +737,11 @@ pub fn participant_datagram(data: &[u8]) {
         }
         core.handle_datagram(now, Locator::udpv4(source, 7999), datagram);
         while core.poll_event().is_some() {}
+        if let Some(r) = core.data_reader(READER_ID) {
+            assert!(r.len() <= limits.max_samples_per_reader);
+            // Read or take what arrived, as an application would.
+            let _ = r.collect(now, 8, datagram.len() % 2 == 0, false);
+        }
         check_bounds(&core.discovery, &limits);
         let transmits = std::iter::from_fn(|| core.poll_transmit()).collect::<Vec<_>>();
         for t in transmits {

@@ -1,5 +1,6 @@
-//! The RTPS protocol of FerroDDS, without I/O: it takes timestamps and received bytes and
-//! hands out datagrams to send and events, and never touches a socket, a clock or a thread.
+//! The participant core of FerroDDS — RTPS, discovery and DCPS — without I/O: it takes
+//! timestamps and received bytes and hands out datagrams to send and events, and never
+//! touches a socket, a clock or a thread.
 //!
 //! - [`wire`]: the RTPS 2.5 wire representation — parsing (zero-copy, both byte orders,
 //!   never panicking on hostile input) and emitting of the message header, every submessage
@@ -11,7 +12,8 @@
 //! - [`discovery`] (SPDP/SEDP data), [`qos`] (policies and matching) and
 //!   [`discovery_engine`] (announcing, leases, matching local with remote endpoints).
 //! - [`limits`]: how much remote peers can make a participant hold.
-//! - [`participant_core`]: the endpoints and discovery behind one `handle_*`/`poll_*`
+//! - [`dcps`]: DCPS readers' caches and QoS rules, writers' and readers' statuses.
+//! - [`participant_core`]: the endpoints, discovery and DCPS behind one `handle_*`/`poll_*`
 //!   surface, which every driver uses.
 //!
 //! It does not interpret serialized payloads (CDR lives in `ferrodds-cdr`), only the
@@ -23,6 +25,8 @@
 #![forbid(unsafe_code)]
 
 pub mod wire;
+
+pub mod dcps;
 
 pub mod discovery;
 pub mod qos;
@@ -41,6 +45,7 @@ mod transmit;
 pub mod type_lookup;
 pub mod writer;
 
+pub use dcps::Event;
 pub use discovery_engine::{
     Discovery, DiscoveryConfig, DiscoveryEvent, DiscoveryStats, LocalEndpoint,
 };

@@ -2,15 +2,24 @@
 //! sans-IO surface — `handle_datagram`, `handle_timeout`, `poll_transmit`, `poll_event`,
 //! `poll_timeout` — so that every driver (the threaded runtime, the network simulator, the
 //! fuzz targets) feeds the protocol the same way instead of repeating the glue between the
-//! routing and discovery. (The DCPS caches and QoS rules join it next: docs/architecture.md.)
+//! routing, discovery and DCPS.
+//!
+//! The DCPS layer ([`crate::dcps`]) lives here too: a local endpoint given a
+//! [`DcpsReader`]/[`DcpsWriter`] has its received changes admitted into its cache by the
+//! QoS rules, its matches and statuses kept, and its status changes reported by
+//! [`ParticipantCore::poll_event`], all on the `now` the driver passes.
 
-use crate::discovery_engine::{Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint};
+use std::time::SystemTime;
+
+use crate::dcps::{Dcps, DcpsReader, DcpsWriter, Event, InstanceHandle, Preparation, Prepared};
+use crate::discovery_engine::{Discovery, DiscoveryConfig, LocalEndpoint};
 use crate::participant::Participant;
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
-use crate::wire::{Guid, Locator};
+use crate::wire::{EntityId, Guid, Locator, SequenceNumber};
+use crate::writer::{Change, WriteError};
 
-/// A participant's endpoints and its discovery, driven as one.
+/// A participant's endpoints, its discovery and its DCPS state, driven as one.
 #[derive(Debug)]
 pub struct ParticipantCore {
     /// The endpoints and the routing of received submessages. User endpoints are added
@@ -18,6 +27,7 @@ pub struct ParticipantCore {
     pub rtps: Participant,
     /// SPDP, SEDP, TypeLookup and matching.
     pub discovery: Discovery,
+    dcps: Dcps,
 }
 
 impl ParticipantCore {
@@ -25,26 +35,71 @@ impl ParticipantCore {
     /// added to `rtps`; the first SPDP announcement is queued).
     pub fn new(now: Timestamp, mut rtps: Participant, config: DiscoveryConfig) -> Self {
         let discovery = Discovery::new(now, config, &mut rtps);
-        ParticipantCore { rtps, discovery }
+        ParticipantCore {
+            rtps,
+            discovery,
+            dcps: Dcps::new(),
+        }
     }
 
-    /// Takes in one datagram that came from `origin`, and what discovery makes of it.
+    /// Sets the wall-clock time at `Timestamp(0)` (the Unix epoch unless set): what
+    /// source timestamps and lifespans are measured against.
+    pub fn set_wall_clock(&mut self, at_zero: SystemTime) {
+        self.dcps.wall_epoch = at_zero;
+    }
+
+    /// `now` as a wall-clock time.
+    pub fn wall_time(&self, now: Timestamp) -> SystemTime {
+        self.dcps.wall(now)
+    }
+
+    /// With `true`, received changes for readers with keys or a content filter wait for
+    /// the driver to prepare them ([`ParticipantCore::poll_preparation`]), so that it can
+    /// do so without its lock; with `false` (the default) the core prepares them itself.
+    pub fn defer_preparation(&mut self, defer: bool) {
+        self.dcps.defer_preparation = defer;
+    }
+
+    /// Takes in one datagram that came from `origin`, and what discovery and the DCPS
+    /// readers make of it.
     pub fn handle_datagram(&mut self, now: Timestamp, origin: Locator, datagram: &[u8]) {
         self.rtps.handle_datagram(now, origin, datagram);
         self.discovery.process(now, &mut self.rtps);
+        self.after_input(now);
     }
 
     /// Runs what is due: the endpoints' timers (heartbeats, repairs), then discovery's
-    /// (announcements, leases, TypeLookup retries).
+    /// (announcements, leases, TypeLookup retries), then the DCPS deadlines.
     pub fn handle_timeout(&mut self, now: Timestamp) {
         self.rtps.handle_timeout(now);
         self.discovery.handle_timeout(now, &mut self.rtps);
         self.discovery.process(now, &mut self.rtps);
+        self.dcps.handle_timeout(now);
+        self.after_input(now);
+    }
+
+    /// Discovery's events into the DCPS statuses, and the DCPS readers' received changes
+    /// into their caches.
+    fn after_input(&mut self, now: Timestamp) {
+        while let Some(event) = self.discovery.poll_event() {
+            self.dcps.on_discovery_event(&event, &self.discovery, now);
+            self.dcps.events.push_back(Event::Discovery(event));
+        }
+        let ids: Vec<EntityId> = self.dcps.readers.keys().copied().collect();
+        for id in ids {
+            while let Some(change) = self.rtps.reader(id).and_then(|r| r.poll_change()) {
+                self.dcps.receive(id, change, now);
+            }
+        }
+        self.dcps.flush();
     }
 
     /// When [`ParticipantCore::handle_timeout`] is next due.
     pub fn poll_timeout(&self) -> Option<Timestamp> {
-        earliest(self.rtps.poll_timeout(), self.discovery.poll_timeout())
+        earliest(
+            earliest(self.rtps.poll_timeout(), self.discovery.poll_timeout()),
+            self.dcps.poll_timeout(),
+        )
     }
 
     /// The next datagram to send: discovery's SPDP first, then the endpoints'.
@@ -54,19 +109,87 @@ impl ParticipantCore {
             .or_else(|| self.rtps.poll_transmit())
     }
 
-    /// The next discovery event (matches, incompatibilities, participants).
-    pub fn poll_event(&mut self) -> Option<DiscoveryEvent> {
-        self.discovery.poll_event()
+    /// The next event: discovery's, and the DCPS statuses that changed.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.dcps.events.pop_front()
+    }
+
+    /// The next received change to prepare (with [`ParticipantCore::defer_preparation`]).
+    pub fn poll_preparation(&mut self) -> Option<Preparation> {
+        self.dcps.poll_preparation()
+    }
+
+    /// A change prepared by the driver: admitted, with the ones that arrived after it and
+    /// were waiting for it.
+    pub fn handle_prepared(&mut self, now: Timestamp, prepared: Prepared) {
+        self.dcps.handle_prepared(prepared, now);
+        self.dcps.flush();
+    }
+
+    /// Gives the local reader `id` (already added to [`ParticipantCore::rtps`]) its DCPS
+    /// state: from now on its changes go to `reader`'s cache.
+    pub fn add_data_reader(&mut self, id: EntityId, reader: DcpsReader) {
+        self.dcps.readers.insert(id, reader);
+    }
+
+    /// Gives the local writer `id` its DCPS state.
+    pub fn add_data_writer(&mut self, id: EntityId, writer: DcpsWriter) {
+        self.dcps.writers.insert(id, writer);
+    }
+
+    /// The DCPS state of local reader `id`.
+    pub fn data_reader(&mut self, id: EntityId) -> Option<&mut DcpsReader> {
+        self.dcps.readers.get_mut(&id)
+    }
+
+    /// The DCPS state of local reader `id`, to look at.
+    pub fn data_reader_ref(&self, id: EntityId) -> Option<&DcpsReader> {
+        self.dcps.readers.get(&id)
+    }
+
+    /// The DCPS state of local writer `id`.
+    pub fn data_writer(&mut self, id: EntityId) -> Option<&mut DcpsWriter> {
+        self.dcps.writers.get_mut(&id)
+    }
+
+    /// The DCPS state of local writer `id`, to look at.
+    pub fn data_writer_ref(&self, id: EntityId) -> Option<&DcpsWriter> {
+        self.dcps.writers.get(&id)
+    }
+
+    /// Writes a change with local writer `id`, and keeps its DCPS state (deadline) up to
+    /// date.
+    pub fn write(
+        &mut self,
+        now: Timestamp,
+        id: EntityId,
+        change: Change,
+    ) -> Result<SequenceNumber, WriteError> {
+        let (kind, handle) = (
+            change.kind,
+            change.key_hash.map_or(InstanceHandle::NIL, InstanceHandle),
+        );
+        let writer = self.rtps.writer(id).ok_or(WriteError::NoWriter)?;
+        let sn = writer.write(now, change)?;
+        if let Some(w) = self.dcps.writers.get_mut(&id) {
+            w.written(kind, handle, now);
+            self.dcps.written(id);
+        }
+        Ok(sn)
     }
 
     /// Announces a local endpoint (already added to [`ParticipantCore::rtps`]) and matches
     /// it.
     pub fn add_local(&mut self, now: Timestamp, endpoint: LocalEndpoint) {
         self.discovery.add_local(now, endpoint, &mut self.rtps);
+        self.after_input(now);
     }
 
-    /// Withdraws a local endpoint and ends its matches.
+    /// Withdraws a local endpoint, ends its matches and forgets its DCPS state (its RTPS
+    /// endpoint stays in [`ParticipantCore::rtps`] for the caller to remove).
     pub fn remove_local(&mut self, now: Timestamp, guid: Guid) {
         self.discovery.remove_local(now, guid, &mut self.rtps);
+        self.after_input(now);
+        self.dcps.remove(guid.entity_id);
     }
 }

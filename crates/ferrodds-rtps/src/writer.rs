@@ -190,6 +190,9 @@ pub enum WriteError {
     /// The sample is larger than fragmentation can carry (2^32 bytes).
     #[error("a sample of {0} bytes is larger than RTPS can carry")]
     TooLarge(usize),
+    /// No local writer has the entity id written to (it was deleted).
+    #[error("no such writer")]
+    NoWriter,
 }
 
 #[derive(Debug)]

@@ -15,8 +15,8 @@ use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::{Durability, EndpointQos, QosPolicyId, Reliability};
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{
-    Change, ChangeKind, DiscoveryConfig, DiscoveryEvent, LocalEndpoint, Reader, ReaderConfig,
-    Writer, WriterConfig,
+    Change, ChangeKind, DiscoveryEvent, Event, LocalEndpoint, Reader, ReaderConfig, Writer,
+    WriterConfig,
 };
 use sim::{Faults, Network};
 
@@ -25,30 +25,12 @@ const R: EntityId = EntityId([0, 0, 1, 0x07]);
 
 /// Two nodes running discovery, each announcing to both locators (as multicast would).
 fn two_nodes(seed: u64, faults: Faults) -> Network {
-    two_nodes_as(seed, faults, |_, _| {})
+    Network::discovering_pair(seed, faults, |_, _| {})
 }
 
 /// [`two_nodes`], with `as_` changing what node `i` announces of itself.
 fn two_nodes_as(seed: u64, faults: Faults, as_: impl Fn(usize, &mut ParticipantData)) -> Network {
-    let mut net = Network::new(seed, faults);
-    net.add_node();
-    net.add_node();
-    let destinations = vec![net.locator(0), net.locator(1)];
-    for i in 0..2 {
-        let mut own = ParticipantData::new(net.nodes[i].rtps.prefix());
-        own.metatraffic_unicast_locators = vec![net.locator(i)];
-        own.default_unicast_locators = vec![net.locator(i)];
-        own.lease_duration = ferrodds_rtps::qos::Duration::from_secs(2);
-        as_(i, &mut own);
-        let config = DiscoveryConfig {
-            own,
-            spdp_destinations: destinations.clone(),
-            announce_period: Duration::from_millis(500),
-            type_information: true,
-        };
-        net.run_discovery(i, config);
-    }
-    net
+    Network::discovering_pair(seed, faults, as_)
 }
 
 fn endpoint(
@@ -85,7 +67,12 @@ fn add(net: &mut Network, node: usize, e: LocalEndpoint) {
 
 fn events(net: &mut Network, node: usize) -> Vec<DiscoveryEvent> {
     let core = &mut net.nodes[node];
-    std::iter::from_fn(|| core.poll_event()).collect()
+    std::iter::from_fn(|| core.poll_event())
+        .filter_map(|e| match e {
+            Event::Discovery(d) => Some(d),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]

@@ -31,32 +31,30 @@
 
 #![forbid(unsafe_code)]
 
-mod cache;
-mod deadline;
-mod delivery;
 mod error;
 mod participant;
 pub mod qos;
 mod reader;
 mod runtime;
-mod sample;
 mod type_support;
 mod waitset;
 mod writer;
 
-pub use cache::{SampleRejectedReason, SampleRejectedStatus};
-pub use deadline::DeadlineMissedStatus;
 pub use error::{Error, Result};
 pub use ferrodds_cdr::dynamic;
 pub use ferrodds_cdr::{Cdr, JsonView};
+pub use ferrodds_rtps::dcps::status::{
+    DeadlineMissedStatus, IncompatibleStatus, MatchedStatus, SampleRejectedReason,
+    SampleRejectedStatus,
+};
+pub use ferrodds_rtps::dcps::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
 pub use ferrodds_rtps::Limits;
 pub use participant::{
     DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber, Topic,
 };
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};
-pub use runtime::{IncompatibleStatus, SendStats};
-pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
+pub use runtime::SendStats;
 pub use waitset::{Condition, WaitSet};
 pub use writer::{DataWriter, DynamicWriter};
 

@@ -8,22 +8,20 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ferrodds_cdr::dynamic::{DynamicType, DynamicValue};
 use ferrodds_cdr::{Cdr, DecodeError};
+use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus, SampleRejectedStatus};
+use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Taken};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader};
 
-use crate::cache::{CacheLimits, ReaderCache, SampleRejectedReason, SampleRejectedStatus, Taken};
-use crate::deadline::DeadlineMissedStatus;
-use crate::delivery::{ContentFilter, Delivery};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, IncompatibleStatus, ReaderState};
-use crate::sample::SampleInfo;
+use crate::runtime::{Callback, ReaderHooks};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 
 /// A sample and what the reader knows about it. When `info.valid_data` is false the
@@ -225,21 +223,16 @@ impl DynamicReader {
             guid,
             participant_limits.reader_config(qos.is_reliable()),
         ));
-        let limits = CacheLimits::new(&qos, &participant_limits);
-        core.readers.insert(
+        core.node.add_data_reader(
             entity_id,
-            ReaderState {
-                cache: ReaderCache::new(limits),
-                keys: support.keys.clone(),
-                matched: Default::default(),
-                matched_changes: 0,
-                incompatible: Default::default(),
-                wakers: Vec::new(),
-                on_data: None,
-                data_pending: false,
-                delivery: Delivery::new(&qos, filter),
-            },
+            DcpsReader::new(
+                &qos.policies,
+                &participant_limits,
+                support.keys.clone(),
+                filter,
+            ),
         );
+        core.readers.insert(entity_id, ReaderHooks::default());
         let endpoint = LocalEndpoint {
             guid,
             kind: EndpointKind::Reader,
@@ -266,10 +259,12 @@ impl DynamicReader {
     }
 
     pub(crate) fn collect(&self, max: usize, take: bool, unread_only: bool) -> Vec<Taken> {
-        let mut core = self.inner.participant.inner.shared.lock();
-        core.readers
-            .get_mut(&self.inner.entity_id)
-            .map(|r| r.cache.collect(max, take, unread_only))
+        let shared = &self.inner.participant.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        core.node
+            .data_reader(self.inner.entity_id)
+            .map(|r| r.collect(now, max, take, unread_only))
             .unwrap_or_default()
     }
 
@@ -285,21 +280,16 @@ impl DynamicReader {
         let mut out = Vec::with_capacity(taken.len());
         let mut undecodable = Vec::new();
         for t in taken {
-            match decode(&t.stored.payload, t.stored.key_only) {
+            match decode(&t.payload, t.key_only) {
                 Ok(data) => out.push(Sample { data, info: t.info }),
                 Err(_) => undecodable.push(t),
             }
         }
         if !undecodable.is_empty() {
             let mut core = self.inner.participant.inner.shared.lock();
-            if let Some(r) = core.readers.get_mut(&self.inner.entity_id) {
+            if let Some(r) = core.node.data_reader(self.inner.entity_id) {
                 // A read left them in the cache: drop them there too.
-                for t in &undecodable {
-                    let (writer, seq) = (t.stored.writer, t.stored.sequence_number);
-                    r.cache.discard(t.info.instance_handle, writer, seq);
-                }
-                r.cache
-                    .reject(SampleRejectedReason::Undecodable, undecodable.len() as u64);
+                r.reject_undecodable(undecodable.iter().map(|t| &t.info));
             }
         }
         Ok(out)
@@ -312,9 +302,9 @@ impl DynamicReader {
     /// [`Limits`]: crate::Limits
     pub fn sample_rejected_status(&self) -> SampleRejectedStatus {
         let core = self.inner.participant.inner.shared.lock();
-        core.readers
-            .get(&self.inner.entity_id)
-            .map(|r| r.cache.rejected_status())
+        core.node
+            .data_reader_ref(self.inner.entity_id)
+            .map(|r| r.sample_rejected())
             .unwrap_or_default()
     }
 
@@ -352,7 +342,7 @@ impl DynamicReader {
         self.collect(max, true, false)
             .into_iter()
             .map(|t| Sample {
-                data: t.stored.payload,
+                data: t.payload,
                 info: t.info,
             })
             .collect()
@@ -361,13 +351,13 @@ impl DynamicReader {
     /// Waits until a sample not yet read is waiting; false on timeout.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
         let id = self.inner.entity_id;
-        self.inner
-            .participant
-            .inner
-            .shared
-            .wait_until(timeout, |core| {
-                core.readers.get(&id).is_some_and(|r| r.cache.has_unread())
-            })
+        let shared = &self.inner.participant.inner.shared;
+        shared.wait_until(timeout, |core| {
+            let now = shared.now();
+            core.node
+                .data_reader_ref(id)
+                .is_some_and(|r| r.has_unread(now))
+        })
     }
 
     /// Waits until at least `count` writers are matched.
@@ -379,9 +369,9 @@ impl DynamicReader {
             .inner
             .shared
             .wait_until(timeout, |core| {
-                core.readers
-                    .get(&id)
-                    .is_some_and(|r| r.matched.len() >= count)
+                core.node
+                    .data_reader_ref(id)
+                    .is_some_and(|r| r.matches().remotes().len() >= count)
             })
         {
             Ok(())
@@ -393,28 +383,30 @@ impl DynamicReader {
     /// The writers matched now.
     pub fn matched_publications(&self) -> Vec<Guid> {
         let core = self.inner.participant.inner.shared.lock();
-        core.readers
-            .get(&self.inner.entity_id)
-            .map(|r| r.matched.iter().copied().collect())
+        core.node
+            .data_reader_ref(self.inner.entity_id)
+            .map(|r| r.matches().remotes().iter().copied().collect())
             .unwrap_or_default()
     }
 
     /// The REQUESTED_INCOMPATIBLE_QOS status.
     pub fn requested_incompatible_qos(&self) -> IncompatibleStatus {
         let core = self.inner.participant.inner.shared.lock();
-        core.readers
-            .get(&self.inner.entity_id)
-            .map(|r| r.incompatible.clone())
+        core.node
+            .data_reader_ref(self.inner.entity_id)
+            .map(|r| r.incompatible().clone())
             .unwrap_or_default()
     }
 
     /// The REQUESTED_DEADLINE_MISSED status: deadline periods in which an instance received
     /// no sample (all zero without a DEADLINE QoS).
     pub fn requested_deadline_missed(&self) -> DeadlineMissedStatus {
-        let mut core = self.inner.participant.inner.shared.lock();
-        core.readers
-            .get_mut(&self.inner.entity_id)
-            .map(|r| r.delivery.deadline.status(Instant::now()))
+        let shared = &self.inner.participant.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        core.node
+            .data_reader(self.inner.entity_id)
+            .map(|r| r.deadline_missed(now))
             .unwrap_or_default()
     }
 
@@ -439,22 +431,31 @@ impl<T: Cdr> Future for TakeFuture<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let taken = {
-            let mut core = self.reader.participant().inner.shared.lock();
+            let shared = &self.reader.participant().inner.shared;
+            let now = shared.now();
+            let mut core = shared.lock();
             if core.closed {
                 return Poll::Ready(Err(Error::Closed));
             }
-            let Some(r) = core.readers.get_mut(&self.reader.entity_id()) else {
-                return Poll::Ready(Err(Error::Closed));
+            let id = self.reader.entity_id();
+            let taken = match core.node.data_reader(id) {
+                Some(r) if r.is_empty() => Vec::new(),
+                Some(r) => r.collect(now, usize::MAX, true, false),
+                None => return Poll::Ready(Err(Error::Closed)),
             };
-            if r.cache.len() == 0 {
-                // One waker per waiting task: a future polled again while pending (as
-                // executors do on spurious wake-ups) must not add another.
-                if !r.wakers.iter().any(|w| w.will_wake(cx.waker())) {
-                    r.wakers.push(cx.waker().clone());
+            if taken.is_empty() {
+                // Nothing waiting (or only expired samples). One waker per waiting task:
+                // a future polled again while pending (as executors do on spurious
+                // wake-ups) must not add another.
+                let Some(hooks) = core.readers.get_mut(&id) else {
+                    return Poll::Ready(Err(Error::Closed));
+                };
+                if !hooks.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                    hooks.wakers.push(cx.waker().clone());
                 }
                 return Poll::Pending;
             }
-            r.cache.collect(usize::MAX, true, false)
+            taken
         };
         Poll::Ready(self.reader.decode_all(taken))
     }

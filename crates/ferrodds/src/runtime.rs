@@ -10,66 +10,36 @@
 //! timer thread is two context switches and a turn on the lock: at 100,000 samples per
 //! second both showed at the top of a profile.)
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::Waker;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
-use ferrodds_rtps::qos::QosPolicyId;
+use ferrodds_rtps::dcps::Prepared;
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
-use ferrodds_rtps::{DiscoveryEvent, ParticipantCore, Timestamp, Transmit};
+use ferrodds_rtps::{Event, ParticipantCore, Timestamp, Transmit};
 use ferrodds_transport::{UdpSocket, UdpTransport};
-
-use crate::cache::{ReaderCache, SampleRejectedReason, Stored};
-use crate::delivery::{Admit, Arrival, Delivery};
-use crate::sample::{system_time, InstanceHandle, InstanceState};
-use crate::type_support::InstanceKeys;
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
 
-/// DCPS-level state of a local reader.
-pub(crate) struct ReaderState {
-    pub(crate) cache: ReaderCache,
-    pub(crate) keys: InstanceKeys,
-    pub(crate) matched: BTreeSet<Guid>,
-    pub(crate) matched_changes: u64,
-    pub(crate) incompatible: IncompatibleStatus,
+/// What the driver keeps for a local reader besides its DCPS state (which is the core's):
+/// who to wake when data arrives.
+#[derive(Default)]
+pub(crate) struct ReaderHooks {
     pub(crate) wakers: Vec<Waker>,
     pub(crate) on_data: Option<Callback>,
     /// Set when samples arrived since the listener last ran.
     pub(crate) data_pending: bool,
-    /// Content filter, ownership, lifespan, time-based filter, deadline.
-    pub(crate) delivery: Delivery,
-}
-
-/// DCPS-level state of a local writer.
-pub(crate) struct WriterState {
-    pub(crate) matched: BTreeSet<Guid>,
-    pub(crate) matched_changes: u64,
-    pub(crate) incompatible: IncompatibleStatus,
-}
-
-/// The OFFERED/REQUESTED_INCOMPATIBLE_QOS status.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct IncompatibleStatus {
-    /// How many remote endpoints did not match because of QoS.
-    pub total_count: u64,
-    /// The policy that failed last.
-    pub last_policy: Option<QosPolicyId>,
-    /// When the last failure was TYPE_CONSISTENCY_ENFORCEMENT: what in the types is not
-    /// assignable.
-    pub last_type_mismatch: Option<ferrodds_cdr::dynamic::assignable::NotAssignable>,
 }
 
 /// The protocol state, behind the lock.
 pub(crate) struct Core {
-    /// The protocol: endpoints and discovery.
+    /// The protocol: endpoints, discovery, DCPS caches and statuses.
     pub(crate) node: ParticipantCore,
-    pub(crate) readers: BTreeMap<EntityId, ReaderState>,
-    pub(crate) writers: BTreeMap<EntityId, WriterState>,
+    pub(crate) readers: BTreeMap<EntityId, ReaderHooks>,
     next_entity: u32,
     /// Transmits waiting for the lock to be released (or, for asynchronous writers, for the
     /// timer thread).
@@ -84,11 +54,13 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub(crate) fn new(node: ParticipantCore) -> Self {
+    pub(crate) fn new(mut node: ParticipantCore) -> Self {
+        // Keys are decoded and content filters run by the thread that received the
+        // change, outside the lock (see `prepare`).
+        node.defer_preparation(true);
         Core {
             node,
             readers: BTreeMap::new(),
-            writers: BTreeMap::new(),
             next_entity: 0,
             pending: Vec::new(),
             deferred: Vec::new(),
@@ -105,147 +77,19 @@ impl Core {
         EntityId([k[1], k[2], k[3], kind])
     }
 
-    /// Folds in what the protocol produced after an input: discovery events, delivered
-    /// changes.
+    /// Folds in what the protocol produced after an input: the readers to wake, the
+    /// datagrams to send.
     pub(crate) fn after_input(&mut self) {
         while let Some(event) = self.node.poll_event() {
-            self.on_event(event);
-        }
-        let (arrived, wall) = (Instant::now(), SystemTime::now());
-        for (id, state) in self.readers.iter_mut() {
-            let Some(reader) = self.node.rtps.reader(*id) else {
-                continue;
-            };
-            while let Some(change) = reader.poll_change() {
-                let key_only = change.kind != ferrodds_rtps::ChangeKind::Alive;
-                // One rule: a payload names its instance by its key; a dispose or unregister
-                // without one (Fast DDS's, RTI Connext's) by PID_KEY_HASH alone, looked up
-                // among the hashes every implementation computes for the instances held.
-                let handle = if !state.keys.keyed() {
-                    Some(InstanceHandle::NIL)
-                } else if change.payload.is_empty() && key_only {
-                    let Some(handle) = change
-                        .key_hash
-                        .and_then(|h| state.cache.instance_by_hash(InstanceHandle(h)))
-                    else {
-                        // An instance this reader never held: nothing to dispose.
-                        state.cache.reject(SampleRejectedReason::UnknownInstance, 1);
-                        continue;
-                    };
-                    Some(handle)
-                } else {
-                    state.keys.of_payload(&change.payload, key_only)
-                };
-                let Some(handle) = handle else {
-                    // A keyed sample whose key does not decode belongs to no instance.
-                    state.cache.reject(SampleRejectedReason::Undecodable, 1);
-                    continue;
-                };
-                let source_timestamp = change.timestamp.and_then(system_time);
-                let arrival = Arrival {
-                    handle,
-                    kind: change.kind,
-                    writer: change.writer,
-                    payload: &change.payload,
-                    source_timestamp,
-                    known_instance: state.cache.contains(handle),
-                    instance_room: state.cache.has_room_for_instance(),
-                };
-                let expires = match state.delivery.admit(&arrival, arrived, wall) {
-                    Admit::Deliver { expires } => expires,
-                    Admit::Drop => continue,
-                    Admit::NoRoom => {
-                        state.cache.reject(SampleRejectedReason::InstancesLimit, 1);
-                        continue;
-                    }
-                };
-                let variants = if arrival.known_instance || !state.keys.keyed() {
-                    Vec::new()
-                } else {
-                    state.keys.variants(&change.payload, key_only)
-                };
-                let stored = Stored {
-                    payload: change.payload,
-                    key_only,
-                    valid_data: !key_only,
-                    read: false,
-                    source_timestamp,
-                    writer: change.writer,
-                    sequence_number: change.sequence_number.0,
-                    expires,
-                };
-                state.cache.insert(handle, change.kind, stored, &variants);
-                if state
-                    .cache
-                    .instance_state(handle)
-                    .is_some_and(|s| s != InstanceState::Alive)
-                {
-                    state.delivery.deadline.removed(handle, arrived);
+            // Status events other than DATA_AVAILABLE are read by polling the statuses
+            // (status listeners are not offered yet).
+            if let Event::DataAvailable { reader } = event {
+                if let Some(hooks) = self.readers.get_mut(&reader) {
+                    hooks.data_pending = true;
                 }
-                state.data_pending = true;
             }
         }
         self.collect_transmits();
-    }
-
-    fn on_event(&mut self, event: DiscoveryEvent) {
-        match event {
-            DiscoveryEvent::Matched { local, remote } => {
-                if let Some(w) = self.writers.get_mut(&local.entity_id) {
-                    w.matched.insert(remote);
-                    w.matched_changes += 1;
-                }
-                if let Some(r) = self.readers.get_mut(&local.entity_id) {
-                    r.matched.insert(remote);
-                    r.matched_changes += 1;
-                    r.delivery
-                        .writer_matched(remote, self.node.discovery.endpoint_qos(remote));
-                }
-            }
-            DiscoveryEvent::Unmatched { local, remote } => {
-                if let Some(w) = self.writers.get_mut(&local.entity_id) {
-                    w.matched.remove(&remote);
-                    w.matched_changes += 1;
-                }
-                if let Some(r) = self.readers.get_mut(&local.entity_id) {
-                    r.matched.remove(&remote);
-                    r.matched_changes += 1;
-                    r.delivery.writer_lost(remote);
-                    let now = Instant::now();
-                    for handle in r.cache.writer_lost(remote) {
-                        r.delivery.deadline.removed(handle, now);
-                    }
-                    r.data_pending = true;
-                }
-            }
-            DiscoveryEvent::IncompatibleQos {
-                local, policies, ..
-            } => {
-                let status = self.incompatible_status(local.entity_id);
-                if let Some(status) = status {
-                    status.total_count += 1;
-                    status.last_policy = policies.last().copied();
-                    status.last_type_mismatch = None;
-                }
-            }
-            DiscoveryEvent::IncompatibleType { local, reason, .. } => {
-                let status = self.incompatible_status(local.entity_id);
-                if let Some(status) = status {
-                    status.total_count += 1;
-                    status.last_policy = Some(QosPolicyId::TypeConsistencyEnforcement);
-                    status.last_type_mismatch = Some(reason);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// The incompatible-QoS status of local endpoint `id`.
-    fn incompatible_status(&mut self, id: EntityId) -> Option<&mut IncompatibleStatus> {
-        match self.writers.get_mut(&id) {
-            Some(w) => Some(&mut w.incompatible),
-            None => self.readers.get_mut(&id).map(|r| &mut r.incompatible),
-        }
     }
 
     pub(crate) fn collect_transmits(&mut self) {
@@ -315,8 +159,10 @@ pub struct SendStats {
 }
 
 impl Shared {
-    pub(crate) fn new(core: Core, transport: UdpTransport) -> std::io::Result<Arc<Shared>> {
+    pub(crate) fn new(mut core: Core, transport: UdpTransport) -> std::io::Result<Arc<Shared>> {
         let send_socket = transport.user_unicast().try_clone()?;
+        let epoch = Instant::now();
+        core.node.set_wall_clock(SystemTime::now());
         Ok(Arc::new(Shared {
             core: Mutex::new(core),
             changed: Condvar::new(),
@@ -324,7 +170,7 @@ impl Shared {
             send_socket,
             transport,
             shutdown: AtomicBool::new(false),
-            epoch: Instant::now(),
+            epoch,
             sent: AtomicU64::new(0),
             send_failures: AtomicU64::new(0),
         }))
@@ -398,7 +244,7 @@ impl Shared {
     ) {
         let now = self.now();
         core.node.add_local(now, endpoint);
-        core.collect_transmits();
+        core.after_input();
         self.finish(core);
     }
 
@@ -410,10 +256,35 @@ impl Shared {
         core.node.remove_local(now, guid);
         core.node.rtps.remove_writer(guid.entity_id);
         core.node.rtps.remove_reader(guid.entity_id);
-        core.writers.remove(&guid.entity_id);
         core.readers.remove(&guid.entity_id);
-        core.collect_transmits();
+        core.after_input();
         self.finish(core);
+    }
+
+    /// Prepares the received changes the core holds for it — decodes their keys, runs
+    /// content filters — with the lock released, so that neither the other receive
+    /// threads nor the application wait on that work; then hands them back.
+    pub(crate) fn prepare<'a>(
+        &'a self,
+        mut core: MutexGuard<'a, Core>,
+        now: Timestamp,
+    ) -> MutexGuard<'a, Core> {
+        // Bounded: each turn takes everything queued; a turn finds more only when another
+        // thread's input queued some meanwhile, which that thread will also look for.
+        for _ in 0..4 {
+            let preparations: Vec<_> =
+                std::iter::from_fn(|| core.node.poll_preparation()).collect();
+            if preparations.is_empty() {
+                break;
+            }
+            drop(core);
+            let prepared: Vec<Prepared> = preparations.into_iter().map(|p| p.prepare()).collect();
+            core = self.lock();
+            for p in prepared {
+                core.node.handle_prepared(now, p);
+            }
+        }
+        core
     }
 
     /// Waits on `changed` until `done` holds or `timeout` passes; true when done.
@@ -575,6 +446,7 @@ fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Received) {
     if core.node.rtps.poll_timeout().is_some_and(|t| t <= now) {
         core.node.rtps.handle_timeout(now);
     }
+    let mut core = shared.prepare(core, now);
     core.after_input();
     shared.finish(core);
 }
@@ -586,6 +458,7 @@ fn timer_loop(shared: &Shared) {
         let next = core.next_timeout();
         if next.is_some_and(|t| t <= now) || !core.deferred.is_empty() {
             core.node.handle_timeout(now);
+            core = shared.prepare(core, now);
             core.after_input();
             let deferred = std::mem::take(&mut core.deferred);
             core.pending.extend(deferred);

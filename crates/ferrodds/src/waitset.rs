@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use ferrodds_cdr::Cdr;
 use ferrodds_rtps::wire::EntityId;
+use ferrodds_rtps::Timestamp;
 
 use crate::error::{Error, Result};
 use crate::participant::DomainParticipant;
@@ -30,20 +31,23 @@ impl Condition {
     pub fn subscription_matched<T: Cdr>(reader: &DataReader<T>) -> Condition {
         let core = reader.participant().inner.shared.lock();
         let seen = core
-            .readers
-            .get(&reader.entity_id())
-            .map(|r| r.matched_changes)
+            .node
+            .data_reader_ref(reader.entity_id())
+            .map(|r| r.matches().changes())
             .unwrap_or(0);
         Condition::SubscriptionMatched(reader.entity_id(), seen)
     }
 
-    fn holds(&self, core: &Core) -> bool {
+    fn holds(&self, core: &Core, now: Timestamp) -> bool {
         match self {
-            Condition::Read(id) => core.readers.get(id).is_some_and(|r| r.cache.has_unread()),
+            Condition::Read(id) => core
+                .node
+                .data_reader_ref(*id)
+                .is_some_and(|r| r.has_unread(now)),
             Condition::SubscriptionMatched(id, seen) => core
-                .readers
-                .get(id)
-                .is_some_and(|r| r.matched_changes != *seen),
+                .node
+                .data_reader_ref(*id)
+                .is_some_and(|r| r.matches().changes() != *seen),
         }
     }
 }
@@ -77,12 +81,14 @@ impl WaitSet {
             ));
         }
         let mut triggered = Vec::new();
-        let done = self.participant.inner.shared.wait_until(timeout, |core| {
+        let shared = &self.participant.inner.shared;
+        let done = shared.wait_until(timeout, |core| {
+            let now = shared.now();
             triggered = self
                 .conditions
                 .iter()
                 .enumerate()
-                .filter(|(_, c)| c.holds(core))
+                .filter(|(_, c)| c.holds(core, now))
                 .map(|(i, _)| i)
                 .collect();
             !triggered.is_empty()

@@ -4,7 +4,7 @@
 //! the derived code and hands the bytes to the same writer.
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_cdr::dynamic::{self, DynamicType, DynamicValue};
@@ -14,12 +14,14 @@ use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
 
-use crate::deadline::{DeadlineMissedStatus, DeadlineTracker};
+use ferrodds_rtps::dcps::sample::rtps_time;
+use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus};
+use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
+
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::{PublishMode, Qos};
-use crate::runtime::{Core, IncompatibleStatus, WriterState};
-use crate::sample::{rtps_time, InstanceHandle};
+use crate::runtime::Core;
 use crate::type_support::TypeSupport;
 
 /// Writes samples of type `T` to a topic: a [`DynamicWriter`] that serializes `T` with its
@@ -53,8 +55,6 @@ struct WriterInner {
     version: XcdrVersion,
     ty: DynamicType,
     keyed: bool,
-    /// OFFERED_DEADLINE_MISSED, when the QoS sets a deadline.
-    deadline: Option<Mutex<DeadlineTracker>>,
 }
 
 impl Drop for WriterInner {
@@ -228,14 +228,8 @@ impl DynamicWriter {
             ..WriterConfig::default()
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
-        core.writers.insert(
-            entity_id,
-            WriterState {
-                matched: Default::default(),
-                matched_changes: 0,
-                incompatible: Default::default(),
-            },
-        );
+        core.node
+            .add_data_writer(entity_id, DcpsWriter::new(&qos.policies));
         let endpoint = LocalEndpoint {
             guid,
             kind: EndpointKind::Writer,
@@ -251,13 +245,6 @@ impl DynamicWriter {
                 participant: participant.clone(),
                 entity_id,
                 guid,
-                deadline: qos
-                    .policies
-                    .deadline
-                    .period
-                    .to_std()
-                    .filter(|p| !p.is_zero())
-                    .map(|p| Mutex::new(DeadlineTracker::new(Some(p)))),
                 qos,
                 version,
                 ty: support.ty.clone(),
@@ -351,12 +338,7 @@ impl DynamicWriter {
         let mut core = shared.lock();
         loop {
             let now = shared.now();
-            let writer = core
-                .node
-                .rtps
-                .writer(self.inner.entity_id)
-                .ok_or(Error::Closed)?;
-            match writer.write(now, change.clone()) {
+            match core.node.write(now, self.inner.entity_id, change.clone()) {
                 Ok(_) => break,
                 Err(WriteError::TooLarge(n)) => return Err(Error::TooLarge(n)),
                 Err(WriteError::HistoryFull(_)) => {
@@ -376,15 +358,6 @@ impl DynamicWriter {
                     core = shared.wait_changed(core, left.min(Duration::from_millis(10)));
                 }
                 Err(_) => return Err(Error::Closed),
-            }
-        }
-        if let Some(deadline) = &self.inner.deadline {
-            let handle = key_hash.map(InstanceHandle).unwrap_or(InstanceHandle::NIL);
-            let mut d = deadline.lock().unwrap_or_else(|p| p.into_inner());
-            if kind == ChangeKind::Alive {
-                d.updated(handle, Instant::now());
-            } else {
-                d.removed(handle, Instant::now());
             }
         }
         self.hand_over(&mut core);
@@ -436,9 +409,9 @@ impl DynamicWriter {
     /// The readers matched now.
     pub fn matched_subscriptions(&self) -> Vec<Guid> {
         let core = self.inner.participant.inner.shared.lock();
-        core.writers
-            .get(&self.inner.entity_id)
-            .map(|w| w.matched.iter().copied().collect())
+        core.node
+            .data_writer_ref(self.inner.entity_id)
+            .map(|w| w.matches().remotes().iter().copied().collect())
             .unwrap_or_default()
     }
 
@@ -447,9 +420,9 @@ impl DynamicWriter {
         let id = self.inner.entity_id;
         let shared = &self.inner.participant.inner.shared;
         if shared.wait_until(timeout, |core| {
-            core.writers
-                .get(&id)
-                .is_some_and(|w| w.matched.len() >= count)
+            core.node
+                .data_writer_ref(id)
+                .is_some_and(|w| w.matches().remotes().len() >= count)
         }) {
             Ok(())
         } else {
@@ -460,23 +433,22 @@ impl DynamicWriter {
     /// The OFFERED_INCOMPATIBLE_QOS status.
     pub fn offered_incompatible_qos(&self) -> IncompatibleStatus {
         let core = self.inner.participant.inner.shared.lock();
-        core.writers
-            .get(&self.inner.entity_id)
-            .map(|w| w.incompatible.clone())
+        core.node
+            .data_writer_ref(self.inner.entity_id)
+            .map(|w| w.incompatible().clone())
             .unwrap_or_default()
     }
 
     /// The OFFERED_DEADLINE_MISSED status: deadline periods in which an instance was not
     /// written (all zero without a DEADLINE QoS).
     pub fn offered_deadline_missed(&self) -> DeadlineMissedStatus {
-        self.inner
-            .deadline
-            .as_ref()
-            .map_or_else(Default::default, |d| {
-                d.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .status(Instant::now())
-            })
+        let shared = &self.inner.participant.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        core.node
+            .data_writer(self.inner.entity_id)
+            .map(|w| w.deadline_missed(now))
+            .unwrap_or_default()
     }
 
     /// The XCDR version this writer writes.

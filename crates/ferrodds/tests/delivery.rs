@@ -119,8 +119,12 @@ fn exclusive_ownership_takes_each_instance_from_its_strongest_writer() {
     assert_eq!(shared.requested_incompatible_qos().total_count, 2);
 }
 
+// Lifespan, deadline and the time-based filter are tested to the nanosecond in virtual
+// time (crates/ferrodds-rtps/tests/dcps.rs); these tests show that the QoS set through this
+// API reaches those rules and their statuses come back, without depending on timing.
+
 #[test]
-fn samples_past_their_lifespan_are_not_taken() {
+fn a_sample_stamped_before_its_lifespan_is_dropped() {
     let p = participant(72);
     let topic = p.create_topic::<Tick>("short-lived").unwrap();
     let reader = p
@@ -132,23 +136,19 @@ fn samples_past_their_lifespan_are_not_taken() {
             Qos::writer()
                 .reliable()
                 .keep_all()
-                .lifespan(Duration::from_secs(1)),
+                .lifespan(Duration::from_secs(60)),
         )
         .unwrap();
     writer.wait_for_matched(1, T).unwrap();
     reader.wait_for_matched(1, T).unwrap();
-    writer.write(&Tick { id: 1, value: 1 }).unwrap();
-    assert!(reader.wait_for_data(T));
-    // Not taken within its lifespan: gone.
-    std::thread::sleep(Duration::from_millis(1200));
-    writer.write(&Tick { id: 1, value: 2 }).unwrap();
-    // Stamped two seconds ago: expired on arrival.
+    // Stamped two minutes ago: expired on arrival.
     writer
         .write_with_timestamp(
-            &Tick { id: 1, value: 3 },
-            std::time::SystemTime::now() - Duration::from_secs(2),
+            &Tick { id: 1, value: 1 },
+            std::time::SystemTime::now() - Duration::from_secs(120),
         )
         .unwrap();
+    writer.write(&Tick { id: 1, value: 2 }).unwrap();
     writer.wait_for_acknowledgments(T).unwrap();
     assert_eq!(take_values(&reader, 1, T), [(1, 2)]);
     assert!(reader.take().unwrap().is_empty());
@@ -188,7 +188,7 @@ fn the_time_based_filter_keeps_one_sample_per_separation() {
 fn missed_deadlines_are_counted_on_both_sides() {
     let p = participant(74);
     let topic = p.create_topic::<Tick>("on-time").unwrap();
-    let period = Duration::from_millis(100);
+    let period = Duration::from_millis(20);
     let reader = p
         .create_reader(&topic, Qos::reader().reliable().keep_all().deadline(period))
         .unwrap();
@@ -197,26 +197,21 @@ fn missed_deadlines_are_counted_on_both_sides() {
         .unwrap();
     writer.wait_for_matched(1, T).unwrap();
     reader.wait_for_matched(1, T).unwrap();
-    assert_eq!(writer.offered_deadline_missed().total_count, 0);
-    // Written in time: nothing missed.
-    for value in 0..5 {
-        writer.write(&Tick { id: 1, value }).unwrap();
-        std::thread::sleep(Duration::from_millis(30));
+    writer.write(&Tick { id: 1, value: 0 }).unwrap();
+    assert_eq!(take_values(&reader, 1, T).len(), 1);
+    // Then silence: both sides count misses (how many is the virtual-time test's business).
+    let end = Instant::now() + T;
+    while (writer.offered_deadline_missed().total_count < 2
+        || reader.requested_deadline_missed().total_count < 2)
+        && Instant::now() < end
+    {
+        std::thread::sleep(Duration::from_millis(10));
     }
-    assert_eq!(writer.offered_deadline_missed().total_count, 0);
-    assert_eq!(take_values(&reader, 5, T).len(), 5);
-    assert_eq!(reader.requested_deadline_missed().total_count, 0);
-    // Then silence: about one miss per period on each side.
-    std::thread::sleep(Duration::from_millis(450));
-    let offered = writer.offered_deadline_missed();
-    let requested = reader.requested_deadline_missed();
-    assert!((3..=8).contains(&offered.total_count), "{offered:?}");
-    assert!((3..=8).contains(&requested.total_count), "{requested:?}");
+    let (offered, requested) = (
+        writer.offered_deadline_missed(),
+        reader.requested_deadline_missed(),
+    );
+    assert!(offered.total_count >= 2, "{offered:?}");
+    assert!(requested.total_count >= 2, "{requested:?}");
     assert_eq!(offered.last_instance_handle, requested.last_instance_handle);
-    // Disposed: its deadline no longer applies.
-    writer.dispose(&Tick { id: 1, value: 0 }).unwrap();
-    writer.wait_for_acknowledgments(T).unwrap();
-    let before = writer.offered_deadline_missed().total_count;
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(writer.offered_deadline_missed().total_count, before);
 }

@@ -7,7 +7,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use ferrodds_rtps::discovery::ParticipantData;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
@@ -72,6 +72,11 @@ impl Faults {
     }
 }
 
+/// The simulated wall clock at `Timestamp(0)` (November 2023), the same for every node.
+pub fn wall_at_zero() -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+}
+
 /// A datagram in flight: when it lands, a tie-breaking order, the node, the sender's
 /// locator (the source address the receiver sees), the bytes.
 type InFlight = Reverse<(Timestamp, u64, usize, Locator, Vec<u8>)>;
@@ -119,13 +124,39 @@ impl Network {
             announce_period: Duration::from_secs(3600),
             type_information: true,
         };
-        self.nodes.push(ParticipantCore::new(
-            self.now,
-            Participant::new(prefix),
-            silent,
-        ));
+        let mut node = ParticipantCore::new(self.now, Participant::new(prefix), silent);
+        node.set_wall_clock(wall_at_zero());
+        self.nodes.push(node);
         self.locators.push(locator);
         (i, prefix, locator)
+    }
+
+    /// Two nodes running discovery, each announcing to both locators (as multicast would),
+    /// every 500 ms, with 2 s leases; `as_` changes what node `i` announces of itself.
+    pub fn discovering_pair(
+        seed: u64,
+        faults: Faults,
+        as_: impl Fn(usize, &mut ParticipantData),
+    ) -> Network {
+        let mut net = Network::new(seed, faults);
+        net.add_node();
+        net.add_node();
+        let destinations = vec![net.locator(0), net.locator(1)];
+        for i in 0..2 {
+            let mut own = ParticipantData::new(net.nodes[i].rtps.prefix());
+            own.metatraffic_unicast_locators = vec![net.locator(i)];
+            own.default_unicast_locators = vec![net.locator(i)];
+            own.lease_duration = ferrodds_rtps::qos::Duration::from_secs(2);
+            as_(i, &mut own);
+            let config = DiscoveryConfig {
+                own,
+                spdp_destinations: destinations.clone(),
+                announce_period: Duration::from_millis(500),
+                type_information: true,
+            };
+            net.run_discovery(i, config);
+        }
+        net
     }
 
     /// Node `i` starts over running discovery as `config` says (before endpoints are
@@ -133,6 +164,7 @@ impl Network {
     pub fn run_discovery(&mut self, i: usize, config: DiscoveryConfig) {
         let prefix = self.nodes[i].rtps.prefix();
         self.nodes[i] = ParticipantCore::new(self.now, Participant::new(prefix), config);
+        self.nodes[i].set_wall_clock(wall_at_zero());
     }
 
     /// The locator of node `i`.

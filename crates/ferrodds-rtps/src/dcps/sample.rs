@@ -1,6 +1,6 @@
 //! What a reader hands out besides the data: DCPS `SampleInfo` and its states.
 
-use ferrodds_rtps::wire::Guid;
+use crate::wire::Guid;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Whether the application has seen this sample before (DCPS SampleStateKind).
@@ -80,15 +80,15 @@ pub struct SampleInfo {
 }
 
 /// Converts an RTPS time to a system time.
-pub(crate) fn system_time(t: ferrodds_rtps::wire::Time) -> Option<SystemTime> {
+pub fn system_time(t: crate::wire::Time) -> Option<SystemTime> {
     t.to_nanos().map(|n| UNIX_EPOCH + Duration::from_nanos(n))
 }
 
 /// Converts a system time to an RTPS time.
-pub(crate) fn rtps_time(t: SystemTime) -> ferrodds_rtps::wire::Time {
+pub fn rtps_time(t: SystemTime) -> crate::wire::Time {
     let nanos = t
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    ferrodds_rtps::wire::Time::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+    crate::wire::Time::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
 }

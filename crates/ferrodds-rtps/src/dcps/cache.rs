@@ -7,12 +7,12 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::SystemTime;
 
-use ferrodds_rtps::qos::LENGTH_UNLIMITED;
-use ferrodds_rtps::wire::Guid;
-use ferrodds_rtps::{ChangeKind, Limits};
-
-use crate::qos::Qos;
-use crate::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
+use super::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
+use crate::endpoint::ChangeKind;
+use crate::limits::Limits;
+use crate::qos::{EndpointQos, History, LENGTH_UNLIMITED};
+use crate::time::Timestamp;
+use crate::wire::Guid;
 
 /// A sample as stored: its bytes and what the reader knows of it.
 #[derive(Debug, Clone)]
@@ -26,7 +26,7 @@ pub(crate) struct Stored {
     pub(crate) writer: Guid,
     pub(crate) sequence_number: i64,
     /// When the sample expires (its writer's LIFESPAN), if ever.
-    pub(crate) expires: Option<SystemTime>,
+    pub(crate) expires: Option<Timestamp>,
 }
 
 #[derive(Debug)]
@@ -58,14 +58,17 @@ pub(crate) struct CacheLimits {
 impl CacheLimits {
     /// The limits of a reader with `qos`: its RESOURCE_LIMITS where set, the participant's
     /// `limits` where they are unlimited.
-    pub(crate) fn new(qos: &Qos, limits: &Limits) -> Self {
-        let rl = &qos.policies.resource_limits;
+    pub(crate) fn new(qos: &EndpointQos, limits: &Limits) -> Self {
+        let rl = &qos.resource_limits;
         let or = |v: i32, default: usize| match v {
             LENGTH_UNLIMITED => default,
             n => usize::try_from(n.max(1)).unwrap_or(default),
         };
         CacheLimits {
-            depth: qos.depth(),
+            depth: match qos.history {
+                History::KeepLast { depth } => Some(usize::try_from(depth.max(1)).unwrap_or(1)),
+                History::KeepAll => None,
+            },
             max_samples: or(rl.max_samples, limits.max_samples_per_reader),
             max_instances: or(rl.max_instances, limits.max_instances_per_reader),
             max_samples_per_instance: or(
@@ -107,10 +110,15 @@ pub struct SampleRejectedStatus {
 }
 
 /// A sample handed out, still serialized.
-#[derive(Debug)]
-pub(crate) struct Taken {
-    pub(crate) stored: Stored,
-    pub(crate) info: SampleInfo,
+#[derive(Debug, Clone)]
+pub struct Taken {
+    /// The serialized sample, encapsulation included; for a dispose or unregister its key
+    /// (or the key the instance was first seen with, when the writer sent only a key hash).
+    pub payload: Vec<u8>,
+    /// True when `payload` is a key-only sample.
+    pub key_only: bool,
+    /// What the reader knows of it.
+    pub info: SampleInfo,
 }
 
 #[derive(Debug)]
@@ -163,11 +171,13 @@ impl ReaderCache {
         self.len
     }
 
-    /// True when a sample not yet read is waiting.
-    pub(crate) fn has_unread(&self) -> bool {
-        self.instances
-            .values()
-            .any(|i| i.samples.iter().any(|s| !s.read))
+    /// True when a sample not yet read, and not expired by `now`, is waiting.
+    pub(crate) fn has_unread(&self, now: Timestamp) -> bool {
+        self.instances.values().any(|i| {
+            i.samples
+                .iter()
+                .any(|s| !s.read && s.expires.is_none_or(|e| e > now))
+        })
     }
 
     /// The instance a key hash names: its own, or one of the variants it was inserted with.
@@ -273,15 +283,18 @@ impl ReaderCache {
     /// Removes the sample of `handle` that `writer` sent as `sequence_number`, if it is
     /// still held (a sample that does not decode, found by a read: it is dropped at once, so
     /// that it is neither handed out nor counted again).
-    pub(crate) fn discard(&mut self, handle: InstanceHandle, writer: Guid, sequence_number: i64) {
+    pub(crate) fn discard(
+        &mut self,
+        handle: InstanceHandle,
+        writer: InstanceHandle,
+        sequence_number: i64,
+    ) {
         let Some(instance) = self.instances.get_mut(&handle) else {
             return;
         };
-        let Some(i) = instance
-            .samples
-            .iter()
-            .position(|s| s.writer == writer && s.sequence_number == sequence_number)
-        else {
+        let Some(i) = instance.samples.iter().position(|s| {
+            InstanceHandle::of_guid(s.writer) == writer && s.sequence_number == sequence_number
+        }) else {
             return;
         };
         instance.samples.remove(i);
@@ -347,7 +360,7 @@ impl ReaderCache {
 
     /// Drops the samples whose lifespan ended by `now`, keeping arrival order consistent:
     /// the k-th order entry of an instance stands for its k-th sample, as in `collect`.
-    fn purge_expired(&mut self, now: SystemTime) {
+    fn purge_expired(&mut self, now: Timestamp) {
         let mut index: BTreeMap<InstanceHandle, usize> = BTreeMap::new();
         let mut expired_orders = Vec::new();
         for (&arrival, &handle) in &self.order {
@@ -381,8 +394,15 @@ impl ReaderCache {
 
     /// Hands out up to `max` samples in arrival order: removes them (`take`) or marks them
     /// read (`read`). With `unread_only`, samples already read are skipped.
-    pub(crate) fn collect(&mut self, max: usize, take: bool, unread_only: bool) -> Vec<Taken> {
-        self.purge_expired(SystemTime::now());
+    /// Samples whose lifespan ended by `now` are dropped first.
+    pub(crate) fn collect(
+        &mut self,
+        now: Timestamp,
+        max: usize,
+        take: bool,
+        unread_only: bool,
+    ) -> Vec<Taken> {
+        self.purge_expired(now);
         let mut out = Vec::new();
         // Walk arrival order; each order entry points at the oldest sample of its instance
         // that has not been handed out by this walk.
@@ -425,7 +445,8 @@ impl ReaderCache {
                 sequence_number: stored.sequence_number,
             };
             out.push(Taken {
-                stored: stored.clone(),
+                payload: stored.payload.clone(),
+                key_only: stored.key_only,
                 info,
             });
             consumed_orders.push((arrival, handle));
@@ -463,8 +484,8 @@ impl ReaderCache {
             for taken in &out {
                 if let Some(i) = self.instances.get_mut(&taken.info.instance_handle) {
                     for s in i.samples.iter_mut().filter(|s| {
-                        s.sequence_number == taken.stored.sequence_number
-                            && s.writer == taken.stored.writer
+                        s.sequence_number == taken.info.sequence_number
+                            && InstanceHandle::of_guid(s.writer) == taken.info.publication_handle
                     }) {
                         s.read = true;
                     }
@@ -483,7 +504,9 @@ impl ReaderCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferrodds_rtps::wire::{EntityId, GuidPrefix};
+    use crate::wire::{EntityId, GuidPrefix};
+
+    const NOW: Timestamp = Timestamp(10_000_000_000);
 
     fn stored(writer: Guid, seq: i64, valid: bool) -> Stored {
         Stored {
@@ -515,7 +538,7 @@ mod tests {
             c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
         }
         c.insert(b, ChangeKind::Alive, stored(writer(1), 4, true), &[]);
-        let taken = c.collect(10, true, false);
+        let taken = c.collect(NOW, 10, true, false);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3, 4]);
         assert_eq!(taken[0].info.view_state, ViewState::New);
@@ -534,25 +557,26 @@ mod tests {
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         c.insert(a, ChangeKind::Disposed, stored(writer(1), 2, false), &[]);
-        let taken = c.collect(10, false, false);
+        let taken = c.collect(NOW, 10, false, false);
         assert_eq!(taken.len(), 2);
         assert!(taken
             .iter()
             .all(|t| t.info.instance_state == InstanceState::NotAliveDisposed));
         assert!(!taken[1].info.valid_data);
         // read marks them read; a second read sees them as read
-        assert!(c.collect(10, false, true).is_empty());
+        assert!(c.collect(NOW, 10, false, true).is_empty());
         let b = InstanceHandle([2; 16]);
         c.insert(b, ChangeKind::Alive, stored(writer(2), 1, true), &[]);
         c.writer_lost(writer(2));
         assert_eq!(c.instance_state(b), Some(InstanceState::NotAliveNoWriters));
-        let last = c.collect(10, true, true);
+        let last = c.collect(NOW, 10, true, true);
         assert_eq!(last.last().map(|t| t.info.valid_data), Some(false));
     }
 
     #[test]
     fn expired_samples_are_not_handed_out() {
         use std::time::Duration;
+        let second = Duration::from_secs(1);
         let mut c = ReaderCache::new(CacheLimits {
             depth: None,
             max_samples: 100,
@@ -561,13 +585,13 @@ mod tests {
         });
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         let mut gone = stored(writer(1), 1, true);
-        gone.expires = Some(SystemTime::now() - Duration::from_secs(1));
+        gone.expires = Some(Timestamp(NOW.0 - second.as_nanos() as u64));
         c.insert(a, ChangeKind::Alive, gone, &[]);
         c.insert(b, ChangeKind::Alive, stored(writer(1), 2, true), &[]);
         let mut later = stored(writer(1), 3, true);
-        later.expires = Some(SystemTime::now() + Duration::from_secs(60));
+        later.expires = Some(NOW.after(60 * second));
         c.insert(a, ChangeKind::Alive, later, &[]);
-        let taken = c.collect(10, true, false);
+        let taken = c.collect(NOW, 10, true, false);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3]);
         assert_eq!(c.len(), 0);
@@ -583,9 +607,9 @@ mod tests {
         });
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
-        assert_eq!(c.collect(10, true, false).len(), 1);
+        assert_eq!(c.collect(NOW, 10, true, false).len(), 1);
         assert_eq!(c.writer_lost(writer(1)), vec![a]);
-        let taken = c.collect(10, true, false);
+        let taken = c.collect(NOW, 10, true, false);
         assert_eq!(taken.len(), 1);
         assert!(!taken[0].info.valid_data);
         assert_eq!(
@@ -593,7 +617,7 @@ mod tests {
             InstanceState::NotAliveNoWriters
         );
         // The key comes from the first sample of the instance.
-        assert_eq!(taken[0].stored.payload, vec![1]);
+        assert_eq!(taken[0].payload, vec![1]);
     }
 
     #[test]
@@ -633,7 +657,7 @@ mod tests {
         }
         assert_eq!((c.len(), c.order.len()), (2, 2));
         let seqs: Vec<i64> = c
-            .collect(10, true, false)
+            .collect(NOW, 10, true, false)
             .iter()
             .map(|t| t.info.sequence_number)
             .collect();
@@ -687,11 +711,11 @@ mod tests {
         let mut dispose = stored(writer(1), 2, false);
         dispose.payload.clear();
         c.insert(a, ChangeKind::DisposedUnregistered, dispose, &[]);
-        let taken = c.collect(usize::MAX, true, false);
+        let taken = c.collect(NOW, usize::MAX, true, false);
         assert_eq!(taken.len(), 2);
         // It carries the key the instance was first seen with (sample 1's payload).
         assert_eq!(
-            (taken[1].stored.payload.as_slice(), taken[1].stored.key_only),
+            (taken[1].payload.as_slice(), taken[1].key_only),
             (&[1u8][..], false)
         );
         assert_eq!(

@@ -19,18 +19,17 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
-use ferrodds_rtps::qos::{EndpointQos, Ownership};
-use ferrodds_rtps::wire::Guid;
-use ferrodds_rtps::ChangeKind;
+use super::deadline::DeadlineTracker;
+use super::sample::InstanceHandle;
+use crate::endpoint::ChangeKind;
+use crate::qos::{EndpointQos, Ownership};
+use crate::time::Timestamp;
+use crate::wire::Guid;
 
-use crate::deadline::DeadlineTracker;
-use crate::qos::Qos;
-use crate::sample::InstanceHandle;
-
-/// A content filter over a serialized sample.
-pub(crate) type ContentFilter = Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
+/// A content filter over a serialized sample (encapsulation included): true lets it in.
+pub type ContentFilter = Arc<dyn Fn(&[u8]) -> bool + Send + Sync>;
 
 /// What a matched writer announced that delivery needs.
 #[derive(Debug, Clone, Copy)]
@@ -50,17 +49,18 @@ pub(crate) enum Admit {
     /// Goes into the cache; expires then (lifespan), if ever.
     Deliver {
         /// When the sample expires.
-        expires: Option<SystemTime>,
+        expires: Option<Timestamp>,
     },
 }
 
 /// An arriving change, as delivery sees it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Arrival<'a> {
+pub(crate) struct Candidate {
     pub(crate) handle: InstanceHandle,
     pub(crate) kind: ChangeKind,
     pub(crate) writer: Guid,
-    pub(crate) payload: &'a [u8],
+    /// What the content filter said of the payload (true without a filter).
+    pub(crate) passes_filter: bool,
     pub(crate) source_timestamp: Option<SystemTime>,
     /// True when the cache holds the instance already.
     pub(crate) known_instance: bool,
@@ -72,7 +72,7 @@ pub(crate) struct Arrival<'a> {
 pub(crate) struct Delivery {
     filter: Option<ContentFilter>,
     min_separation: Option<Duration>,
-    last_accepted: BTreeMap<InstanceHandle, Instant>,
+    last_accepted: BTreeMap<InstanceHandle, Timestamp>,
     exclusive: bool,
     writers: BTreeMap<Guid, WriterInfo>,
     /// Owner of each instance (exclusive ownership), with its strength.
@@ -92,14 +92,13 @@ impl std::fmt::Debug for Delivery {
     }
 }
 
-fn positive(d: ferrodds_rtps::qos::Duration) -> Option<Duration> {
+fn positive(d: crate::qos::Duration) -> Option<Duration> {
     d.to_std().filter(|d| !d.is_zero())
 }
 
 impl Delivery {
     /// The delivery of a reader with `qos` and, optionally, a content filter.
-    pub(crate) fn new(qos: &Qos, filter: Option<ContentFilter>) -> Self {
-        let p = qos.policies();
+    pub(crate) fn new(p: &EndpointQos, filter: Option<ContentFilter>) -> Self {
         Delivery {
             filter,
             min_separation: positive(p.time_based_filter.minimum_separation),
@@ -126,8 +125,20 @@ impl Delivery {
         self.owners.retain(|_, (owner, _)| *owner != writer);
     }
 
-    /// Whether `a` goes into the cache (`now`/`wall`: its arrival).
-    pub(crate) fn admit(&mut self, a: &Arrival<'_>, now: Instant, wall: SystemTime) -> Admit {
+    /// True when a content filter applies.
+    pub(crate) fn filtered(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    /// The content filter.
+    pub(crate) fn filter(&self) -> Option<&ContentFilter> {
+        self.filter.as_ref()
+    }
+
+    /// Whether `a` goes into the cache (`now`/`wall`: its arrival, on the core's clock and
+    /// as wall-clock time). The content filter ran already (`a.passes_filter`), outside
+    /// the core: see `arrival.rs`.
+    pub(crate) fn admit(&mut self, a: &Candidate, now: Timestamp, wall: SystemTime) -> Admit {
         let info = self.writers.get(&a.writer).copied().unwrap_or(WriterInfo {
             strength: 0,
             lifespan: None,
@@ -157,10 +168,8 @@ impl Delivery {
             self.last_accepted.remove(&a.handle);
             return Admit::Deliver { expires: None };
         }
-        if let Some(filter) = &self.filter {
-            if !filter(a.payload) {
-                return Admit::Drop;
-            }
+        if !a.passes_filter {
+            return Admit::Drop;
         }
         // Past here, per-instance state is made (owner, last accepted, deadline): only for
         // instances the cache can take, so that these maps are bounded as the cache is.
@@ -180,15 +189,22 @@ impl Delivery {
             }
             self.owners.insert(a.handle, (a.writer, info.strength));
         }
-        let expires = info
-            .lifespan
-            .map(|l| a.source_timestamp.unwrap_or(wall) + l);
-        if expires.is_some_and(|e| e <= wall) {
-            return Admit::Drop;
+        // The lifespan runs from the source timestamp (wall clock); what is left of it at
+        // arrival runs on the core's clock.
+        let mut expires = None;
+        if let Some(lifespan) = info.lifespan {
+            let age = a
+                .source_timestamp
+                .and_then(|t| wall.duration_since(t).ok())
+                .unwrap_or(Duration::ZERO);
+            match lifespan.checked_sub(age).filter(|left| !left.is_zero()) {
+                Some(left) => expires = Some(now.after(left)),
+                None => return Admit::Drop,
+            }
         }
         if let Some(separation) = self.min_separation {
             if let Some(last) = self.last_accepted.get(&a.handle) {
-                if now.duration_since(*last) < separation {
+                if now.since(*last) < separation {
                     return Admit::Drop;
                 }
             }
@@ -202,19 +218,19 @@ impl Delivery {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ferrodds_rtps::qos::OwnershipStrength;
-    use ferrodds_rtps::wire::{EntityId, GuidPrefix};
+    use crate::qos::OwnershipStrength;
+    use crate::wire::{EntityId, GuidPrefix};
 
     fn writer(n: u8) -> Guid {
         Guid::new(GuidPrefix([n; 12]), EntityId([0, 0, 1, 2]))
     }
 
-    fn alive(handle: u8, w: Guid, payload: &[u8]) -> Arrival<'_> {
-        Arrival {
+    fn alive(handle: u8, w: Guid) -> Candidate {
+        Candidate {
             handle: InstanceHandle([handle; 16]),
             kind: ChangeKind::Alive,
             writer: w,
-            payload,
+            passes_filter: true,
             source_timestamp: None,
             known_instance: true,
             instance_room: true,
@@ -232,118 +248,136 @@ mod tests {
         q
     }
 
+    fn reader_qos() -> EndpointQos {
+        EndpointQos::reader_default()
+    }
+
+    const T0: Timestamp = Timestamp(5_000_000_000);
+
+    fn wall() -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+    }
+
     #[test]
     fn content_filter_and_unknown_instances() {
         let filter: ContentFilter = Arc::new(|p: &[u8]| p.first() == Some(&1));
-        let mut d = Delivery::new(&Qos::reader(), Some(filter));
-        let (now, wall) = (Instant::now(), SystemTime::now());
-        assert!(delivered(d.admit(&alive(1, writer(1), &[1]), now, wall)));
-        assert!(!delivered(d.admit(&alive(1, writer(1), &[2]), now, wall)));
-        let mut dispose = alive(2, writer(1), &[]);
+        let mut d = Delivery::new(&reader_qos(), Some(filter));
+        assert!(delivered(d.admit(&alive(1, writer(1)), T0, wall())));
+        let mut rejected = alive(1, writer(1));
+        rejected.passes_filter = false;
+        assert!(!delivered(d.admit(&rejected, T0, wall())));
+        let mut dispose = alive(2, writer(1));
         dispose.kind = ChangeKind::Disposed;
         dispose.known_instance = false;
-        assert!(!delivered(d.admit(&dispose, now, wall)));
+        assert!(!delivered(d.admit(&dispose, T0, wall())));
         dispose.known_instance = true;
-        assert!(delivered(d.admit(&dispose, now, wall)));
+        assert!(delivered(d.admit(&dispose, T0, wall())));
     }
 
     #[test]
     fn the_strongest_writer_owns_an_instance() {
-        let mut d = Delivery::new(&Qos::reader().exclusive_ownership(0), None);
+        let mut qos = reader_qos();
+        qos.ownership = Ownership::Exclusive;
+        let mut d = Delivery::new(&qos, None);
         let (weak, strong) = (writer(1), writer(2));
         d.writer_matched(weak, Some(&strength(3)));
         d.writer_matched(strong, Some(&strength(4)));
-        let (now, wall) = (Instant::now(), SystemTime::now());
-        assert!(delivered(d.admit(&alive(1, weak, &[]), now, wall)));
-        assert!(delivered(d.admit(&alive(1, strong, &[]), now, wall)));
-        assert!(!delivered(d.admit(&alive(1, weak, &[]), now, wall)));
+        let (now, wall) = (T0, wall());
+        assert!(delivered(d.admit(&alive(1, weak), now, wall)));
+        assert!(delivered(d.admit(&alive(1, strong), now, wall)));
+        assert!(!delivered(d.admit(&alive(1, weak), now, wall)));
         // Another instance is the weak writer's own.
-        assert!(delivered(d.admit(&alive(2, weak, &[]), now, wall)));
+        assert!(delivered(d.admit(&alive(2, weak), now, wall)));
         // The owner unregisters: the weak writer takes over.
-        let mut unregister = alive(1, strong, &[]);
+        let mut unregister = alive(1, strong);
         unregister.kind = ChangeKind::Unregistered;
         assert!(delivered(d.admit(&unregister, now, wall)));
-        assert!(delivered(d.admit(&alive(1, weak, &[]), now, wall)));
-        assert!(delivered(d.admit(&alive(1, strong, &[]), now, wall)));
+        assert!(delivered(d.admit(&alive(1, weak), now, wall)));
+        assert!(delivered(d.admit(&alive(1, strong), now, wall)));
         d.writer_lost(strong);
-        assert!(delivered(d.admit(&alive(1, weak, &[]), now, wall)));
+        assert!(delivered(d.admit(&alive(1, weak), now, wall)));
     }
 
     #[test]
     fn shared_ownership_takes_everyone() {
-        let mut d = Delivery::new(&Qos::reader(), None);
-        let (now, wall) = (Instant::now(), SystemTime::now());
+        let mut d = Delivery::new(&reader_qos(), None);
         for w in [writer(1), writer(2), writer(1)] {
-            assert!(delivered(d.admit(&alive(1, w, &[]), now, wall)));
+            assert!(delivered(d.admit(&alive(1, w), T0, wall())));
         }
     }
 
     #[test]
     fn time_based_filter_per_instance() {
-        let mut d = Delivery::new(
-            &Qos::reader().time_based_filter(Duration::from_millis(100)),
-            None,
-        );
-        let (t0, wall) = (Instant::now(), SystemTime::now());
+        let mut qos = reader_qos();
+        qos.time_based_filter.minimum_separation =
+            crate::qos::Duration::from_std(Duration::from_millis(100));
+        let mut d = Delivery::new(&qos, None);
         let ms = Duration::from_millis;
-        assert!(delivered(d.admit(&alive(1, writer(1), &[]), t0, wall)));
+        assert!(delivered(d.admit(&alive(1, writer(1)), T0, wall())));
         assert!(delivered(d.admit(
-            &alive(2, writer(1), &[]),
-            t0 + ms(10),
-            wall
+            &alive(2, writer(1)),
+            T0.after(ms(10)),
+            wall()
         )));
         assert!(!delivered(d.admit(
-            &alive(1, writer(1), &[]),
-            t0 + ms(99),
-            wall
+            &alive(1, writer(1)),
+            T0.after(ms(99)),
+            wall()
         )));
         assert!(delivered(d.admit(
-            &alive(1, writer(1), &[]),
-            t0 + ms(100),
-            wall
+            &alive(1, writer(1)),
+            T0.after(ms(100)),
+            wall()
         )));
     }
 
     #[test]
     fn lifespan_from_the_source_timestamp() {
-        let mut d = Delivery::new(&Qos::reader(), None);
+        let mut d = Delivery::new(&reader_qos(), None);
         let mut q = EndpointQos::writer_default();
-        q.lifespan.duration = ferrodds_rtps::qos::Duration::from_millis(250);
+        q.lifespan.duration = crate::qos::Duration::from_millis(250);
         d.writer_matched(writer(1), Some(&q));
-        let (now, wall) = (Instant::now(), SystemTime::now());
-        let mut a = alive(1, writer(1), &[]);
-        a.source_timestamp = Some(wall - Duration::from_millis(100));
+        let mut a = alive(1, writer(1));
+        a.source_timestamp = Some(wall() - Duration::from_millis(100));
         assert_eq!(
-            d.admit(&a, now, wall),
+            d.admit(&a, T0, wall()),
             Admit::Deliver {
-                expires: Some(wall + Duration::from_millis(150))
+                expires: Some(T0.after(Duration::from_millis(150)))
             }
         );
-        a.source_timestamp = Some(wall - Duration::from_millis(300));
-        assert_eq!(d.admit(&a, now, wall), Admit::Drop);
+        // Without a source timestamp, the whole lifespan from arrival.
+        a.source_timestamp = None;
+        assert_eq!(
+            d.admit(&a, T0, wall()),
+            Admit::Deliver {
+                expires: Some(T0.after(Duration::from_millis(250)))
+            }
+        );
+        a.source_timestamp = Some(wall() - Duration::from_millis(300));
+        assert_eq!(d.admit(&a, T0, wall()), Admit::Drop);
     }
 
     #[test]
     fn no_per_instance_state_for_an_instance_the_cache_has_no_room_for() {
-        let qos = Qos::reader()
-            .exclusive_ownership(0)
-            .time_based_filter(Duration::from_millis(100))
-            .deadline(Duration::from_secs(1));
+        let mut qos = reader_qos();
+        qos.ownership = Ownership::Exclusive;
+        qos.time_based_filter.minimum_separation =
+            crate::qos::Duration::from_std(Duration::from_millis(100));
+        qos.deadline.period = crate::qos::Duration::from_std(Duration::from_secs(1));
         let mut d = Delivery::new(&qos, None);
-        let (now, wall) = (Instant::now(), SystemTime::now());
         for handle in 0..200u8 {
-            let mut a = alive(handle, writer(1), &[]);
+            let mut a = alive(handle, writer(1));
             a.known_instance = false;
             a.instance_room = false;
-            assert_eq!(d.admit(&a, now, wall), Admit::NoRoom);
+            assert_eq!(d.admit(&a, T0, wall()), Admit::NoRoom);
             a.kind = ChangeKind::Disposed;
-            assert_eq!(d.admit(&a, now, wall), Admit::NoRoom);
+            assert_eq!(d.admit(&a, T0, wall()), Admit::NoRoom);
         }
         assert!(d.owners.is_empty());
         assert!(d.last_accepted.is_empty());
         assert_eq!(d.deadline.tracked(), 0);
         // A known instance still passes.
-        assert!(delivered(d.admit(&alive(1, writer(1), &[]), now, wall)));
+        assert!(delivered(d.admit(&alive(1, writer(1)), T0, wall())));
         assert_eq!(d.owners.len(), 1);
     }
 }

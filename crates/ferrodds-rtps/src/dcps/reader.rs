@@ -1,0 +1,241 @@
+//! A DCPS data reader's state in the core: its cache, how it finds instances, what it lets
+//! in, whom it is matched with, and its statuses.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use super::arrival::{examine, Found, Prepared};
+use super::cache::{CacheLimits, ReaderCache, SampleRejectedReason, Stored, Taken};
+use super::delivery::{Admit, Candidate, ContentFilter, Delivery};
+use super::instance_keys::InstanceKeys;
+use super::sample::{system_time, InstanceHandle, InstanceState, SampleInfo};
+use super::status::{DeadlineMissedStatus, IncompatibleStatus, Matches, SampleRejectedStatus};
+use crate::endpoint::ChangeKind;
+use crate::limits::Limits;
+use crate::qos::EndpointQos;
+use crate::reader::ReceivedChange;
+use crate::time::Timestamp;
+use crate::wire::Guid;
+
+/// A change waiting in arrival order for its preparation (`None` while it is out).
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) ticket: u64,
+    pub(crate) prepared: Option<Prepared>,
+}
+
+/// The DCPS state of one local reader.
+#[derive(Debug)]
+pub struct DcpsReader {
+    pub(crate) cache: ReaderCache,
+    pub(crate) keys: Arc<InstanceKeys>,
+    pub(crate) delivery: Delivery,
+    matches: Matches,
+    pub(crate) incompatible: IncompatibleStatus,
+    /// Changes out for preparation or waiting for an earlier one, in arrival order.
+    pub(crate) slots: VecDeque<Slot>,
+    /// Set when something was stored since DATA_AVAILABLE was last reported.
+    pub(crate) data_arrived: bool,
+    /// The SAMPLE_REJECTED and deadline counts last reported as events.
+    pub(crate) rejected_reported: u64,
+    pub(crate) deadline_reported: u64,
+}
+
+impl DcpsReader {
+    /// A reader with `qos` (its RESOURCE_LIMITS bounded by the participant's `limits`),
+    /// finding instances with `keys`, letting in what `filter` accepts.
+    pub fn new(
+        qos: &EndpointQos,
+        limits: &Limits,
+        keys: InstanceKeys,
+        filter: Option<ContentFilter>,
+    ) -> Self {
+        DcpsReader {
+            cache: ReaderCache::new(CacheLimits::new(qos, limits)),
+            keys: Arc::new(keys),
+            delivery: Delivery::new(qos, filter),
+            matches: Matches::default(),
+            incompatible: IncompatibleStatus::default(),
+            slots: VecDeque::new(),
+            data_arrived: false,
+            rejected_reported: 0,
+            deadline_reported: 0,
+        }
+    }
+
+    /// Hands out up to `max` samples in arrival order, removing them (`take`) or marking
+    /// them read; `unread_only` skips those read before. Samples whose lifespan ended by
+    /// `now` are dropped first.
+    pub fn collect(
+        &mut self,
+        now: Timestamp,
+        max: usize,
+        take: bool,
+        unread_only: bool,
+    ) -> Vec<Taken> {
+        self.cache.collect(now, max, take, unread_only)
+    }
+
+    /// Drops samples the application found it cannot decode (left in the cache by a
+    /// read) and counts them in SAMPLE_REJECTED.
+    pub fn reject_undecodable<'a>(&mut self, samples: impl IntoIterator<Item = &'a SampleInfo>) {
+        let mut n = 0;
+        for info in samples {
+            self.cache.discard(
+                info.instance_handle,
+                info.publication_handle,
+                info.sequence_number,
+            );
+            n += 1;
+        }
+        if n > 0 {
+            self.cache.reject(SampleRejectedReason::Undecodable, n);
+        }
+    }
+
+    /// Samples waiting (expired ones included until the next collect).
+    pub fn len(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// True when no sample is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.cache.len() == 0
+    }
+
+    /// True when a sample not yet read, and alive at `now`, is waiting.
+    pub fn has_unread(&self, now: Timestamp) -> bool {
+        self.cache.has_unread(now)
+    }
+
+    /// The writers matched, and SUBSCRIPTION_MATCHED.
+    pub fn matches(&self) -> &Matches {
+        &self.matches
+    }
+
+    /// REQUESTED_INCOMPATIBLE_QOS.
+    pub fn incompatible(&self) -> &IncompatibleStatus {
+        &self.incompatible
+    }
+
+    /// SAMPLE_REJECTED.
+    pub fn sample_rejected(&self) -> SampleRejectedStatus {
+        self.cache.rejected_status()
+    }
+
+    /// REQUESTED_DEADLINE_MISSED at `now`.
+    pub fn deadline_missed(&mut self, now: Timestamp) -> DeadlineMissedStatus {
+        self.delivery.deadline.status(now)
+    }
+
+    /// The state of an instance, if the reader holds it.
+    pub fn instance_state(&self, handle: InstanceHandle) -> Option<InstanceState> {
+        self.cache.instance_state(handle)
+    }
+
+    /// True when received changes must be prepared (a key to find, a filter to run)
+    /// before they are admitted.
+    pub(crate) fn needs_preparation(&self) -> bool {
+        self.keys.keyed() || self.delivery.filtered()
+    }
+
+    /// Prepares a change here and now (for a reader that needs nothing costly, or a
+    /// driver that prepares inline).
+    pub(crate) fn prepare_inline(&self, change: &ReceivedChange) -> (Found, bool) {
+        examine(&self.keys, self.delivery.filter(), change)
+    }
+
+    pub(crate) fn writer_matched(&mut self, remote: Guid, qos: Option<&EndpointQos>) {
+        self.matches.add(remote);
+        self.delivery.writer_matched(remote, qos);
+    }
+
+    /// A writer is gone: its instances without other writers become NOT_ALIVE_NO_WRITERS.
+    pub(crate) fn writer_unmatched(&mut self, remote: Guid, now: Timestamp) {
+        self.matches.remove(remote);
+        self.delivery.writer_lost(remote);
+        let gone = self.cache.writer_lost(remote);
+        if !gone.is_empty() {
+            self.data_arrived = true;
+        }
+        for handle in gone {
+            self.delivery.deadline.removed(handle, now);
+        }
+    }
+
+    /// Admits a prepared change into the cache (`now`/`wall`: its arrival).
+    pub(crate) fn admit(
+        &mut self,
+        change: ReceivedChange,
+        found: Found,
+        passes_filter: bool,
+        now: Timestamp,
+        wall: SystemTime,
+    ) {
+        let key_only = change.kind != ChangeKind::Alive;
+        let handle = match found {
+            Found::Instance(handle) => handle,
+            Found::ByKeyHash => {
+                let Some(handle) = change
+                    .key_hash
+                    .and_then(|h| self.cache.instance_by_hash(InstanceHandle(h)))
+                else {
+                    // An instance this reader never held: nothing to dispose.
+                    self.cache.reject(SampleRejectedReason::UnknownInstance, 1);
+                    return;
+                };
+                handle
+            }
+            Found::Undecodable => {
+                // A keyed sample whose key does not decode belongs to no instance.
+                self.cache.reject(SampleRejectedReason::Undecodable, 1);
+                return;
+            }
+        };
+        let source_timestamp = change.timestamp.and_then(system_time);
+        let candidate = Candidate {
+            handle,
+            kind: change.kind,
+            writer: change.writer,
+            passes_filter,
+            source_timestamp,
+            known_instance: self.cache.contains(handle),
+            instance_room: self.cache.has_room_for_instance(),
+        };
+        let expires = match self.delivery.admit(&candidate, now, wall) {
+            Admit::Deliver { expires } => expires,
+            Admit::Drop => return,
+            Admit::NoRoom => {
+                self.cache.reject(SampleRejectedReason::InstancesLimit, 1);
+                return;
+            }
+        };
+        // The hashes other implementations know a new instance by: computed once per
+        // instance, here, rather than for every sample in preparation.
+        let variants = if candidate.known_instance || !self.keys.keyed() {
+            Vec::new()
+        } else {
+            self.keys.variants(&change.payload, key_only)
+        };
+        let stored = Stored {
+            payload: change.payload,
+            key_only,
+            valid_data: !key_only,
+            read: false,
+            source_timestamp,
+            writer: change.writer,
+            sequence_number: change.sequence_number.0,
+            expires,
+        };
+        self.cache.insert(handle, change.kind, stored, &variants);
+        if self
+            .cache
+            .instance_state(handle)
+            .is_some_and(|s| s != InstanceState::Alive)
+        {
+            self.delivery.deadline.removed(handle, now);
+        }
+        self.data_arrived = true;
+    }
+}

@@ -1,0 +1,63 @@
+//! A DCPS data writer's state in the core: whom it is matched with, and its statuses. (Its
+//! history is the RTPS writer's.)
+
+use super::deadline::DeadlineTracker;
+use super::sample::InstanceHandle;
+use super::status::{DeadlineMissedStatus, IncompatibleStatus, Matches};
+use crate::endpoint::ChangeKind;
+use crate::qos::EndpointQos;
+use crate::time::Timestamp;
+use crate::wire::Guid;
+
+/// The DCPS state of one local writer.
+#[derive(Debug)]
+pub struct DcpsWriter {
+    matches: Matches,
+    pub(crate) incompatible: IncompatibleStatus,
+    pub(crate) deadline: DeadlineTracker,
+    pub(crate) deadline_reported: u64,
+}
+
+impl DcpsWriter {
+    /// A writer with `qos`.
+    pub fn new(qos: &EndpointQos) -> Self {
+        DcpsWriter {
+            matches: Matches::default(),
+            incompatible: IncompatibleStatus::default(),
+            deadline: DeadlineTracker::new(qos.deadline.period.to_std()),
+            deadline_reported: 0,
+        }
+    }
+
+    /// The readers matched, and PUBLICATION_MATCHED.
+    pub fn matches(&self) -> &Matches {
+        &self.matches
+    }
+
+    /// OFFERED_INCOMPATIBLE_QOS.
+    pub fn incompatible(&self) -> &IncompatibleStatus {
+        &self.incompatible
+    }
+
+    /// OFFERED_DEADLINE_MISSED at `now`.
+    pub fn deadline_missed(&mut self, now: Timestamp) -> DeadlineMissedStatus {
+        self.deadline.status(now)
+    }
+
+    pub(crate) fn reader_matched(&mut self, remote: Guid) {
+        self.matches.add(remote);
+    }
+
+    pub(crate) fn reader_unmatched(&mut self, remote: Guid) {
+        self.matches.remove(remote);
+    }
+
+    /// A change of `kind` to instance `handle` was written at `now`.
+    pub(crate) fn written(&mut self, kind: ChangeKind, handle: InstanceHandle, now: Timestamp) {
+        if kind == ChangeKind::Alive {
+            self.deadline.updated(handle, now);
+        } else {
+            self.deadline.removed(handle, now);
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! The DCPS rules of the participant core, in the simulator's virtual time: lifespan,
+//! deadline and the time-based filter are exact to the nanosecond and every run is the
+//! same; statuses come out as events; received changes are admitted in arrival order
+//! whatever order the driver prepares them in.
+//!
+//! Two nodes discover each other (SPDP/SEDP over the simulated network); node 0 has a DCPS
+//! writer, node 1 a DCPS reader, of a keyed type whose instances the reader finds with the
+//! runtime codec.
+
+#![allow(clippy::unwrap_used)]
+
+mod sim;
+
+use std::time::Duration;
+
+use ferrodds_cdr::{Cdr, Endianness, XcdrVersion};
+use ferrodds_rtps::dcps::sample::rtps_time;
+use ferrodds_rtps::dcps::status::SampleRejectedReason;
+use ferrodds_rtps::dcps::{DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Taken};
+use ferrodds_rtps::discovery_engine::EndpointKind;
+use ferrodds_rtps::qos::{self, EndpointQos, History, Reliability};
+use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::{
+    Change, ChangeKind, Event, History as WriterHistory, LocalEndpoint, Reader, Writer,
+    WriterConfig,
+};
+use sim::{Faults, Network};
+
+#[derive(Cdr, Debug, Clone, PartialEq, Default)]
+#[cdr(appendable, type_name = "test::Tick")]
+struct Tick {
+    #[cdr(key)]
+    id: i32,
+    value: i32,
+}
+
+const W: EntityId = EntityId([0, 0, 1, 0x02]);
+const R: EntityId = EntityId([0, 0, 1, 0x07]);
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// Reliable, KEEP_ALL.
+fn reliable(mut q: EndpointQos) -> EndpointQos {
+    q.reliability = Reliability::reliable();
+    q.history = History::KeepAll;
+    q
+}
+
+/// Two discovering nodes, a writer with `writer_qos` on node 0 and a reader with
+/// `reader_qos` on node 1, matched.
+fn pair(seed: u64, writer_qos: EndpointQos, reader_qos: EndpointQos) -> Network {
+    let mut net = Network::discovering_pair(seed, Faults::NONE, |_, _| {});
+    let now = net.now;
+    let ty = Tick::dynamic_type();
+    let w = Guid::new(net.nodes[0].rtps.prefix(), W);
+    let config = WriterConfig {
+        reliable: true,
+        history: WriterHistory::KeepAll,
+        ..WriterConfig::default()
+    };
+    net.nodes[0].rtps.add_writer(Writer::new(w, config));
+    net.nodes[0].add_data_writer(W, DcpsWriter::new(&writer_qos));
+    net.nodes[0].add_local(
+        now,
+        LocalEndpoint {
+            guid: w,
+            kind: EndpointKind::Writer,
+            topic_name: "ticks".into(),
+            type_name: "test::Tick".into(),
+            qos: writer_qos,
+            keyed: true,
+            ty: Some(ty.clone()),
+        },
+    );
+    let r = Guid::new(net.nodes[1].rtps.prefix(), R);
+    let limits = net.nodes[1].rtps.limits().clone();
+    net.nodes[1]
+        .rtps
+        .add_reader(Reader::new(r, limits.reader_config(true)));
+    net.nodes[1].add_data_reader(
+        R,
+        DcpsReader::new(
+            &reader_qos,
+            &limits,
+            InstanceKeys::Dynamic(ty.clone()),
+            None,
+        ),
+    );
+    net.nodes[1].add_local(
+        now,
+        LocalEndpoint {
+            guid: r,
+            kind: EndpointKind::Reader,
+            topic_name: "ticks".into(),
+            type_name: "test::Tick".into(),
+            qos: reader_qos,
+            keyed: true,
+            ty: Some(ty),
+        },
+    );
+    let matched = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[0]
+            .data_writer_ref(W)
+            .unwrap()
+            .matches()
+            .remotes()
+            .len()
+            == 1
+            && n.nodes[1]
+                .data_reader_ref(R)
+                .unwrap()
+                .matches()
+                .remotes()
+                .len()
+                == 1
+    });
+    assert!(matched, "seed {seed}: no match");
+    net
+}
+
+/// Writes `kind` of `tick` from node 0, stamped `age` before now.
+fn write_aged(net: &mut Network, tick: &Tick, kind: ChangeKind, age: Duration) {
+    let now = net.now;
+    let payload = if kind == ChangeKind::Alive {
+        ferrodds_cdr::serialize(tick, XcdrVersion::Xcdr2, Endianness::Little)
+    } else {
+        ferrodds_cdr::serialize_key_sample(tick, XcdrVersion::Xcdr2, Endianness::Little)
+    }
+    .unwrap();
+    let key = ferrodds_cdr::key_hash(tick, XcdrVersion::Xcdr2).unwrap();
+    let stamp = net.nodes[0].wall_time(now) - age;
+    let change = Change {
+        kind,
+        key_hash: Some(key.0),
+        timestamp: Some(rtps_time(stamp)),
+        payload: payload.into(),
+        reduced_payload: None,
+    };
+    net.nodes[0].write(now, W, change).unwrap();
+}
+
+fn write(net: &mut Network, id: i32, value: i32) {
+    write_aged(net, &Tick { id, value }, ChangeKind::Alive, Duration::ZERO);
+}
+
+/// Lets everything written arrive and be acknowledged.
+fn settle(net: &mut Network) {
+    let acked = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[0].rtps.writer(W).unwrap().all_acknowledged()
+    });
+    assert!(acked);
+}
+
+fn take(net: &mut Network) -> Vec<Taken> {
+    let now = net.now;
+    net.nodes[1]
+        .data_reader(R)
+        .unwrap()
+        .collect(now, usize::MAX, true, false)
+}
+
+fn values(taken: &[Taken]) -> Vec<(i32, i32)> {
+    taken
+        .iter()
+        .filter(|t| t.info.valid_data)
+        .map(|t| {
+            let tick: Tick = ferrodds_cdr::deserialize(&t.payload).unwrap();
+            (tick.id, tick.value)
+        })
+        .collect()
+}
+
+fn events(net: &mut Network, node: usize) -> Vec<Event> {
+    std::iter::from_fn(|| net.nodes[node].poll_event()).collect()
+}
+
+#[test]
+fn a_sample_expires_exactly_when_its_lifespan_ends() {
+    let mut writer_qos = reliable(EndpointQos::writer_default());
+    writer_qos.lifespan.duration = qos::Duration::from_secs(1);
+    let mut net = pair(1, writer_qos, reliable(EndpointQos::reader_default()));
+    let written = net.now;
+    write(&mut net, 1, 1);
+    settle(&mut net);
+    // Still there a nanosecond before its lifespan ends (read, not taken), gone at it.
+    net.advance(written.after(Duration::from_secs(1)).since(net.now) - Duration::from_nanos(1));
+    let now = net.now;
+    let reader = net.nodes[1].data_reader(R).unwrap();
+    assert!(reader.has_unread(now));
+    assert_eq!(
+        values(&reader.collect(now, usize::MAX, false, false)),
+        [(1, 1)]
+    );
+    net.advance(Duration::from_nanos(1));
+    assert!(take(&mut net).is_empty(), "expired at one second");
+    // Stamped 400 ms ago: 600 ms left. Stamped 2 s ago: expired on arrival.
+    let written = net.now;
+    let aged = |value, age| (Tick { id: 1, value }, ChangeKind::Alive, ms(age));
+    for (tick, kind, age) in [aged(2, 400), aged(3, 2000)] {
+        write_aged(&mut net, &tick, kind, age);
+    }
+    settle(&mut net);
+    net.advance(written.after(ms(590)).since(net.now));
+    assert_eq!(values(&take(&mut net)), [(1, 2)]);
+    let written = net.now;
+    let (tick, kind, age) = aged(4, 400);
+    write_aged(&mut net, &tick, kind, age);
+    settle(&mut net);
+    net.advance(written.after(ms(610)).since(net.now));
+    assert!(take(&mut net).is_empty());
+}
+
+#[test]
+fn missed_deadlines_are_counted_and_reported_as_events_on_both_sides() {
+    let period = qos::Duration::from_millis(100);
+    let mut writer_qos = reliable(EndpointQos::writer_default());
+    writer_qos.deadline.period = period;
+    let mut reader_qos = reliable(EndpointQos::reader_default());
+    reader_qos.deadline.period = period;
+    let mut net = pair(2, writer_qos, reader_qos);
+    events(&mut net, 0);
+    events(&mut net, 1);
+    // Written every 30 ms: nothing missed.
+    for value in 0..5 {
+        write(&mut net, 1, value);
+        net.advance(ms(30));
+    }
+    let deadline_events = |e: &[Event]| {
+        e.iter()
+            .filter_map(|e| match e {
+                Event::OfferedDeadlineMissed { status, .. }
+                | Event::RequestedDeadlineMissed { status, .. } => Some(status.total_count),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(deadline_events(&events(&mut net, 0)).is_empty());
+    assert!(deadline_events(&events(&mut net, 1)).is_empty());
+    assert_eq!(values(&take(&mut net)).len(), 5);
+    // The last write was 30 ms ago: each 100 ms of silence from it is one miss, reported
+    // when it happens.
+    for missed in 1..=4u64 {
+        net.advance(ms(100));
+        assert_eq!(deadline_events(&events(&mut net, 0)), [missed], "writer");
+        assert_eq!(deadline_events(&events(&mut net, 1)), [missed], "reader");
+    }
+    let now = net.now;
+    let offered = net.nodes[0].data_writer(W).unwrap().deadline_missed(now);
+    let requested = net.nodes[1].data_reader(R).unwrap().deadline_missed(now);
+    assert_eq!((offered.total_count, requested.total_count), (4, 4));
+    assert_eq!(offered.last_instance_handle, requested.last_instance_handle);
+    // Disposed: its deadline no longer applies on either side.
+    write_aged(
+        &mut net,
+        &Tick { id: 1, value: 0 },
+        ChangeKind::Disposed,
+        Duration::ZERO,
+    );
+    settle(&mut net);
+    events(&mut net, 0);
+    events(&mut net, 1);
+    net.advance(ms(1000));
+    assert!(deadline_events(&events(&mut net, 0)).is_empty());
+    assert!(deadline_events(&events(&mut net, 1)).is_empty());
+    assert_eq!(net.nodes[0].poll_timeout().map(|t| t > net.now), Some(true));
+}
+
+#[test]
+fn the_time_based_filter_keeps_one_sample_per_separation_per_instance() {
+    let mut reader_qos = reliable(EndpointQos::reader_default());
+    reader_qos.time_based_filter.minimum_separation = qos::Duration::from_millis(100);
+    let mut net = pair(3, reliable(EndpointQos::writer_default()), reader_qos);
+    // Every 30 ms for 270 ms: the samples written at 0, 120 and 240 ms are 100 ms or more
+    // after the last one let in; instance 2, written every 90 ms, at 0, 180.
+    for step in 0..10 {
+        write(&mut net, 1, step);
+        if step % 3 == 0 {
+            write(&mut net, 2, step);
+        }
+        net.advance(ms(30));
+    }
+    settle(&mut net);
+    assert_eq!(
+        values(&take(&mut net)),
+        [(1, 0), (2, 0), (1, 4), (2, 6), (1, 8)]
+    );
+}
+
+#[test]
+fn statuses_come_out_as_events() {
+    let mut reader_qos = reliable(EndpointQos::reader_default());
+    reader_qos.resource_limits.max_instances = 2;
+    let mut net = pair(4, reliable(EndpointQos::writer_default()), reader_qos);
+    let e = events(&mut net, 1);
+    assert!(e.iter().any(|e| matches!(e,
+        Event::SubscriptionMatched { reader: R, status } if status.current_count == 1
+    )));
+    assert!(events(&mut net, 0).iter().any(|e| matches!(e,
+        Event::PublicationMatched { writer: W, status } if status.total_count == 1
+    )));
+    for id in 0..3 {
+        write(&mut net, id, 0);
+    }
+    settle(&mut net);
+    let e = events(&mut net, 1);
+    assert!(e
+        .iter()
+        .any(|e| matches!(e, Event::DataAvailable { reader: R })));
+    let rejected: Vec<_> = e
+        .iter()
+        .filter_map(|e| match e {
+            Event::SampleRejected { reader: R, status } => Some(*status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(rejected.len(), 1, "{e:?}");
+    assert_eq!(rejected[0].total_count, 1);
+    assert_eq!(
+        rejected[0].last_reason,
+        Some(SampleRejectedReason::InstancesLimit)
+    );
+    // Nothing new: no DATA_AVAILABLE.
+    net.advance(ms(100));
+    assert!(!events(&mut net, 1)
+        .iter()
+        .any(|e| matches!(e, Event::DataAvailable { .. })));
+    // The writer goes: the reader's instances have no writers, which it hears as data.
+    let now = net.now;
+    let w = Guid::new(net.nodes[0].rtps.prefix(), W);
+    net.nodes[0].remove_local(now, w);
+    net.nodes[0].rtps.remove_writer(W);
+    let unmatched = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[1]
+            .data_reader_ref(R)
+            .unwrap()
+            .matches()
+            .remotes()
+            .is_empty()
+    });
+    assert!(unmatched);
+    let e = events(&mut net, 1);
+    assert!(e.iter().any(|e| matches!(e,
+        Event::SubscriptionMatched { reader: R, status } if status.current_count == 0 && status.total_count == 1
+    )));
+    assert!(e
+        .iter()
+        .any(|e| matches!(e, Event::DataAvailable { reader: R })));
+    let taken = take(&mut net);
+    assert!(taken
+        .iter()
+        .filter(|t| !t.info.valid_data)
+        .all(|t| t.info.instance_state == InstanceState::NotAliveNoWriters));
+    assert_eq!(taken.iter().filter(|t| !t.info.valid_data).count(), 2);
+}
+
+#[test]
+fn changes_prepared_out_of_order_are_admitted_in_arrival_order() {
+    let mut net = pair(
+        5,
+        reliable(EndpointQos::writer_default()),
+        reliable(EndpointQos::reader_default()),
+    );
+    net.nodes[1].defer_preparation(true);
+    for value in 0..20 {
+        write(&mut net, value % 3, value);
+    }
+    settle(&mut net);
+    // Nothing is admitted until the driver prepares it.
+    assert!(take(&mut net).is_empty());
+    let mut preparations: Vec<_> = std::iter::from_fn(|| net.nodes[1].poll_preparation()).collect();
+    assert_eq!(preparations.len(), 20);
+    assert!(preparations.iter().all(|p| p.reader() == R));
+    // Prepared last to first: each waits for those before it.
+    let now = net.now;
+    let last = preparations.pop().unwrap().prepare();
+    net.nodes[1].handle_prepared(now, last);
+    assert!(take(&mut net).is_empty());
+    for p in preparations.into_iter().rev() {
+        net.nodes[1].handle_prepared(now, p.prepare());
+    }
+    let got = values(&take(&mut net));
+    let expected: Vec<(i32, i32)> = (0..20).map(|v| (v % 3, v)).collect();
+    assert_eq!(got, expected);
+}
