@@ -85,12 +85,15 @@ impl ParticipantCore {
             self.dcps.on_discovery_event(&event, &self.discovery, now);
             self.dcps.events.push_back(Event::Discovery(event));
         }
-        let ids: Vec<EntityId> = self.dcps.readers.keys().copied().collect();
-        for id in ids {
+        let mut ids = std::mem::take(&mut self.dcps.reader_ids);
+        ids.clear();
+        ids.extend(self.dcps.readers.keys());
+        for &id in &ids {
             while let Some(change) = self.rtps.reader(id).and_then(|r| r.poll_change()) {
                 self.dcps.receive(id, change, now);
             }
         }
+        self.dcps.reader_ids = ids;
         self.dcps.flush();
     }
 
@@ -122,7 +125,18 @@ impl ParticipantCore {
     /// A change prepared by the driver: admitted, with the ones that arrived after it and
     /// were waiting for it.
     pub fn handle_prepared(&mut self, now: Timestamp, prepared: Prepared) {
-        self.dcps.handle_prepared(prepared, now);
+        self.handle_prepared_all(now, std::iter::once(prepared));
+    }
+
+    /// [`ParticipantCore::handle_prepared`] for several at once.
+    pub fn handle_prepared_all(
+        &mut self,
+        now: Timestamp,
+        prepared: impl IntoIterator<Item = Prepared>,
+    ) {
+        for p in prepared {
+            self.dcps.handle_prepared(p, now);
+        }
         self.dcps.flush();
     }
 

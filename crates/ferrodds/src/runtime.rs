@@ -17,7 +17,7 @@ use std::task::Waker;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
-use ferrodds_rtps::dcps::Prepared;
+use ferrodds_rtps::dcps::{Preparation, Prepared};
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Event, ParticipantCore, Timestamp, Transmit};
 use ferrodds_transport::{UdpSocket, UdpTransport};
@@ -45,6 +45,9 @@ pub(crate) struct Core {
     /// timer thread).
     pub(crate) pending: Vec<Transmit>,
     pub(crate) deferred: Vec<Transmit>,
+    /// Received changes on their way through `Shared::prepare` (kept to reuse).
+    preparing: Vec<Preparation>,
+    prepared: Vec<Prepared>,
     pub(crate) closed: bool,
     /// Threads sleeping on `Shared::changed`.
     waiters: usize,
@@ -64,6 +67,8 @@ impl Core {
             next_entity: 0,
             pending: Vec::new(),
             deferred: Vec::new(),
+            preparing: Vec::new(),
+            prepared: Vec::new(),
             closed: false,
             waiters: 0,
             timer_wakes_at: Timestamp(0),
@@ -272,17 +277,20 @@ impl Shared {
         // Bounded: each turn takes everything queued; a turn finds more only when another
         // thread's input queued some meanwhile, which that thread will also look for.
         for _ in 0..4 {
-            let preparations: Vec<_> =
-                std::iter::from_fn(|| core.node.poll_preparation()).collect();
-            if preparations.is_empty() {
+            let Some(first) = core.node.poll_preparation() else {
                 break;
-            }
+            };
+            // The vectors are the core's, reused from one input to the next.
+            let mut preparing = std::mem::take(&mut core.preparing);
+            let mut prepared = std::mem::take(&mut core.prepared);
+            preparing.push(first);
+            preparing.extend(std::iter::from_fn(|| core.node.poll_preparation()));
             drop(core);
-            let prepared: Vec<Prepared> = preparations.into_iter().map(|p| p.prepare()).collect();
+            prepared.extend(preparing.drain(..).map(|p| p.prepare()));
             core = self.lock();
-            for p in prepared {
-                core.node.handle_prepared(now, p);
-            }
+            core.node.handle_prepared_all(now, prepared.drain(..));
+            core.preparing = preparing;
+            core.prepared = prepared;
         }
         core
     }

@@ -64,8 +64,11 @@ pub(crate) struct Dcps {
     /// times, compared with the driver's `now` through this.
     pub(crate) wall_epoch: SystemTime,
     next_ticket: u64,
-    /// Readers that stored or rejected something since events were last made.
-    touched: BTreeSet<EntityId>,
+    /// Readers that stored or rejected something since events were last made (a few at
+    /// a time: a vector, reused, rather than a set allocated per input).
+    touched: Vec<EntityId>,
+    /// The readers' ids, reused by each input's pass over them.
+    pub(crate) reader_ids: Vec<EntityId>,
 }
 
 impl Dcps {
@@ -80,7 +83,8 @@ impl Dcps {
             defer_preparation: false,
             wall_epoch: SystemTime::UNIX_EPOCH,
             next_ticket: 0,
-            touched: BTreeSet::new(),
+            touched: Vec::new(),
+            reader_ids: Vec::new(),
         }
     }
 
@@ -94,7 +98,7 @@ impl Dcps {
         self.readers.remove(&id);
         self.writers.remove(&id);
         self.preparations.retain(|p| p.reader != id);
-        self.touched.remove(&id);
+        self.touched.retain(|t| *t != id);
         if let Some(t) = self.scheduled.remove(&id) {
             self.timers.remove(&(t, id));
         }
@@ -136,7 +140,7 @@ impl Dcps {
                     let status = r.matches().status();
                     self.events
                         .push_back(Event::SubscriptionMatched { reader: id, status });
-                    self.touched.insert(id);
+                    self.touch(id);
                     self.reschedule(id);
                 }
             }
@@ -178,10 +182,13 @@ impl Dcps {
     /// A change the RTPS reader `id` delivered: admitted now, or queued for preparation.
     pub(crate) fn receive(&mut self, id: EntityId, change: ReceivedChange, now: Timestamp) {
         let wall = self.wall(now);
+        if !self.readers.contains_key(&id) {
+            return;
+        }
+        self.touch(id);
         let Some(reader) = self.readers.get_mut(&id) else {
             return;
         };
-        self.touched.insert(id);
         if (!self.defer_preparation || !reader.needs_preparation()) && reader.slots.is_empty() {
             let (found, passes) = reader.prepare_inline(&change);
             reader.admit(change, found, passes, now, wall);
@@ -238,8 +245,14 @@ impl Dcps {
             };
             reader.admit(p.change, p.found, p.passes_filter, now, wall);
         }
-        self.touched.insert(id);
+        self.touch(id);
         self.reschedule(id);
+    }
+
+    fn touch(&mut self, id: EntityId) {
+        if !self.touched.contains(&id) {
+            self.touched.push(id);
+        }
     }
 
     /// Puts endpoint `id`'s deadline timer where its tracker's next due time is.
@@ -305,7 +318,7 @@ impl Dcps {
     /// Makes the events of what the readers touched since the last call stored or
     /// rejected.
     pub(crate) fn flush(&mut self) {
-        for id in std::mem::take(&mut self.touched) {
+        for &id in &self.touched {
             let Some(r) = self.readers.get_mut(&id) else {
                 continue;
             };
@@ -321,5 +334,6 @@ impl Dcps {
                 self.events.push_back(Event::DataAvailable { reader: id });
             }
         }
+        self.touched.clear();
     }
 }
