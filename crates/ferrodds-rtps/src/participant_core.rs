@@ -89,6 +89,11 @@ impl ParticipantCore {
         ids.clear();
         ids.extend(self.dcps.readers.keys());
         for &id in &ids {
+            let Some(reader) = self.rtps.reader(id) else {
+                continue;
+            };
+            let lost = reader.stats().lost;
+            self.dcps.lost(id, lost);
             while let Some(change) = self.rtps.reader(id).and_then(|r| r.poll_change()) {
                 self.dcps.receive(id, change, now);
             }

@@ -51,13 +51,21 @@ fn reliable(mut q: EndpointQos) -> EndpointQos {
 /// Two discovering nodes, a writer with `writer_qos` on node 0 and a reader with
 /// `reader_qos` on node 1, matched.
 fn pair(seed: u64, writer_qos: EndpointQos, reader_qos: EndpointQos) -> Network {
-    let mut net = Network::discovering_pair(seed, Faults::NONE, |_, _| {});
+    pair_on(seed, Faults::NONE, writer_qos, reader_qos)
+}
+
+/// [`pair`] on a network with `faults`.
+fn pair_on(seed: u64, faults: Faults, writer_qos: EndpointQos, reader_qos: EndpointQos) -> Network {
+    let mut net = Network::discovering_pair(seed, faults, |_, _| {});
     let now = net.now;
     let ty = Tick::dynamic_type();
     let w = Guid::new(net.nodes[0].rtps.prefix(), W);
     let config = WriterConfig {
         reliable: true,
-        history: WriterHistory::KeepAll,
+        history: match writer_qos.history {
+            History::KeepLast { depth } => WriterHistory::KeepLast(depth.max(1) as usize),
+            History::KeepAll => WriterHistory::KeepAll,
+        },
         ..WriterConfig::default()
     };
     net.nodes[0].rtps.add_writer(Writer::new(w, config));
@@ -383,4 +391,46 @@ fn changes_prepared_out_of_order_are_admitted_in_arrival_order() {
     let got = values(&take(&mut net));
     let expected: Vec<(i32, i32)> = (0..20).map(|v| (v % 3, v)).collect();
     assert_eq!(got, expected);
+}
+
+#[test]
+fn samples_the_writer_gave_up_on_are_reported_lost() {
+    let mut writer_qos = reliable(EndpointQos::writer_default());
+    writer_qos.history = History::KeepLast { depth: 1 };
+    for seed in 0..5 {
+        let mut net = pair_on(
+            10 + seed,
+            Faults::lossy(0.3),
+            writer_qos.clone(),
+            reliable(EndpointQos::reader_default()),
+        );
+        events(&mut net, 1);
+        // Faster than repairs can keep up through 30 % loss: the writer keeps only the last
+        // sample, and tells the reader the others are gone.
+        for value in 0..200 {
+            write(&mut net, 1, value);
+            net.advance(ms(1));
+        }
+        net.advance(Duration::from_secs(3));
+        let taken = values(&take(&mut net)).len() as u64;
+        let lost = net.nodes[1].data_reader_ref(R).unwrap().sample_lost();
+        assert!(lost.total_count > 0, "seed {seed}");
+        assert_eq!(
+            taken + lost.total_count,
+            200,
+            "seed {seed}: every sample arrived or was lost"
+        );
+        let reported: Vec<u64> = events(&mut net, 1)
+            .iter()
+            .filter_map(|e| match e {
+                Event::SampleLost { reader: R, status } => Some(status.total_count),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reported.last(), Some(&lost.total_count), "seed {seed}");
+        assert!(
+            reported.windows(2).all(|w| w[0] < w[1]),
+            "seed {seed}: {reported:?}"
+        );
+    }
 }

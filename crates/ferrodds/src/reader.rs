@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use ferrodds_cdr::dynamic::{DynamicType, DynamicValue};
 use ferrodds_cdr::{Cdr, DecodeError};
-use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus, SampleRejectedStatus};
+use ferrodds_rtps::dcps::status::{
+    DeadlineMissedStatus, IncompatibleStatus, SampleLostStatus, SampleRejectedStatus,
+};
 use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Taken};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::wire::{EntityId, Guid};
@@ -146,6 +148,11 @@ impl<T: Cdr> DataReader<T> {
     /// [`Limits`]: crate::Limits
     pub fn sample_rejected_status(&self) -> SampleRejectedStatus {
         self.untyped.sample_rejected_status()
+    }
+
+    /// The SAMPLE_LOST status: samples this reader will never receive.
+    pub fn sample_lost_status(&self) -> SampleLostStatus {
+        self.untyped.sample_lost_status()
     }
 
     /// Waits until a sample not yet read is waiting; false on timeout.
@@ -305,6 +312,16 @@ impl DynamicReader {
         core.node
             .data_reader_ref(self.inner.entity_id)
             .map(|r| r.sample_rejected())
+            .unwrap_or_default()
+    }
+
+    /// The SAMPLE_LOST status: samples this reader will never receive (a best-effort
+    /// reader skipped them, or a writer declared them gone before they arrived).
+    pub fn sample_lost_status(&self) -> SampleLostStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.node
+            .data_reader_ref(self.inner.entity_id)
+            .map(|r| r.sample_lost())
             .unwrap_or_default()
     }
 

@@ -31,7 +31,7 @@ pub fn serialize_into(
     buf: &mut Vec<u8>,
 ) -> Result<(), EncodeError> {
     crate::sample::encapsulate(buf, version, ty.extensibility(), endianness, |e| {
-        encode(ty, value, e).map_err(|err| err.in_member(ty.name().to_owned()))
+        encode_value(ty, value, e).map_err(|err| err.in_member(ty.name().to_owned()))
     })
 }
 
@@ -41,7 +41,7 @@ pub fn deserialize(ty: &DynamicType, payload: &[u8]) -> Result<DynamicValue, Dec
     let header = EncapsulationHeader::parse(payload)?;
     let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
     let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
-    decode(ty, &mut d).map_err(|e| {
+    decode_value(ty, &mut d).map_err(|e| {
         let offset = e.offset + EncapsulationHeader::LEN;
         e.at_offset(offset).in_member(ty.name().to_owned())
     })
@@ -142,11 +142,7 @@ pub(crate) fn encode(
                 encode_flat(element, dimensions, value, e)?;
             }
         }
-        (DynamicType::Struct(s), DynamicValue::Struct(values)) => {
-            let dheader = begin_aggregate(e, s.extensibility);
-            encode_members(s, values, e)?;
-            member::end_aggregate(e, s.extensibility, dheader)?;
-        }
+        (DynamicType::Struct(s), DynamicValue::Struct(values)) => encode_struct(s, values, e)?,
         (
             DynamicType::Union(u),
             DynamicValue::Union {
@@ -171,6 +167,54 @@ pub(crate) fn encode(
     Ok(())
 }
 
+/// A member, element or branch: primitives and unbounded strings written here, without a
+/// call into the general [`encode`] — whose dispatch on the pair (type, value) and whose
+/// prologue for every value showed at the top of a profile — everything else through it.
+#[inline(always)]
+fn encode_value(
+    ty: &DynamicType,
+    value: &DynamicValue,
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    match (ty, value) {
+        (DynamicType::Int32, DynamicValue::Int(v)) if i32::try_from(*v).is_ok() => {
+            e.write_i32(*v as i32)
+        }
+        (DynamicType::UInt32, DynamicValue::UInt(v)) if u32::try_from(*v).is_ok() => {
+            e.write_u32(*v as u32)
+        }
+        (DynamicType::Int64, DynamicValue::Int(v)) => e.write_i64(*v),
+        (DynamicType::UInt64, DynamicValue::UInt(v)) => e.write_u64(*v),
+        (DynamicType::Float64, DynamicValue::Float(v)) => e.write_f64(*v),
+        (DynamicType::Float32, DynamicValue::Float32(v)) => e.write_f32(*v),
+        (DynamicType::Int16, DynamicValue::Int(v)) if i16::try_from(*v).is_ok() => {
+            e.write_i16(*v as i16)
+        }
+        (DynamicType::UInt16, DynamicValue::UInt(v)) if u16::try_from(*v).is_ok() => {
+            e.write_u16(*v as u16)
+        }
+        (DynamicType::Bool, DynamicValue::Bool(b)) => e.write_u8(u8::from(*b)),
+        (DynamicType::UInt8 | DynamicType::Octet, DynamicValue::UInt(v)) if *v <= 0xff => {
+            e.write_u8(*v as u8)
+        }
+        (DynamicType::String { bound: None }, DynamicValue::String(s)) => return e.write_str(s),
+        (DynamicType::Sequence { element, bound }, DynamicValue::Bytes(bytes))
+            if element.is_octet_like() =>
+        {
+            if let Some(bound) = bound {
+                member::check_bound(bytes.len(), *bound)?;
+            }
+            e.write_length(bytes.len())?;
+            e.write_bytes(bytes);
+        }
+        (DynamicType::Struct(s), DynamicValue::Struct(values)) => {
+            return encode_struct(s, values, e)
+        }
+        _ => return encode(ty, value, e),
+    }
+    Ok(())
+}
+
 /// The elements of a sequence (or of an array's innermost dimension).
 fn encode_elements(
     element: &DynamicType,
@@ -187,7 +231,7 @@ fn encode_elements(
                 element: inner,
                 dimensions,
             } => encode_flat(inner, dimensions, item, e),
-            _ => encode(element, item, e),
+            _ => encode_value(element, item, e),
         };
         r.map_err(|err| err.at_index(i))?;
     }
@@ -267,9 +311,25 @@ fn encode_flat(
         }
     }
     for (i, item) in items.iter().enumerate() {
-        encode_flat(element, rest, item, e).map_err(|err| err.at_index(i))?;
+        let r = if rest.is_empty() {
+            encode_value(element, item, e)
+        } else {
+            encode_flat(element, rest, item, e)
+        };
+        r.map_err(|err| err.at_index(i))?;
     }
     Ok(())
+}
+
+/// A struct: its DHEADER (appendable, mutable in XCDR2) and members.
+fn encode_struct(
+    s: &StructType,
+    values: &[Option<DynamicValue>],
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    let dheader = begin_aggregate(e, s.extensibility);
+    encode_members(s, values, e)?;
+    member::end_aggregate(e, s.extensibility, dheader)
 }
 
 /// A struct's members (the base's first), framed as its extensibility says. (Walks the
@@ -293,7 +353,7 @@ fn encode_members(
             (Extensibility::Mutable, None) => {}
             (Extensibility::Mutable, Some(v)) => {
                 let start = begin_member(e, m.id, m.must_understand, m.ty.kind());
-                encode(&m.ty, v, e).map_err(|err| err.in_member(name()))?;
+                encode_value(&m.ty, v, e).map_err(|err| err.in_member(name()))?;
                 member::end_member(e, start).map_err(|err| err.in_member(name()))?;
             }
             (_, v) if m.optional => {
@@ -302,7 +362,7 @@ fn encode_members(
                 })
                 .map_err(|err| err.in_member(name()))?;
             }
-            (_, Some(v)) => encode(&m.ty, v, e).map_err(|err| err.in_member(name()))?,
+            (_, Some(v)) => encode_value(&m.ty, v, e).map_err(|err| err.in_member(name()))?,
             (_, None) => return Err(struct_mismatch(s).in_member(name())),
         }
     }
@@ -435,18 +495,63 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
                 decode_flat(element, dimensions, d)?
             }
         }
-        DynamicType::Struct(s) => {
-            let outer = begin_aggregate_decode(d, s.extensibility)?;
-            let value = if s.extensibility == Extensibility::Mutable {
-                decode_mutable(s, d)?
-            } else {
-                decode_members(s, d)?
-            };
-            member::end_aggregate_decode(d, outer);
-            value
-        }
+        DynamicType::Struct(s) => decode_struct(s, d)?,
         DynamicType::Union(u) => decode_union(u, d)?,
     })
+}
+
+/// A member, element or branch: primitives and unbounded strings read here, without a call
+/// into the general [`decode`], everything else through it (as `encode_value`). The value
+/// goes to `put` as soon as it is made: handed straight to the vector that keeps it, it is
+/// written there once, rather than built on the stack and copied (a copy the processor
+/// stalls on, reading back the bytes just written as a whole).
+#[inline(always)]
+fn decode_value_with(
+    ty: &DynamicType,
+    d: &mut Decoder<'_>,
+    put: impl FnOnce(DynamicValue),
+) -> Result<(), DecodeError> {
+    match ty {
+        DynamicType::Int32 => put(DynamicValue::Int(i64::from(d.read_i32()?))),
+        DynamicType::UInt32 => put(DynamicValue::UInt(u64::from(d.read_u32()?))),
+        DynamicType::Int64 => put(DynamicValue::Int(d.read_i64()?)),
+        DynamicType::UInt64 => put(DynamicValue::UInt(d.read_u64()?)),
+        DynamicType::Float64 => put(DynamicValue::Float(d.read_f64()?)),
+        DynamicType::Float32 => put(DynamicValue::Float32(d.read_f32()?)),
+        DynamicType::Int16 => put(DynamicValue::Int(i64::from(d.read_i16()?))),
+        DynamicType::UInt16 => put(DynamicValue::UInt(u64::from(d.read_u16()?))),
+        DynamicType::Bool => put(DynamicValue::Bool(d.read_bool()?)),
+        DynamicType::UInt8 | DynamicType::Octet => put(DynamicValue::UInt(u64::from(d.read_u8()?))),
+        DynamicType::String { bound: None } => put(DynamicValue::String(d.read_str()?.to_owned())),
+        DynamicType::Sequence { element, bound } if element.is_octet_like() => {
+            // The common `sequence<octet>`: bytes as they are (as `decode` reads them).
+            let start = d.position();
+            let count = d.read_count("sequence length", 1)?;
+            if let Some(bound) = bound {
+                if count > *bound {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::BoundExceeded {
+                            bound: *bound,
+                            found: count as u64,
+                        },
+                        start,
+                    ));
+                }
+            }
+            put(DynamicValue::Bytes(d.bytes(count, "octets")?.to_vec()));
+        }
+        DynamicType::Struct(s) => put(decode_struct(s, d)?),
+        _ => put(decode(ty, d)?),
+    }
+    Ok(())
+}
+
+/// [`decode_value_with`], returning the value.
+#[inline(always)]
+fn decode_value(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    let mut out = DynamicValue::Bool(false);
+    decode_value_with(ty, d, |v| out = v)?;
+    Ok(out)
 }
 
 /// `count` elements (already checked against the remaining input).
@@ -462,14 +567,13 @@ fn decode_elements(
     let per_element = element.min_size().max(1);
     let mut out = Vec::with_capacity(count.min(d.remaining() / per_element));
     for i in 0..count {
-        let item = match element {
+        match element {
             DynamicType::Array {
                 element: inner,
                 dimensions,
-            } => decode_flat(inner, dimensions, d),
-            _ => decode(element, d),
-        };
-        out.push(item.map_err(|err| err.at_index(i))?);
+            } => out.push(decode_flat(inner, dimensions, d).map_err(|err| err.at_index(i))?),
+            _ => decode_value_with(element, d, |v| out.push(v)).map_err(|err| err.at_index(i))?,
+        }
     }
     Ok(out)
 }
@@ -546,9 +650,26 @@ fn decode_flat(
     }
     let mut items = Vec::with_capacity(*n);
     for i in 0..*n {
-        items.push(decode_flat(element, rest, d).map_err(|err| err.at_index(i))?);
+        let item = if rest.is_empty() {
+            decode_value(element, d)
+        } else {
+            decode_flat(element, rest, d)
+        };
+        items.push(item.map_err(|err| err.at_index(i))?);
     }
     Ok(DynamicValue::Sequence(items))
+}
+
+/// A struct: its DHEADER (appendable, mutable in XCDR2) and members.
+fn decode_struct(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, DecodeError> {
+    let outer = begin_aggregate_decode(d, s.extensibility)?;
+    let value = if s.extensibility == Extensibility::Mutable {
+        decode_mutable(s, d)?
+    } else {
+        decode_members(s, d)?
+    };
+    member::end_aggregate_decode(d, outer);
+    Ok(value)
 }
 
 /// The members of a final or appendable struct; an appendable one's members missing at the
@@ -576,7 +697,9 @@ fn decode_members_into(
             member::decode_optional_with(d, |d| decode(&m.ty, d))
                 .map_err(|e| e.in_member(name()))?
         } else {
-            Some(decode(&m.ty, d).map_err(|e| e.in_member(name()))?)
+            decode_value_with(&m.ty, d, |v| values.push(Some(v)))
+                .map_err(|e| e.in_member(name()))?;
+            continue;
         };
         values.push(value);
     }
@@ -593,7 +716,7 @@ fn decode_mutable(s: &StructType, d: &mut Decoder<'_>) -> Result<DynamicValue, D
                 if values[i].is_some() {
                     return Err(member::duplicate_member(d, s.name.clone(), header.id));
                 }
-                values[i] = Some(decode(&m.ty, d).map_err(|e| e.in_member(m.name.clone()))?);
+                values[i] = Some(decode_value(&m.ty, d).map_err(|e| e.in_member(m.name.clone()))?);
             }
             None if header.must_understand => {
                 return Err(member::unknown_must_understand(

@@ -2,7 +2,7 @@
 //! DCPS statuses of its readers and writers as they change.
 
 use super::status::{
-    DeadlineMissedStatus, IncompatibleStatus, MatchedStatus, SampleRejectedStatus,
+    DeadlineMissedStatus, IncompatibleStatus, MatchedStatus, SampleLostStatus, SampleRejectedStatus,
 };
 use crate::discovery_engine::DiscoveryEvent;
 use crate::wire::EntityId;
@@ -62,6 +62,13 @@ pub enum Event {
         writer: EntityId,
         /// Its status now.
         status: DeadlineMissedStatus,
+    },
+    /// Samples for `reader` were lost on the way (SAMPLE_LOST).
+    SampleLost {
+        /// The local reader.
+        reader: EntityId,
+        /// Its status now.
+        status: SampleLostStatus,
     },
     /// Samples for `reader` were not stored (resource limits, undecodable keys).
     SampleRejected {

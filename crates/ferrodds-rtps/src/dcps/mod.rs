@@ -255,6 +255,19 @@ impl Dcps {
         }
     }
 
+    /// The RTPS reader under DCPS reader `id` counts `lost` samples lost so far.
+    pub(crate) fn lost(&mut self, id: EntityId, lost: u64) {
+        let Some(r) = self.readers.get_mut(&id) else {
+            return;
+        };
+        if r.lost.total_count != lost {
+            r.lost.total_count = lost;
+            let status = r.lost;
+            self.events
+                .push_back(Event::SampleLost { reader: id, status });
+        }
+    }
+
     /// Puts endpoint `id`'s deadline timer where its tracker's next due time is.
     fn reschedule(&mut self, id: EntityId) {
         let due = match (self.readers.get(&id), self.writers.get(&id)) {

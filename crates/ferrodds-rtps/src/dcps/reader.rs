@@ -10,7 +10,9 @@ use super::cache::{CacheLimits, ReaderCache, SampleRejectedReason, Stored, Taken
 use super::delivery::{Admit, Candidate, ContentFilter, Delivery};
 use super::instance_keys::InstanceKeys;
 use super::sample::{system_time, InstanceHandle, InstanceState, SampleInfo};
-use super::status::{DeadlineMissedStatus, IncompatibleStatus, Matches, SampleRejectedStatus};
+use super::status::{
+    DeadlineMissedStatus, IncompatibleStatus, Matches, SampleLostStatus, SampleRejectedStatus,
+};
 use crate::endpoint::ChangeKind;
 use crate::limits::Limits;
 use crate::qos::EndpointQos;
@@ -40,6 +42,8 @@ pub struct DcpsReader {
     /// The SAMPLE_REJECTED and deadline counts last reported as events.
     pub(crate) rejected_reported: u64,
     pub(crate) deadline_reported: u64,
+    /// SAMPLE_LOST, from the RTPS reader's count.
+    pub(crate) lost: SampleLostStatus,
 }
 
 impl DcpsReader {
@@ -61,6 +65,7 @@ impl DcpsReader {
             data_arrived: false,
             rejected_reported: 0,
             deadline_reported: 0,
+            lost: SampleLostStatus::default(),
         }
     }
 
@@ -122,6 +127,11 @@ impl DcpsReader {
     /// SAMPLE_REJECTED.
     pub fn sample_rejected(&self) -> SampleRejectedStatus {
         self.cache.rejected_status()
+    }
+
+    /// SAMPLE_LOST.
+    pub fn sample_lost(&self) -> SampleLostStatus {
+        self.lost
     }
 
     /// REQUESTED_DEADLINE_MISSED at `now`.

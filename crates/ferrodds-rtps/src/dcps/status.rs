@@ -23,6 +23,15 @@ pub struct IncompatibleStatus {
     pub last_type_mismatch: Option<NotAssignable>,
 }
 
+/// The SAMPLE_LOST status: samples a reader will never receive — a best-effort reader
+/// skipped them, or a reliable writer declared them gone (GAP, or a HEARTBEAT past them)
+/// before they arrived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SampleLostStatus {
+    /// Samples lost so far.
+    pub total_count: u64,
+}
+
 /// The PUBLICATION_MATCHED / SUBSCRIPTION_MATCHED status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MatchedStatus {
