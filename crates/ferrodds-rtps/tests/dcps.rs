@@ -16,7 +16,9 @@ use std::time::Duration;
 use ferrodds_cdr::{Cdr, Endianness, XcdrVersion};
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::SampleRejectedReason;
-use ferrodds_rtps::dcps::{DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Taken};
+use ferrodds_rtps::dcps::{
+    ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Taken,
+};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::{self, EndpointQos, History, Reliability};
 use ferrodds_rtps::wire::{EntityId, Guid};
@@ -56,6 +58,17 @@ fn pair(seed: u64, writer_qos: EndpointQos, reader_qos: EndpointQos) -> Network 
 
 /// [`pair`] on a network with `faults`.
 fn pair_on(seed: u64, faults: Faults, writer_qos: EndpointQos, reader_qos: EndpointQos) -> Network {
+    pair_filtered(seed, faults, writer_qos, reader_qos, None)
+}
+
+/// [`pair_on`], the reader with a content filter.
+fn pair_filtered(
+    seed: u64,
+    faults: Faults,
+    writer_qos: EndpointQos,
+    reader_qos: EndpointQos,
+    filter: Option<ContentFilter>,
+) -> Network {
     let mut net = Network::discovering_pair(seed, faults, |_, _| {});
     let now = net.now;
     let ty = Tick::dynamic_type();
@@ -93,7 +106,7 @@ fn pair_on(seed: u64, faults: Faults, writer_qos: EndpointQos, reader_qos: Endpo
             &reader_qos,
             &limits,
             InstanceKeys::Dynamic(ty.clone()),
-            None,
+            filter,
         ),
     );
     net.nodes[1].add_local(
@@ -431,6 +444,41 @@ fn samples_the_writer_gave_up_on_are_reported_lost() {
         assert!(
             reported.windows(2).all(|w| w[0] < w[1]),
             "seed {seed}: {reported:?}"
+        );
+    }
+}
+
+#[test]
+fn a_content_filter_that_panics_drops_its_sample_and_nothing_else() {
+    // The application's predicate, run on whatever arrives: it panics on value 3.
+    let filter: ContentFilter = std::sync::Arc::new(|payload: &[u8]| {
+        let tick: Tick = ferrodds_cdr::deserialize(payload).unwrap();
+        assert!(tick.value != 3, "the filter gives up on 3");
+        tick.value % 2 == 0
+    });
+    for defer in [false, true] {
+        let mut net = pair_filtered(
+            7,
+            Faults::NONE,
+            reliable(EndpointQos::writer_default()),
+            reliable(EndpointQos::reader_default()),
+            Some(filter.clone()),
+        );
+        net.nodes[1].defer_preparation(defer);
+        for value in 0..8 {
+            write(&mut net, 1, value);
+        }
+        settle(&mut net);
+        let now = net.now;
+        let prepared: Vec<_> = std::iter::from_fn(|| net.nodes[1].poll_preparation())
+            .map(|p| p.prepare())
+            .collect();
+        assert_eq!(prepared.len(), if defer { 8 } else { 0 });
+        net.nodes[1].handle_prepared_all(now, prepared);
+        assert_eq!(
+            values(&take(&mut net)),
+            [(1, 0), (1, 2), (1, 4), (1, 6)],
+            "defer {defer}"
         );
     }
 }

@@ -86,13 +86,33 @@ impl Preparation {
 
 /// The instance of `change` and whether the filter lets it in. A filter judges samples
 /// only; a dispose or unregister is judged by whether the reader knows its instance.
+///
+/// The key functions and the filter are code the core does not own (derived code, the
+/// application's predicate) run on bytes from the network: one that panics drops the change
+/// it was looking at (an undecodable key, or a sample the filter does not let in) rather
+/// than unwind through the driver, whose reader would otherwise wait for the change's slot
+/// for ever.
 pub(crate) fn examine(
     keys: &InstanceKeys,
     filter: Option<&ContentFilter>,
     change: &ReceivedChange,
 ) -> (Found, bool) {
     let key_only = change.kind != ChangeKind::Alive;
-    let found = if !keys.keyed() {
+    let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| find(keys, change)))
+        .unwrap_or(Found::Undecodable);
+    let passes = key_only
+        || found == Found::Undecodable
+        || filter.is_none_or(|f| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&change.payload)))
+                .unwrap_or(false)
+        });
+    (found, passes)
+}
+
+/// How `change` names its instance.
+fn find(keys: &InstanceKeys, change: &ReceivedChange) -> Found {
+    let key_only = change.kind != ChangeKind::Alive;
+    if !keys.keyed() {
         Found::Instance(InstanceHandle::NIL)
     } else if change.payload.is_empty() && key_only {
         Found::ByKeyHash
@@ -101,8 +121,5 @@ pub(crate) fn examine(
             Some(handle) => Found::Instance(handle),
             None => Found::Undecodable,
         }
-    };
-    let passes =
-        key_only || found == Found::Undecodable || filter.is_none_or(|f| f(&change.payload));
-    (found, passes)
+    }
 }
