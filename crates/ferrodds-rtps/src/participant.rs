@@ -49,6 +49,15 @@ pub struct Participant {
     /// Remote participants heard from on a builtin endpoint other than SPDP since discovery
     /// last looked ([`Participant::take_contacts`]): proof that they run SEDP with us.
     contacts: Vec<GuidPrefix>,
+    /// The readers submessages were routed to since [`Participant::take_touched_readers`]
+    /// was last called: only they can have delivered changes or counted losses.
+    touched_readers: Vec<EntityId>,
+}
+
+/// What routing notes down besides handing submessages over.
+struct RouteNotes<'a> {
+    contacts: &'a mut Vec<GuidPrefix>,
+    touched: &'a mut Vec<EntityId>,
 }
 
 impl Participant {
@@ -69,6 +78,7 @@ impl Participant {
             retired_readers: ReaderStats::default(),
             retired_writers: WriterStats::default(),
             contacts: Vec::new(),
+            touched_readers: Vec::new(),
         }
     }
 
@@ -147,7 +157,10 @@ impl Participant {
         let prefix = self.prefix;
         let writers = &mut self.writers;
         let readers = &mut self.readers;
-        let contacts = &mut self.contacts;
+        let mut notes = RouteNotes {
+            contacts: &mut self.contacts,
+            touched: &mut self.touched_readers,
+        };
         let mut not_for_us = 0u64;
         let mut own = false;
         let result = walk(datagram, |ctx: &Context, sm| {
@@ -161,7 +174,7 @@ impl Participant {
                 not_for_us += 1;
                 return;
             }
-            let routed = route(now, origin, ctx, sm, writers, readers, contacts);
+            let routed = route(now, origin, ctx, sm, writers, readers, &mut notes);
             if !routed {
                 not_for_us += 1;
             }
@@ -195,6 +208,18 @@ impl Participant {
         let mut contacts = std::mem::take(&mut self.contacts);
         contacts.dedup();
         contacts
+    }
+
+    /// Moves into `out` the ids of the readers submessages were routed to since the last
+    /// call (each once): the only ones that can have delivered changes or counted losses,
+    /// so a driver looks at them rather than at every reader after each datagram.
+    pub fn take_touched_readers(&mut self, out: &mut Vec<EntityId>) {
+        for id in self.touched_readers.drain(..) {
+            if let Some(r) = self.readers.get_mut(&id) {
+                r.touched = false;
+                out.push(id);
+            }
+        }
     }
 
     /// Runs the endpoints' timers that are due.
@@ -238,8 +263,9 @@ fn route(
     sm: Submessage<'_>,
     writers: &mut BTreeMap<EntityId, Writer>,
     readers: &mut BTreeMap<EntityId, Reader>,
-    contacts: &mut Vec<GuidPrefix>,
+    notes: &mut RouteNotes<'_>,
 ) -> bool {
+    let RouteNotes { contacts, touched } = notes;
     // Reader-bound submessages go to the addressed reader, or to every reader matched with
     // the writer when addressed to ENTITYID_UNKNOWN.
     let mut to_readers = |reader_id: EntityId,
@@ -258,6 +284,9 @@ fn route(
                     note_contact(contacts, ctx.source, true, id);
                 }
                 f(r);
+                if !std::mem::replace(&mut r.touched, true) {
+                    touched.push(id);
+                }
                 any = true;
             }
         } else if let Some(r) = readers
@@ -268,6 +297,9 @@ fn route(
                 note_contact(contacts, ctx.source, r.is_matched(writer), reader_id);
             }
             f(r);
+            if !std::mem::replace(&mut r.touched, true) {
+                touched.push(reader_id);
+            }
             any = true;
         }
         any

@@ -85,9 +85,13 @@ impl ParticipantCore {
             self.dcps.on_discovery_event(&event, &self.discovery, now);
             self.dcps.events.push_back(Event::Discovery(event));
         }
+        // Only the readers the input routed something to can have changes or losses.
         let mut ids = std::mem::take(&mut self.dcps.reader_ids);
         ids.clear();
-        ids.extend(self.dcps.readers.keys());
+        self.rtps.take_touched_readers(&mut ids);
+        // Readers without DCPS state (discovery's, a simulator's bare ones) keep their
+        // changes for whoever polls them.
+        ids.retain(|id| self.dcps.readers.contains_key(id));
         for &id in &ids {
             let Some(reader) = self.rtps.reader(id) else {
                 continue;

@@ -202,6 +202,9 @@ struct WriterProxy {
 pub struct Reader {
     guid: Guid,
     config: ReaderConfig,
+    /// Set when the participant routed a submessage here since it last listed the readers
+    /// it routed to ([`crate::Participant::take_touched_readers`]).
+    pub(crate) touched: bool,
     writers: Vec<WriterProxy>,
     delivered: VecDeque<ReceivedChange>,
     transmits: VecDeque<Transmit>,
@@ -215,6 +218,7 @@ impl Reader {
         Self {
             guid,
             config,
+            touched: false,
             writers: Vec::new(),
             delivered: VecDeque::new(),
             transmits: VecDeque::new(),
