@@ -53,8 +53,9 @@ fn mismatch(ty: &DynamicType) -> EncodeError {
     })
 }
 
-/// Appends the encoding of `value` of `ty`.
-pub(crate) fn encode(
+/// Appends the encoding of `value` of `ty`: everything `encode_value` does not write itself
+/// (reached only through it).
+fn encode(
     ty: &DynamicType,
     value: &DynamicValue,
     e: &mut Encoder<'_>,
@@ -101,15 +102,6 @@ pub(crate) fn encode(
                 4 => e.write_u32(*v as u32),
                 _ => e.write_u64(*v),
             }
-        }
-        (DynamicType::Sequence { element, bound }, DynamicValue::Bytes(bytes))
-            if element.is_octet_like() =>
-        {
-            if let Some(bound) = bound {
-                member::check_bound(bytes.len(), *bound)?;
-            }
-            e.write_length(bytes.len())?;
-            e.write_bytes(bytes);
         }
         (DynamicType::Sequence { element, bound }, DynamicValue::Sequence(items)) => {
             if let Some(bound) = bound {
@@ -158,7 +150,7 @@ pub(crate) fn encode(
             )
             .map_err(|err| err.in_member("discriminator"))?;
             if let (Some(case), Some(v)) = (u.branch(*discriminator), value) {
-                encode(&case.ty, v, e).map_err(|err| err.in_member(case.name.clone()))?;
+                encode_value(&case.ty, v, e).map_err(|err| err.in_member(case.name.clone()))?;
             }
             member::end_aggregate(e, u.extensibility, dheader)?;
         }
@@ -167,11 +159,13 @@ pub(crate) fn encode(
     Ok(())
 }
 
-/// A member, element or branch: primitives and unbounded strings written here, without a
-/// call into the general [`encode`] — whose dispatch on the pair (type, value) and whose
+/// A value anywhere in a sample — the one entry to encoding (the general [`encode`] is
+/// reached only through it, so what it handles is handled nowhere else): primitives,
+/// unbounded strings, octet sequences and structs written here, without a call into the
+/// general [`encode`] — whose dispatch on the pair (type, value) and whose
 /// prologue for every value showed at the top of a profile — everything else through it.
 #[inline(always)]
-fn encode_value(
+pub(crate) fn encode_value(
     ty: &DynamicType,
     value: &DynamicValue,
     e: &mut Encoder<'_>,
@@ -291,7 +285,7 @@ fn encode_flat(
     e: &mut Encoder<'_>,
 ) -> Result<(), EncodeError> {
     let Some((n, rest)) = dimensions.split_first() else {
-        return encode(element, value, e);
+        return encode_value(element, value, e);
     };
     let DynamicValue::Sequence(items) = value else {
         return Err(mismatch(&DynamicType::Array {
@@ -358,7 +352,7 @@ fn encode_members(
             }
             (_, v) if m.optional => {
                 member::encode_optional_with(v.as_ref(), m.id, m.must_understand, e, |v, e| {
-                    encode(&m.ty, v, e)
+                    encode_value(&m.ty, v, e)
                 })
                 .map_err(|err| err.in_member(name()))?;
             }

@@ -1,7 +1,7 @@
 //! Keys of dynamic values: the key holder and key hash (`crate::key`), and key-only samples
 //! (what disposes and unregisters carry), by the rules the derive macro follows.
 
-use super::codec::{decode, encode};
+use super::codec::{decode, encode_value};
 use super::{enum_size, DynamicType, DynamicValue, StructType};
 use crate::error::{DecodeError, EncodeError};
 use crate::key::{hash_holder, variants_of, KeyHash};
@@ -59,7 +59,7 @@ pub fn encode_key_holder(
 ) -> Result<(), EncodeError> {
     match ty {
         DynamicType::Struct(s) => holder_members(s, members_of(s, value)?, e),
-        _ => encode(ty, value, e),
+        _ => encode_value(ty, value, e),
     }
 }
 
@@ -241,10 +241,10 @@ pub fn encode_key_sample(
     e: &mut Encoder<'_>,
 ) -> Result<(), EncodeError> {
     let DynamicType::Struct(s) = ty else {
-        return encode(ty, value, e);
+        return encode_value(ty, value, e);
     };
     if !struct_keyed(s) {
-        return encode(ty, value, e);
+        return encode_value(ty, value, e);
     }
     let dheader = begin_aggregate(e, s.extensibility);
     key_sample_members(s, s.extensibility, members_of(s, value)?, e)?;
