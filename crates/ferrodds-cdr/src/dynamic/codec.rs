@@ -55,11 +55,7 @@ fn mismatch(ty: &DynamicType) -> EncodeError {
 
 /// Appends the encoding of `value` of `ty`: everything `encode_value` does not write itself
 /// (reached only through it).
-fn encode(
-    ty: &DynamicType,
-    value: &DynamicValue,
-    e: &mut Encoder<'_>,
-) -> Result<(), EncodeError> {
+fn encode(ty: &DynamicType, value: &DynamicValue, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
     match (ty, value) {
         (DynamicType::Bool, DynamicValue::Bool(b)) => e.write_u8(u8::from(*b)),
         (DynamicType::Int8, DynamicValue::Int(v)) => e.write_u8(int(ty, *v)? as u8),
