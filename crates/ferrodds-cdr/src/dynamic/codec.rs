@@ -41,7 +41,13 @@ pub fn deserialize(ty: &DynamicType, payload: &[u8]) -> Result<DynamicValue, Dec
     let header = EncapsulationHeader::parse(payload)?;
     let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
     let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
-    decode_value(ty, &mut d).map_err(|e| {
+    // A struct (almost every topic type) straight from `decode_struct`: each layer a value
+    // passes through is a copy of it, read back just after it was written.
+    let value = match ty {
+        DynamicType::Struct(s) => decode_struct(s, &mut d),
+        _ => decode_value(ty, &mut d),
+    };
+    value.map_err(|e| {
         let offset = e.offset + EncapsulationHeader::LEN;
         e.at_offset(offset).in_member(ty.name().to_owned())
     })
@@ -228,7 +234,7 @@ fn encode_elements(
     Ok(())
 }
 
-/// A run of 32- and 64-bit numbers (the common sequences and arrays: coordinates,
+/// A run of 16-, 32- and 64-bit numbers (the common sequences and arrays: coordinates,
 /// covariances, readings) written in one tight loop per type instead of a full dispatch per
 /// element; `None` for other element types. A value of the wrong kind falls back to the
 /// general path, which reports it.
@@ -238,10 +244,12 @@ fn encode_primitives(
     e: &mut Encoder<'_>,
 ) -> Option<Result<(), EncodeError>> {
     macro_rules! run {
-        ($variant:path, $x:ident => $write:expr) => {{
+        ($variant:path, $size:literal, $x:ident => $write:expr) => {{
             if !items.iter().all(|v| matches!(v, $variant(_))) {
                 return None;
             }
+            // One reservation for the run (and its alignment), not a check per element.
+            e.reserve(items.len() * $size + $size);
             for v in items {
                 if let $variant($x) = v {
                     $write;
@@ -250,24 +258,29 @@ fn encode_primitives(
             Some(Ok(()))
         }};
     }
+    macro_rules! fits {
+        ($variant:path, $ty:ty) => {
+            items
+                .iter()
+                .all(|v| matches!(v, $variant(x) if <$ty>::try_from(*x).is_ok()))
+        };
+    }
     match element {
-        DynamicType::Float64 => run!(DynamicValue::Float, x => e.write_f64(*x)),
-        DynamicType::Float32 => run!(DynamicValue::Float32, x => e.write_f32(*x)),
-        DynamicType::Int64 => run!(DynamicValue::Int, x => e.write_i64(*x)),
-        DynamicType::UInt64 => run!(DynamicValue::UInt, x => e.write_u64(*x)),
-        DynamicType::Int32
-            if items
-                .iter()
-                .all(|v| matches!(v, DynamicValue::Int(x) if i32::try_from(*x).is_ok())) =>
-        {
-            run!(DynamicValue::Int, x => e.write_i32(*x as i32))
+        DynamicType::Float64 => run!(DynamicValue::Float, 8, x => e.write_f64(*x)),
+        DynamicType::Float32 => run!(DynamicValue::Float32, 4, x => e.write_f32(*x)),
+        DynamicType::Int64 => run!(DynamicValue::Int, 8, x => e.write_i64(*x)),
+        DynamicType::UInt64 => run!(DynamicValue::UInt, 8, x => e.write_u64(*x)),
+        DynamicType::Int32 if fits!(DynamicValue::Int, i32) => {
+            run!(DynamicValue::Int, 4, x => e.write_i32(*x as i32))
         }
-        DynamicType::UInt32
-            if items
-                .iter()
-                .all(|v| matches!(v, DynamicValue::UInt(x) if u32::try_from(*x).is_ok())) =>
-        {
-            run!(DynamicValue::UInt, x => e.write_u32(*x as u32))
+        DynamicType::UInt32 if fits!(DynamicValue::UInt, u32) => {
+            run!(DynamicValue::UInt, 4, x => e.write_u32(*x as u32))
+        }
+        DynamicType::Int16 if fits!(DynamicValue::Int, i16) => {
+            run!(DynamicValue::Int, 2, x => e.write_i16(*x as i16))
+        }
+        DynamicType::UInt16 if fits!(DynamicValue::UInt, u16) => {
+            run!(DynamicValue::UInt, 2, x => e.write_u16(*x as u16))
         }
         _ => None,
     }
@@ -338,25 +351,55 @@ fn encode_members(
         None => {}
     }
     for (m, v) in s.members.iter().zip(&values[inherited..]) {
-        let name = || m.name.clone();
-        match (s.extensibility, v) {
-            (Extensibility::Mutable, None) => {}
-            (Extensibility::Mutable, Some(v)) => {
-                let start = begin_member(e, m.id, m.must_understand, m.ty.kind());
-                encode_value(&m.ty, v, e).map_err(|err| err.in_member(name()))?;
-                member::end_member(e, start).map_err(|err| err.in_member(name()))?;
+        // The common member — present, not optional, not in a mutable struct — written
+        // here; the rest in an outlined function, so that this loop stays small.
+        match v {
+            Some(v) if !m.optional && s.extensibility != Extensibility::Mutable => {
+                encode_value(&m.ty, v, e).map_err(|err| err.in_member(m.name.clone()))?
             }
-            (_, v) if m.optional => {
-                member::encode_optional_with(v.as_ref(), m.id, m.must_understand, e, |v, e| {
-                    encode_value(&m.ty, v, e)
-                })
-                .map_err(|err| err.in_member(name()))?;
-            }
-            (_, Some(v)) => encode_value(&m.ty, v, e).map_err(|err| err.in_member(name()))?,
-            (_, None) => return Err(struct_mismatch(s).in_member(name())),
+            v => encode_framed_member(s, m, v.as_ref(), e)?,
         }
     }
     Ok(())
+}
+
+/// A member of a mutable struct (with its EMHEADER or parameter header), an optional one, or
+/// a missing one (an error).
+#[inline(never)]
+fn encode_framed_member(
+    s: &StructType,
+    m: &super::Member,
+    v: Option<&DynamicValue>,
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    let name = || m.name.clone();
+    match (s.extensibility, v) {
+        (Extensibility::Mutable, None) => {}
+        (Extensibility::Mutable, Some(v)) => {
+            let start = begin_member(e, m.id, m.must_understand, m.ty.kind());
+            encode_value_outlined(&m.ty, v, e).map_err(|err| err.in_member(name()))?;
+            member::end_member(e, start).map_err(|err| err.in_member(name()))?;
+        }
+        (_, v) if m.optional => {
+            member::encode_optional_with(v, m.id, m.must_understand, e, |v, e| {
+                encode_value_outlined(&m.ty, v, e)
+            })
+            .map_err(|err| err.in_member(name()))?;
+        }
+        (_, Some(v)) => encode_value_outlined(&m.ty, v, e).map_err(|err| err.in_member(name()))?,
+        (_, None) => return Err(struct_mismatch(s).in_member(name())),
+    }
+    Ok(())
+}
+
+/// [`encode_value`] as a call, for the paths that are not worth its code inlined.
+#[inline(never)]
+fn encode_value_outlined(
+    ty: &DynamicType,
+    value: &DynamicValue,
+    e: &mut Encoder<'_>,
+) -> Result<(), EncodeError> {
+    encode_value(ty, value, e)
 }
 
 fn struct_mismatch(s: &StructType) -> EncodeError {

@@ -244,6 +244,19 @@ impl StructType {
         }
     }
 
+    /// The bytes its members that are not optional take at least, the base's included
+    /// (walked rather than listed: this runs for every sequence of structs decoded).
+    fn required_size(&self) -> usize {
+        let own: usize = self
+            .members
+            .iter()
+            .filter(|m| !m.optional)
+            .map(|m| m.ty.min_size())
+            .fold(0, usize::saturating_add);
+        // Saturating: a peer's type may declare arrays no input could hold.
+        own.saturating_add(self.base.as_ref().map_or(0, |b| b.required_size()))
+    }
+
     /// Every member, the base's first (as encoded).
     pub fn all_members(&self) -> Vec<&Member> {
         let mut out = match &self.base {
@@ -393,24 +406,11 @@ impl DynamicType {
                 _ => 0,
             },
             TypeKind::Struct(Extensibility::Final) => match self {
-                DynamicType::Struct(s) => s
-                    .all_members()
-                    .iter()
-                    .filter(|m| !m.optional)
-                    .map(|m| m.ty.min_size())
-                    .sum(),
+                DynamicType::Struct(s) => s.required_size(),
                 _ => 0,
             },
             TypeKind::Struct(Extensibility::Appendable) => match self {
-                DynamicType::Struct(s) => {
-                    let sum: usize = s
-                        .all_members()
-                        .iter()
-                        .filter(|m| !m.optional)
-                        .map(|m| m.ty.min_size())
-                        .sum();
-                    sum.min(4)
-                }
+                DynamicType::Struct(s) => s.required_size().min(4),
                 _ => 0,
             },
             TypeKind::Struct(Extensibility::Mutable) => 0,
