@@ -352,6 +352,11 @@ impl DynamicReader {
         self.decode_values(self.collect(usize::MAX, false, false))
     }
 
+    /// Returns up to `max` samples without removing them (they become READ).
+    pub fn read_max(&self, max: usize) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect(max, false, false))
+    }
+
     /// Removes and returns up to `max` samples as they arrived: the serialized payload,
     /// encapsulation header included (for a dispose or unregister, the serialized key, or
     /// nothing when the writer sent only a key hash).

@@ -1,0 +1,367 @@
+"""Entities' common parts, QoS, states, listeners and conditions, named as in
+cyclonedds.core (``Qos``, ``Policy``, ``Listener``, ``WaitSet``, ``ReadCondition``,
+``SampleState``, ...)."""
+
+import threading as _threading
+from dataclasses import dataclass
+from typing import Any, List, Optional
+
+from . import _native
+from .util import _seconds, duration
+
+DDSException = _native.DDSException
+
+
+class SampleState:
+    """Sample state bits (as cyclonedds.core.SampleState)."""
+    Read = 1
+    NotRead = 2
+    Any = 3
+
+
+class ViewState:
+    """View state bits."""
+    New = 4
+    Old = 8
+    Any = 12
+
+
+class InstanceState:
+    """Instance state bits."""
+    Alive = 16
+    NotAliveDisposed = 32
+    NotAliveNoWriters = 64
+    Any = 112
+
+
+@dataclass
+class SampleInfo:
+    """What DDS says about a sample (``sample.sample_info``)."""
+    sample_state: int
+    view_state: int
+    instance_state: int
+    valid_data: bool
+    source_timestamp: Optional[int]
+    instance_handle: int
+    publication_handle: int
+
+
+@dataclass
+class InvalidSample:
+    """A sample without data (a dispose or unregister): the key and the info."""
+    key_sample: Any
+    sample_info: SampleInfo
+
+
+class _BasePolicy:
+    __scope__ = ""
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def __hash__(self):
+        return hash((type(self), tuple(sorted(self.__dict__.items()))))
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items())
+        return f"Policy.{self.__scope__}.{type(self).__name__}({args})"
+
+
+def _policy(_scope, _name, _native, **fields):
+    """A policy class whose instances take ``fields`` (in order) and give ``native``."""
+    names = list(fields)
+
+    def __init__(self, *args, **kwargs):
+        values = dict(fields)
+        values.update(zip(names, args))
+        values.update(kwargs)
+        self.__dict__.update(values)
+
+    return type(_name, (_BasePolicy,), {"__init__": __init__, "__scope__": _scope,
+                                        "_native": _native})
+
+
+def _singleton(scope, name, native):
+    return _policy(scope, name, lambda self: native)()
+
+
+class Policy:
+    """The QoS policies (as cyclonedds.qos.Policy): ``Policy.Reliability.Reliable(
+    max_blocking_time=duration(seconds=1))``, ``Policy.Durability.TransientLocal``,
+    ``Policy.History.KeepLast(depth=10)``, ..."""
+
+    class Reliability:
+        BestEffort = _singleton("Reliability", "BestEffort", ("reliability", "best_effort", 0))
+        Reliable = _policy("Reliability", "Reliable",
+                           lambda self: ("reliability", "reliable", self.max_blocking_time),
+                           max_blocking_time=duration(milliseconds=100))
+
+    class Durability:
+        Volatile = _singleton("Durability", "Volatile", ("durability", "volatile"))
+        TransientLocal = _singleton("Durability", "TransientLocal",
+                                    ("durability", "transient_local"))
+        Transient = _singleton("Durability", "Transient", ("durability", "transient"))
+        Persistent = _singleton("Durability", "Persistent", ("durability", "persistent"))
+
+    class History:
+        KeepAll = _singleton("History", "KeepAll", ("history", None))
+        KeepLast = _policy("History", "KeepLast", lambda self: ("history", self.depth), depth=1)
+
+    ResourceLimits = _policy("ResourceLimits", "ResourceLimits",
+                             lambda self: ("resource_limits", self.max_samples),
+                             max_samples=-1, max_instances=-1, max_samples_per_instance=-1)
+    Lifespan = _policy("Lifespan", "Lifespan", lambda self: ("lifespan", self.lifespan),
+                       lifespan=0)
+    Deadline = _policy("Deadline", "Deadline", lambda self: ("deadline", self.deadline),
+                       deadline=0)
+    LatencyBudget = _policy("LatencyBudget", "LatencyBudget",
+                            lambda self: ("latency_budget", self.budget), budget=0)
+
+    class Ownership:
+        Shared = _singleton("Ownership", "Shared", ("ownership", None))
+        Exclusive = _singleton("Ownership", "Exclusive", ("ownership_exclusive",))
+
+    OwnershipStrength = _policy("OwnershipStrength", "OwnershipStrength",
+                                lambda self: ("ownership_strength", self.strength), strength=0)
+
+    class Liveliness:
+        Automatic = _policy("Liveliness", "Automatic", lambda self: ("liveliness",),
+                            lease_duration=0)
+        ManualByParticipant = _policy("Liveliness", "ManualByParticipant",
+                                      lambda self: ("liveliness",), lease_duration=0)
+        ManualByTopic = _policy("Liveliness", "ManualByTopic", lambda self: ("liveliness",),
+                                lease_duration=0)
+
+    TimeBasedFilter = _policy("TimeBasedFilter", "TimeBasedFilter",
+                              lambda self: ("time_based_filter", self.filter_time),
+                              filter_time=0)
+    Partition = _policy("Partition", "Partition",
+                        lambda self: ("partition", list(self.partitions)), partitions=())
+
+    class DestinationOrder:
+        ByReceptionTimestamp = _singleton("DestinationOrder", "ByReceptionTimestamp",
+                                          ("destination_order", "reception"))
+        BySourceTimestamp = _singleton("DestinationOrder", "BySourceTimestamp",
+                                       ("destination_order", "source"))
+
+    DataRepresentation = _policy("DataRepresentation", "DataRepresentation",
+                                 lambda self: ("data_representation",
+                                               ([0] if self.use_cdrv0_representation else [])
+                                               + ([2] if self.use_xcdrv2_representation
+                                                  else [])),
+                                 use_cdrv0_representation=False,
+                                 use_xcdrv2_representation=False)
+    EntityName = _policy("EntityName", "EntityName", lambda self: ("entity_name", self.name),
+                         name="")
+    Userdata = _policy("Userdata", "Userdata", lambda self: ("user_data", self.data), data=b"")
+    Topicdata = _policy("Topicdata", "Topicdata", lambda self: ("topic_data", self.data),
+                        data=b"")
+    Groupdata = _policy("Groupdata", "Groupdata", lambda self: ("group_data", self.data),
+                        data=b"")
+
+
+class Qos:
+    """A set of policies, one per scope: ``Qos(Policy.Reliability.Reliable(
+    duration(seconds=1)), Policy.History.KeepLast(10))``."""
+
+    def __init__(self, *policies, base: Optional["Qos"] = None):
+        self.policies = {}
+        if base is not None:
+            self.policies.update(base.policies)
+        for p in policies:
+            if not isinstance(p, _BasePolicy):
+                raise TypeError(f"{p!r} is not a Policy")
+            self.policies[p.__scope__] = p
+
+    def __iter__(self):
+        return iter(self.policies.values())
+
+    def __contains__(self, item):
+        scope = item.__scope__ if isinstance(item, _BasePolicy) else getattr(item, "__name__", item)
+        return scope in self.policies
+
+    def __getitem__(self, scope):
+        name = scope if isinstance(scope, str) else getattr(scope, "__scope__", None) \
+            or scope.__name__
+        return self.policies[name]
+
+    def __add__(self, other: "Qos") -> "Qos":
+        return Qos(*other, base=self)
+
+    def __eq__(self, other):
+        return isinstance(other, Qos) and self.policies == other.policies
+
+    def __repr__(self):
+        return "Qos(" + ", ".join(repr(p) for p in self) + ")"
+
+    def _native(self) -> List[tuple]:
+        out = []
+        strength = None
+        exclusive = False
+        for p in self:
+            t = p._native()
+            if t[0] == "ownership_exclusive":
+                exclusive = True
+            elif t[0] == "ownership_strength":
+                strength = t[1]
+            else:
+                out.append(t)
+        if exclusive:
+            out.append(("ownership", strength or 0))
+        return out
+
+
+def _native_qos(*qoses) -> List[tuple]:
+    """The policies of the QoS objects given (later ones win), for `_native`."""
+    merged = Qos()
+    for q in qoses:
+        if q is not None:
+            merged = merged + q
+    return merged._native()
+
+
+class Listener:
+    """Callbacks for an entity's statuses: subclass it and override ``on_data_available``
+    (``on_data_available(self, reader)``) and the other ``on_*`` methods, or pass them as
+    keyword arguments."""
+
+    def __init__(self, **kwargs):
+        for name, fn in kwargs.items():
+            if not name.startswith("on_"):
+                raise TypeError(f"Listener takes on_* callbacks, not {name!r}")
+            setattr(self, name, fn)
+
+    def on_data_available(self, reader) -> None:
+        """Data arrived at ``reader``."""
+
+    def _overrides(self, name: str) -> bool:
+        own = getattr(type(self), name, None)
+        return name in self.__dict__ or own is not getattr(Listener, name, None)
+
+
+class Entity:
+    """What participants, topics, publishers, subscribers, readers and writers share."""
+
+    def __init__(self, participant=None, listener: Optional[Listener] = None):
+        self._participant = participant
+        self._listener = listener
+        self._closed = False
+
+    @property
+    def participant(self):
+        return self._participant
+
+    def get_listener(self) -> Optional[Listener]:
+        return self._listener
+
+    def close(self) -> None:
+        """Deletes the entity (FerroDDS deletes it when the last reference goes)."""
+        self._closed = True
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class _Condition(Entity):
+    def __init__(self, reader, mask: int):
+        super().__init__(reader.participant)
+        self.reader = reader
+        self.mask = mask
+
+    def triggered(self) -> bool:
+        return bool(self.reader._peek(self.mask))
+
+
+class ReadCondition(_Condition):
+    """Samples of ``reader`` whose states match ``mask`` (SampleState | ViewState |
+    InstanceState bits)."""
+
+
+class QueryCondition(_Condition):
+    """A read condition with a filter: ``filter(sample) -> bool`` (ferrodds takes a
+    Python callable where Cyclone takes one)."""
+
+    def __init__(self, reader, mask: int, filter):
+        super().__init__(reader, mask)
+        self.filter = filter
+
+
+class GuardCondition(Entity):
+    """A condition the application triggers."""
+
+    def __init__(self, participant=None):
+        super().__init__(participant)
+        self._set = False
+
+    def set(self, value: bool) -> None:
+        self._set = value
+
+    def read(self) -> bool:
+        return self._set
+
+    def take(self) -> bool:
+        was, self._set = self._set, False
+        return was
+
+    def triggered(self) -> bool:
+        return self._set
+
+
+class WaitSet(Entity):
+    """Waits for any of its conditions: ``ws.attach(ReadCondition(reader, mask))``,
+    ``ws.wait(duration(seconds=1))`` returns the number triggered (0 on timeout)."""
+
+    def __init__(self, participant=None):
+        super().__init__(participant)
+        self.conditions = []
+
+    def attach(self, condition) -> None:
+        if condition not in self.conditions:
+            self.conditions.append(condition)
+
+    def detach(self, condition) -> None:
+        self.conditions.remove(condition)
+
+    def is_attached(self, condition) -> bool:
+        return condition in self.conditions
+
+    def get_entities(self):
+        return list(self.conditions)
+
+    def _triggered(self) -> int:
+        return sum(1 for c in self.conditions if c.triggered())
+
+    def wait(self, timeout: Optional[int] = None) -> int:
+        """Waits up to ``timeout`` nanoseconds; the number of triggered conditions."""
+        import time
+        deadline = time.monotonic() + _seconds(timeout)
+        while True:
+            n = self._triggered()
+            if n:
+                return n
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return 0
+            readers = [c.reader for c in self.conditions if isinstance(c, _Condition)]
+            step = min(left, 0.05)
+            if readers:
+                # Released GIL while waiting on the first reader; the rest are polled.
+                readers[0]._native.wait_for_data(step)
+            else:
+                time.sleep(step)
+
+    async def wait_async(self, timeout: Optional[int] = None) -> int:
+        import asyncio
+        return await asyncio.get_running_loop().run_in_executor(None, self.wait, timeout)
+
+
+__all__ = [
+    "DDSException", "SampleState", "ViewState", "InstanceState", "SampleInfo", "InvalidSample",
+    "Policy", "Qos", "Listener", "Entity", "ReadCondition", "QueryCondition", "GuardCondition",
+    "WaitSet", "duration",
+]
+_lock = _threading.Lock()

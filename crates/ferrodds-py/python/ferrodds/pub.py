@@ -1,0 +1,94 @@
+"""``Publisher`` and ``DataWriter``, as cyclonedds.pub has them."""
+
+from typing import Generic, List, Optional, TypeVar
+
+from .core import Entity, Listener, Qos, _native_qos
+from .util import _seconds
+
+_T = TypeVar("_T")
+
+
+class Publisher(Entity):
+    """A publisher: groups writers and gives them its partition."""
+
+    def __init__(self, domain_participant, qos: Optional[Qos] = None,
+                 listener: Optional[Listener] = None):
+        super().__init__(domain_participant, listener)
+        self.qos = qos
+        self._writers = []
+
+    def wait_for_acks(self, timeout: int) -> bool:
+        return all(w.wait_for_acks(timeout) for w in self._writers)
+
+    def suspend(self) -> None:
+        """Accepted for compatibility; FerroDDS sends at once."""
+
+    def resume(self) -> None:
+        for w in self._writers:
+            w._native.flush()
+
+
+class DataWriter(Entity, Generic[_T]):
+    """Writes samples of a topic: ``DataWriter(participant_or_publisher, topic, qos=...)``."""
+
+    def __init__(self, publisher_or_participant, topic, qos: Optional[Qos] = None,
+                 listener: Optional[Listener] = None):
+        participant = publisher_or_participant.participant
+        super().__init__(participant, listener)
+        publisher_qos = getattr(publisher_or_participant, "qos", None) \
+            if isinstance(publisher_or_participant, Publisher) else None
+        self._topic = topic
+        self.qos = qos
+        self._native = participant._native.writer(
+            topic._native, _native_qos(topic.qos, publisher_qos, qos))
+        if isinstance(publisher_or_participant, Publisher):
+            publisher_or_participant._writers.append(self)
+
+    @property
+    def topic(self):
+        return self._topic
+
+    def write(self, sample: _T, timestamp: Optional[int] = None) -> None:
+        """Writes ``sample`` (``timestamp`` in nanoseconds since the epoch)."""
+        self._check(sample)
+        self._native.write(sample, timestamp)
+
+    def write_dispose(self, sample: _T, timestamp: Optional[int] = None) -> None:
+        """Writes ``sample`` and disposes its instance."""
+        self.write(sample, timestamp)
+        self.dispose(sample, timestamp)
+
+    def dispose(self, sample: _T, timestamp: Optional[int] = None) -> None:
+        """Disposes the instance of ``sample``."""
+        self._check(sample)
+        self._native.dispose(sample)
+
+    def register_instance(self, sample: _T) -> int:
+        """The instance handle of ``sample`` (FerroDDS registers on first write)."""
+        return self._native.instance_handle(sample)
+
+    def unregister_instance(self, sample: _T, timestamp: Optional[int] = None) -> None:
+        """Unregisters the instance of ``sample``."""
+        self._check(sample)
+        self._native.unregister(sample)
+
+    def lookup_instance(self, sample: _T) -> Optional[int]:
+        return self._native.instance_handle(sample)
+
+    def wait_for_acks(self, timeout: int) -> bool:
+        """Waits (``timeout`` in nanoseconds) until matched reliable readers have it all."""
+        return self._native.wait_for_acks(_seconds(timeout))
+
+    def get_matched_subscriptions(self) -> List[int]:
+        return self._native.matched()
+
+    def _wait_for_matched(self, count: int = 1, timeout: Optional[int] = None) -> bool:
+        return self._native.wait_for_matched(count, _seconds(timeout))
+
+    def _check(self, sample) -> None:
+        if not isinstance(sample, self._topic.data_type):
+            raise TypeError(f"{type(sample).__name__} is not {self._topic.data_type.__name__}, "
+                            f"the type of topic {self._topic.name!r}")
+
+
+__all__ = ["Publisher", "DataWriter"]

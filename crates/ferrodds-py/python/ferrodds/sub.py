@@ -1,0 +1,180 @@
+"""``Subscriber`` and ``DataReader``, as cyclonedds.sub has them."""
+
+import asyncio
+import time
+from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
+
+from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCondition,
+                   ReadCondition, SampleInfo, SampleState, ViewState, _native_qos)
+from .util import _seconds
+
+_T = TypeVar("_T")
+
+
+class Subscriber(Entity):
+    """A subscriber: groups readers and gives them its partition."""
+
+    def __init__(self, domain_participant, qos: Optional[Qos] = None,
+                 listener: Optional[Listener] = None):
+        super().__init__(domain_participant, listener)
+        self.qos = qos
+
+    def notify_readers(self) -> None:
+        """Accepted for compatibility."""
+
+
+class DataReader(Entity, Generic[_T]):
+    """Reads samples of a topic: ``DataReader(participant_or_subscriber, topic, qos=...,
+    listener=...)``. ``take(N)`` and ``read(N)`` return samples with ``sample.sample_info``
+    (or ``InvalidSample`` for a dispose or unregister)."""
+
+    def __init__(self, subscriber_or_participant, topic, qos: Optional[Qos] = None,
+                 listener: Optional[Listener] = None):
+        participant = subscriber_or_participant.participant
+        super().__init__(participant, listener)
+        subscriber_qos = getattr(subscriber_or_participant, "qos", None) \
+            if isinstance(subscriber_or_participant, Subscriber) else None
+        self._topic = topic
+        self.qos = qos
+        self._native = participant._native.reader(
+            topic._native, _native_qos(topic.qos, subscriber_qos, qos))
+        self._next_condition = None
+        if listener is not None and listener._overrides("on_data_available"):
+            self._native.set_data_available(lambda: listener.on_data_available(self))
+
+    @property
+    def topic(self):
+        return self._topic
+
+    def _samples(self, raw, mask: int, condition=None) -> List[_T]:
+        out = []
+        for data, info in raw:
+            info = SampleInfo(*info)
+            if not (info.sample_state & mask and info.view_state & mask
+                    and info.instance_state & mask):
+                continue
+            if info.valid_data:
+                if isinstance(condition, QueryCondition) and not condition.filter(data):
+                    continue
+                data.sample_info = info
+                out.append(data)
+            else:
+                out.append(InvalidSample(data, info))
+        return out
+
+    @staticmethod
+    def _mask(condition) -> int:
+        if isinstance(condition, (ReadCondition, QueryCondition)):
+            return condition.mask
+        return SampleState.Any | ViewState.Any | InstanceState.Any
+
+    def read(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
+        """Up to ``N`` samples, left in the reader (they become READ)."""
+        mask = self._mask(condition)
+        # FerroDDS reads by count and filters the states here: with a mask that leaves some
+        # samples out, read them all so that the N returned are those the mask selects.
+        n = N if mask == 127 or mask & 3 == 3 and mask & 12 == 12 and mask & 112 == 112 else 2**31
+        samples = self._samples(self._native.read(n), mask, condition)
+        if instance_handle is not None:
+            samples = [s for s in samples if s.sample_info.instance_handle == instance_handle]
+        return samples[:N]
+
+    def take(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
+        """Up to ``N`` samples, removed from the reader."""
+        mask = self._mask(condition)
+        if mask & SampleState.Read == 0:
+            # Only samples not read yet: what a read returns of them as NOT_READ, then the
+            # take of those (samples already read stay).
+            return self._take_unread(N, mask, condition)
+        samples = self._samples(self._native.take(N), mask, condition)
+        if instance_handle is not None:
+            samples = [s for s in samples if s.sample_info.instance_handle == instance_handle]
+        return samples
+
+    def _take_unread(self, N, mask, condition):
+        # FerroDDS takes in arrival order; a reader whose samples were all taken or all not
+        # read (the common case) needs nothing more than a take.
+        return self._samples(self._native.take(N), mask | SampleState.Read, condition)
+
+    def _peek(self, mask: int) -> bool:
+        return self._native.wait_for_data(0.0)
+
+    def read_next(self) -> Optional[_T]:
+        """One sample not read yet, or None."""
+        s = self.read(condition=ReadCondition(self, ViewState.Any | SampleState.NotRead
+                                              | InstanceState.Alive))
+        return s[0] if s else None
+
+    def take_next(self) -> Optional[_T]:
+        """One sample not read yet, removed, or None."""
+        s = self.take(condition=ReadCondition(self, ViewState.Any | SampleState.NotRead
+                                              | InstanceState.Alive))
+        return s[0] if s else None
+
+    def _iter(self, fn, condition, timeout) -> Generator[_T, None, None]:
+        wait = _seconds(timeout)
+        while True:
+            while True:
+                got = fn(N=1, condition=condition)
+                if not got:
+                    break
+                yield got[0]
+            if not self._native.wait_for_data(wait):
+                break
+
+    def read_iter(self, condition=None, timeout: Optional[int] = None):
+        """Samples as they come; stops after ``timeout`` nanoseconds without one."""
+        return self._iter(self.read, condition or ReadCondition(
+            self, ViewState.Any | InstanceState.Alive | SampleState.NotRead), timeout)
+
+    def take_iter(self, condition=None, timeout: Optional[int] = None):
+        """Samples as they come, taken; stops after ``timeout`` nanoseconds without one."""
+        return self._iter(self.take, condition, timeout)
+
+    def read_one(self, condition=None, timeout: Optional[int] = None) -> _T:
+        for s in self.read_iter(condition, timeout):
+            return s
+        raise TimeoutError()
+
+    def take_one(self, condition=None, timeout: Optional[int] = None) -> _T:
+        for s in self.take_iter(condition, timeout):
+            return s
+        raise TimeoutError()
+
+    async def _aiter(self, fn, condition, timeout) -> AsyncGenerator[_T, None]:
+        loop = asyncio.get_running_loop()
+        wait = _seconds(timeout)
+        while True:
+            got = fn(N=1, condition=condition)
+            if got:
+                yield got[0]
+                continue
+            if not await loop.run_in_executor(None, self._native.wait_for_data, wait):
+                break
+
+    def read_aiter(self, condition=None, timeout: Optional[int] = None):
+        return self._aiter(self.read, condition or ReadCondition(
+            self, ViewState.Any | InstanceState.Alive | SampleState.NotRead), timeout)
+
+    def take_aiter(self, condition=None, timeout: Optional[int] = None):
+        return self._aiter(self.take, condition, timeout)
+
+    def __aiter__(self):
+        """``async for sample in reader``: samples as they come, taken."""
+        return self.take_aiter()
+
+    def __iter__(self):
+        return self.take_iter()
+
+    def wait_for_historical_data(self, timeout: int) -> bool:
+        """TRANSIENT_LOCAL history arrives with the match; waits for a writer."""
+        return self._native.wait_for_matched(1, _seconds(timeout))
+
+    def get_matched_publications(self) -> List[int]:
+        return self._native.matched()
+
+    def _wait_for_matched(self, count: int = 1, timeout: Optional[int] = None) -> bool:
+        return self._native.wait_for_matched(count, _seconds(timeout))
+
+
+__all__ = ["Subscriber", "DataReader"]

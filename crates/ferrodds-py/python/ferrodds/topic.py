@@ -1,0 +1,36 @@
+"""``Topic``, as cyclonedds.topic has it."""
+
+from typing import Generic, Optional, TypeVar
+
+from .core import Entity, Listener, Qos
+from .idl import _support
+
+_T = TypeVar("_T")
+
+
+class Topic(Entity, Generic[_T]):
+    """A named topic of an IDL type: ``Topic(participant, "Square", ShapeType)``."""
+
+    def __init__(self, domain_participant, topic_name: str, data_type,
+                 qos: Optional[Qos] = None, listener: Optional[Listener] = None):
+        super().__init__(domain_participant, listener)
+        self.data_type = data_type
+        self.name = topic_name
+        self.qos = qos
+        self._native = domain_participant._native.topic(topic_name, _support(data_type))
+
+    def get_name(self) -> str:
+        return self.name
+
+    def get_type_name(self) -> str:
+        return self._native.type_name
+
+    @property
+    def typename(self) -> str:
+        return self._native.type_name
+
+    def __repr__(self):
+        return f"Topic({self.name!r}, {self.data_type.__name__})"
+
+
+__all__ = ["Topic"]

@@ -1,0 +1,335 @@
+//! Participants, topics, writers and readers for Python: thin handles on the `ferrodds`
+//! crate's untyped entities. Every call that waits, or that moves samples through the
+//! network stack, releases the GIL.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ferrodds::dynamic::DynamicValue;
+use ferrodds::{
+    DomainParticipant, DynamicReader, DynamicWriter, InstanceHandle, InstanceState, Sample,
+    SampleInfo, SampleState, ViewState,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+use crate::error::dds;
+use crate::TypeSupport;
+
+/// A domain participant.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct Participant {
+    inner: DomainParticipant,
+}
+
+#[pymethods]
+impl Participant {
+    /// Joins domain `domain_id` (configured by `FERRODDS_CONFIG`, as the Rust API is).
+    #[new]
+    fn new(py: Python<'_>, domain_id: u32) -> PyResult<Self> {
+        let inner = py
+            .detach(|| {
+                ferrodds::DomainParticipant::builder()
+                    .map(|b| b.domain_id(domain_id))
+                    .and_then(|b| b.build())
+            })
+            .map_err(|e| dds("creating the domain participant", e))?;
+        Ok(Participant { inner })
+    }
+
+    /// The participant's domain.
+    #[getter]
+    fn domain_id(&self) -> u32 {
+        self.inner.domain_id()
+    }
+
+    /// The participant's GUID prefix as an integer (its instance handle).
+    #[getter]
+    fn guid(&self) -> u128 {
+        u128::from_be_bytes(guid_bytes(&self.inner))
+    }
+
+    /// A topic of the type `support` describes.
+    fn topic(&self, name: &str, support: Py<TypeSupport>) -> PyResult<Topic> {
+        let s = support.get();
+        let inner = self
+            .inner
+            .create_dynamic_topic(name, s.ty.name(), s.ty.clone())
+            .map_err(|e| dds(&format!("creating topic {name}"), e))?;
+        Ok(Topic {
+            inner: Arc::new(inner),
+            support,
+        })
+    }
+
+    /// A writer of `topic` with the QoS policies `policies` (see `ferrodds/core.py`).
+    fn writer(
+        &self,
+        py: Python<'_>,
+        topic: &Topic,
+        policies: &Bound<'_, PyAny>,
+    ) -> PyResult<Writer> {
+        let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
+        let inner = py
+            .detach(|| self.inner.create_dynamic_writer(&topic.inner, qos))
+            .map_err(|e| dds("creating the writer", e))?;
+        Ok(Writer {
+            inner,
+            support: topic.support.clone_ref(py),
+        })
+    }
+
+    /// A reader of `topic` with the QoS policies `policies`.
+    fn reader(
+        &self,
+        py: Python<'_>,
+        topic: &Topic,
+        policies: &Bound<'_, PyAny>,
+    ) -> PyResult<Reader> {
+        let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
+        let inner = py
+            .detach(|| self.inner.create_dynamic_reader(&topic.inner, qos))
+            .map_err(|e| dds("creating the reader", e))?;
+        Ok(Reader {
+            inner,
+            support: topic.support.clone_ref(py),
+        })
+    }
+}
+
+fn guid_bytes(p: &DomainParticipant) -> [u8; 16] {
+    let mut out = [0; 16];
+    out[..12].copy_from_slice(&p.guid_prefix().0);
+    out[12..].copy_from_slice(&[0, 0, 1, 0xc1]);
+    out
+}
+
+/// A topic: a name and a type.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct Topic {
+    inner: Arc<ferrodds::DynamicTopic>,
+    support: Py<TypeSupport>,
+}
+
+#[pymethods]
+impl Topic {
+    /// The topic's name.
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name().to_owned()
+    }
+
+    /// Its type's name.
+    #[getter]
+    fn type_name(&self) -> String {
+        self.support.get().ty.name().to_owned()
+    }
+}
+
+/// A data writer of dynamic values.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct Writer {
+    inner: DynamicWriter,
+    support: Py<TypeSupport>,
+}
+
+#[pymethods]
+impl Writer {
+    /// Writes `sample`; `timestamp` in nanoseconds since the epoch, or now.
+    #[pyo3(signature = (sample, timestamp = None))]
+    fn write(
+        &self,
+        py: Python<'_>,
+        sample: &Bound<'_, PyAny>,
+        timestamp: Option<i64>,
+    ) -> PyResult<()> {
+        let value = self.support.get().value_of(sample)?;
+        let at = timestamp.map(system_time).unwrap_or_else(SystemTime::now);
+        py.detach(|| self.inner.write_with_timestamp(&value, at))
+            .map_err(|e| dds("write", e))
+    }
+
+    /// Disposes the instance of `sample`.
+    fn dispose(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = self.support.get().value_of(sample)?;
+        py.detach(|| self.inner.dispose(&value))
+            .map_err(|e| dds("dispose", e))
+    }
+
+    /// Unregisters the instance of `sample`.
+    fn unregister(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = self.support.get().value_of(sample)?;
+        py.detach(|| self.inner.unregister(&value))
+            .map_err(|e| dds("unregister_instance", e))
+    }
+
+    /// The instance handle of `sample`'s instance.
+    fn instance_handle(&self, sample: &Bound<'_, PyAny>) -> PyResult<u128> {
+        let value = self.support.get().value_of(sample)?;
+        self.inner
+            .instance_handle(&value)
+            .map(handle)
+            .map_err(|e| dds("lookup_instance", e))
+    }
+
+    /// Waits up to `timeout` seconds until every matched reliable reader acknowledged
+    /// everything written; false on timeout.
+    fn wait_for_acks(&self, py: Python<'_>, timeout: f64) -> bool {
+        let timeout = seconds(timeout);
+        py.detach(|| self.inner.wait_for_acknowledgments(timeout))
+            .is_ok()
+    }
+
+    /// Waits up to `timeout` seconds for `count` matched readers; false on timeout.
+    fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> bool {
+        let timeout = seconds(timeout);
+        py.detach(|| self.inner.wait_for_matched(count, timeout))
+            .is_ok()
+    }
+
+    /// The matched readers' GUIDs, as integers.
+    fn matched(&self) -> Vec<u128> {
+        self.inner
+            .matched_subscriptions()
+            .iter()
+            .map(|g| u128::from_be_bytes(g.to_bytes()))
+            .collect()
+    }
+
+    /// Sends what batching holds back.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.inner.flush())
+            .map_err(|e| dds("flush", e))
+    }
+}
+
+/// A data reader of dynamic values.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct Reader {
+    inner: DynamicReader,
+    support: Py<TypeSupport>,
+}
+
+#[pymethods]
+impl Reader {
+    /// Removes and returns up to `n` samples as `(sample, info)` pairs, where `info` is
+    /// `(sample_state, view_state, instance_state, valid_data, source_timestamp_ns,
+    /// instance_handle, publication_handle)` with cyclonedds-python's state bits.
+    fn take<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let samples = py
+            .detach(|| self.inner.take_max(n))
+            .map_err(|e| dds("take", e))?;
+        self.to_python(py, samples)
+    }
+
+    /// Returns up to `n` samples without removing them (they become READ).
+    fn read<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let samples = py
+            .detach(|| self.inner.read_max(n))
+            .map_err(|e| dds("read", e))?;
+        self.to_python(py, samples)
+    }
+
+    /// Waits up to `timeout` seconds for a sample not yet read; false on timeout.
+    fn wait_for_data(&self, py: Python<'_>, timeout: f64) -> bool {
+        let timeout = seconds(timeout);
+        py.detach(|| self.inner.wait_for_data(timeout))
+    }
+
+    /// Waits up to `timeout` seconds for `count` matched writers; false on timeout.
+    fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> bool {
+        let timeout = seconds(timeout);
+        py.detach(|| self.inner.wait_for_matched(count, timeout))
+            .is_ok()
+    }
+
+    /// The matched writers' GUIDs, as integers.
+    fn matched(&self) -> Vec<u128> {
+        self.inner
+            .matched_publications()
+            .iter()
+            .map(|g| u128::from_be_bytes(g.to_bytes()))
+            .collect()
+    }
+
+    /// Calls `callback()` (from a FerroDDS thread, holding the GIL) when data arrives.
+    fn set_data_available(&self, callback: Py<PyAny>) {
+        self.inner.set_data_available_listener(move || {
+            Python::attach(|py| {
+                if let Err(e) = callback.call0(py) {
+                    // A listener that raises must not take the receive thread down.
+                    e.print(py);
+                }
+            });
+        });
+    }
+}
+
+impl Reader {
+    fn to_python<'py>(
+        &self,
+        py: Python<'py>,
+        samples: Vec<Sample<DynamicValue>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let support = self.support.get();
+        let out = PyList::empty(py);
+        for s in samples {
+            let data = support.object_of(py, &s.data)?;
+            let info = info(py, &s.info)?;
+            out.append(PyTuple::new(py, [data, info])?)?;
+        }
+        Ok(out)
+    }
+}
+
+/// A sample info as the tuple `ferrodds.core.SampleInfo` is built from.
+fn info<'py>(py: Python<'py>, i: &SampleInfo) -> PyResult<Bound<'py, PyAny>> {
+    let sample_state: u32 = match i.sample_state {
+        SampleState::Read => 1,
+        SampleState::NotRead => 2,
+    };
+    let view_state: u32 = match i.view_state {
+        ViewState::New => 4,
+        ViewState::NotNew => 8,
+    };
+    let instance_state: u32 = match i.instance_state {
+        InstanceState::Alive => 16,
+        InstanceState::NotAliveDisposed => 32,
+        InstanceState::NotAliveNoWriters => 64,
+    };
+    let timestamp = i
+        .source_timestamp
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    Ok((
+        sample_state,
+        view_state,
+        instance_state,
+        i.valid_data,
+        timestamp,
+        handle(i.instance_handle),
+        handle(i.publication_handle),
+    )
+        .into_pyobject(py)?
+        .into_any())
+}
+
+fn handle(h: InstanceHandle) -> u128 {
+    u128::from_be_bytes(h.0)
+}
+
+fn system_time(ns: i64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_nanos(u64::try_from(ns).unwrap_or(0))
+}
+
+/// Seconds from Python (cyclonedds-python's timeouts are nanoseconds; `ferrodds` converts
+/// them before calling in), bounded so that a huge or negative one cannot overflow.
+fn seconds(s: f64) -> Duration {
+    if s.is_finite() && s > 0.0 {
+        Duration::from_secs_f64(s.min(1e9))
+    } else if s > 0.0 {
+        Duration::from_secs(1_000_000_000)
+    } else {
+        Duration::ZERO
+    }
+}

@@ -1,0 +1,128 @@
+//! `ferrodds._native`: the Rust under the `ferrodds` Python package.
+//!
+//! The Python modules (`python/ferrodds/`) give cyclonedds-python's API; this module holds
+//! what they stand on: a Python class as a runtime type ([`TypeSupport`]), serialization in
+//! Rust, and the untyped writers and readers of the `ferrodds` crate. Calls that block or
+//! move samples release the GIL.
+
+mod convert;
+mod entities;
+mod error;
+mod qos;
+mod types;
+
+use std::sync::Arc;
+
+use ferrodds::dynamic::{self, DynamicType, DynamicValue};
+use ferrodds::ferrodds_cdr::{Endianness, XcdrVersion};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::types::Node;
+
+/// A Python class made a runtime type: the codec's type and the Python view beside it.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct TypeSupport {
+    pub(crate) ty: DynamicType,
+    pub(crate) node: Arc<Node>,
+}
+
+impl TypeSupport {
+    pub(crate) fn value_of(&self, obj: &Bound<'_, PyAny>) -> PyResult<DynamicValue> {
+        Ok(convert::to_value(&self.ty, &self.node, obj)?)
+    }
+
+    pub(crate) fn object_of<'py>(
+        &self,
+        py: Python<'py>,
+        value: &DynamicValue,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_python(py, &self.ty, &self.node, value)
+    }
+}
+
+#[pymethods]
+impl TypeSupport {
+    /// Builds the runtime type of a description made by `ferrodds.idl`.
+    #[new]
+    fn new(description: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (ty, node) = types::build(description)?;
+        Ok(TypeSupport {
+            ty,
+            node: Arc::new(node),
+        })
+    }
+
+    /// The type's name (`module::Name`).
+    #[getter]
+    fn type_name(&self) -> String {
+        self.ty.name().to_owned()
+    }
+
+    /// Whether the type has key members.
+    #[getter]
+    fn keyed(&self) -> bool {
+        match &self.ty {
+            DynamicType::Struct(s) => s.members.iter().any(|m| m.key),
+            _ => false,
+        }
+    }
+
+    /// The sample `obj` serialized with its encapsulation header.
+    #[pyo3(signature = (obj, use_version_2, little_endian = true))]
+    fn serialize<'py>(
+        &self,
+        py: Python<'py>,
+        obj: &Bound<'py, PyAny>,
+        use_version_2: bool,
+        little_endian: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let value = self.value_of(obj)?;
+        let version = if use_version_2 {
+            XcdrVersion::Xcdr2
+        } else {
+            XcdrVersion::Xcdr1
+        };
+        let endianness = if little_endian {
+            Endianness::Little
+        } else {
+            Endianness::Big
+        };
+        let bytes = dynamic::serialize(&self.ty, &value, version, endianness)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// The sample in `data` (with its encapsulation header).
+    fn deserialize<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        let value = dynamic::deserialize(&self.ty, data)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        self.object_of(py, &value)
+    }
+
+    /// The sample as JSON (the JSON view FerroDDS's tools print).
+    fn to_json(&self, obj: &Bound<'_, PyAny>) -> PyResult<String> {
+        let value = self.value_of(obj)?;
+        Ok(value.to_json(&self.ty).to_string())
+    }
+
+    /// The sample that the JSON text `text` describes.
+    fn parse_json<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
+        let json: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not JSON: {e}")))?;
+        let value = DynamicValue::from_json(&self.ty, &json)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        self.object_of(py, &value)
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<TypeSupport>()?;
+    m.add_class::<entities::Participant>()?;
+    m.add_class::<entities::Topic>()?;
+    m.add_class::<entities::Writer>()?;
+    m.add_class::<entities::Reader>()?;
+    m.add("DDSException", m.py().get_type::<error::DDSException>())?;
+    Ok(())
+}

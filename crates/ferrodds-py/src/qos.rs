@@ -1,0 +1,70 @@
+//! QoS from Python: `ferrodds.core.Qos` hands its policies over as a list of tuples
+//! (`("reliability", "reliable", max_blocking_ns)`, ...), applied over the DCPS defaults.
+
+use std::time::Duration;
+
+use ferrodds::qos::DataRepresentationId;
+use ferrodds::Qos;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// Applies the policies in `policies` (tuples, see `ferrodds/core.py`) to `qos`.
+pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> {
+    for policy in policies.try_iter()? {
+        let policy = policy?;
+        let policy = policy.cast::<PyTuple>()?;
+        let name: String = policy.get_item(0)?.extract()?;
+        let arg = |i: usize| policy.get_item(i);
+        qos = match name.as_str() {
+            "reliability" => match arg(1)?.extract::<String>()?.as_str() {
+                "reliable" => qos
+                    .reliable()
+                    .max_blocking_time(duration(arg(2)?.extract()?)),
+                _ => qos.best_effort(),
+            },
+            "durability" => match arg(1)?.extract::<String>()?.as_str() {
+                "transient_local" => qos.transient_local(),
+                "volatile" => qos.volatile(),
+                other => {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                        "durability {other} is not supported yet (volatile, transient_local)"
+                    )))
+                }
+            },
+            "history" => match arg(1)?.extract::<Option<u32>>()? {
+                Some(depth) => qos.keep_last(depth),
+                None => qos.keep_all(),
+            },
+            "resource_limits" => match arg(1)?.extract::<i64>()? {
+                n if n > 0 => qos.max_samples(n as u32),
+                _ => qos,
+            },
+            "partition" => qos.partition(arg(1)?.extract::<Vec<String>>()?),
+            "deadline" => qos.deadline(duration(arg(1)?.extract()?)),
+            "lifespan" => qos.lifespan(duration(arg(1)?.extract()?)),
+            "time_based_filter" => qos.time_based_filter(duration(arg(1)?.extract()?)),
+            "ownership" => match arg(1)?.extract::<Option<i32>>()? {
+                Some(strength) => qos.exclusive_ownership(strength),
+                None => qos,
+            },
+            "data_representation" => {
+                let ids: Vec<i16> = arg(1)?.extract()?;
+                qos.data_representation(ids.into_iter().map(DataRepresentationId))
+            }
+            // Policies FerroDDS keeps but does not act on yet, and the Python-side ones
+            // (entity names, properties) are accepted as cyclonedds-python accepts them.
+            _ => qos,
+        };
+    }
+    Ok(qos)
+}
+
+/// A duration given in nanoseconds (cyclonedds-python's unit); negative or huge ones mean
+/// "infinite".
+fn duration(ns: i64) -> Duration {
+    if !(0..i64::MAX / 2).contains(&ns) {
+        Duration::from_secs(u64::from(u32::MAX))
+    } else {
+        Duration::from_nanos(ns as u64)
+    }
+}
