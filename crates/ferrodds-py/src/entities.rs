@@ -149,6 +149,18 @@ impl Writer {
             .map_err(|e| dds("write", e))
     }
 
+    /// Writes the sample the JSON text `json` describes (the JSON path: the application
+    /// hands over text, FerroDDS parses it into the topic's type).
+    fn write_json(&self, py: Python<'_>, json: &str) -> PyResult<()> {
+        let ty = &self.support.get().ty;
+        let parsed: serde_json::Value = serde_json::from_str(json)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not JSON: {e}")))?;
+        let value = DynamicValue::from_json(ty, &parsed)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        py.detach(|| self.inner.write(&value))
+            .map_err(|e| dds("write", e))
+    }
+
     /// Disposes the instance of `sample`.
     fn dispose(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = self.support.get().value_of(sample)?;
@@ -228,6 +240,29 @@ impl Reader {
             .detach(|| self.inner.read_max(n))
             .map_err(|e| dds("read", e))?;
         self.to_python(py, samples)
+    }
+
+    /// Removes and returns up to `n` samples as `(json_text, info)` pairs (the JSON path).
+    fn take_json<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
+        let ty = &self.support.get().ty;
+        let texts = py
+            .detach(|| {
+                self.inner.take_max(n).map(|samples| {
+                    samples
+                        .into_iter()
+                        .map(|s| (s.data.to_json(ty).to_string(), s.info))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .map_err(|e| dds("take", e))?;
+        let out = PyList::empty(py);
+        for (text, i) in texts {
+            out.append(PyTuple::new(
+                py,
+                [text.into_pyobject(py)?.into_any(), info(py, &i)?],
+            )?)?;
+        }
+        Ok(out)
     }
 
     /// Waits up to `timeout` seconds for a sample not yet read; false on timeout.

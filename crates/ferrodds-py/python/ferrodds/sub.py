@@ -2,6 +2,7 @@
 
 import asyncio
 import time
+import weakref
 from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
 
 from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCondition,
@@ -40,7 +41,16 @@ class DataReader(Entity, Generic[_T]):
             topic._native, _native_qos(topic.qos, subscriber_qos, qos))
         self._next_condition = None
         if listener is not None and listener._overrides("on_data_available"):
-            self._native.set_data_available(lambda: listener.on_data_available(self))
+            # Through a weak reference: the native reader holds the callback, and a cycle
+            # through Rust is one Python's collector cannot see, which would keep the
+            # participant (and its threads) alive after the program let go of it.
+            me = weakref.ref(self)
+
+            def on_data_available():
+                reader = me()
+                if reader is not None:
+                    listener.on_data_available(reader)
+            self._native.set_data_available(on_data_available)
 
     @property
     def topic(self):

@@ -1,0 +1,183 @@
+"""OpenDDSharp's latency and throughput matrices, for FerroDDS from Python beside Rust
+native, the JSON path, cyclonedds-python and RTI Connext's Python connector, in one run.
+
+    scripts/bench-python [--quick] [--reps N]
+
+Each cell runs every implementation's pair of processes (benches/python/pingpong.py, and
+crates/ferrodds/examples/pingpong.rs for Rust native), the implementations in a different
+order on each repetition; a cell's figure is the median over the repetitions, and the
+ratios are to Rust native measured in the same run. Writes docs/bench/python.json and the
+Python section of docs/benchmarks.md. Loopback only.
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PY_APP = os.path.join(ROOT, "benches", "python", "pingpong.py")
+RUST_APP = os.path.join(ROOT, "target", "release", "examples", "pingpong")
+DOMAIN = 100
+IMPLS = ["rust", "ferrodds", "ferrodds-json", "cyclonedds", "rti"]
+LABEL = {"rust": "Rust native", "ferrodds": "ferrodds (Python, CDR)",
+         "ferrodds-json": "ferrodds (Python, JSON)", "cyclonedds": "cyclonedds-python 11",
+         "rti": "RTI connector 1.2 (Connext 6.1)"}
+
+
+def command(impl, role, *args):
+    if impl == "rust":
+        return [RUST_APP, role, str(DOMAIN), *map(str, args)]
+    return [sys.executable, PY_APP, role, impl, str(DOMAIN), *map(str, args)]
+
+
+def env():
+    e = dict(os.environ)
+    config = os.path.join(tempfile.mkdtemp(prefix="bench-python-"), "ferrodds.toml")
+    with open(config, "w") as f:
+        f.write('[transport]\ninterface = "lo"\n')
+    e["FERRODDS_CONFIG"] = config
+    e["CYCLONEDDS_URI"] = (
+        '<CycloneDDS><Domain id="any"><General><Interfaces>'
+        '<NetworkInterface name="lo" multicast="true"/></Interfaces>'
+        '<AllowMulticast>spdp</AllowMulticast></General></Domain></CycloneDDS>')
+    return e
+
+
+def pair(impl, server_role, server_args, client_role, client_args, timeout):
+    """Runs the server side, then the client; the JSON line the measuring side printed."""
+    e = env()
+    server = subprocess.Popen(command(impl, server_role, *server_args), env=e,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    try:
+        client = subprocess.run(command(impl, client_role, *client_args), env=e,
+                                capture_output=True, text=True, timeout=timeout)
+        out, err = server.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.communicate()
+        return None
+    for text in (client.stdout, out):
+        for line in text.splitlines():
+            if line.startswith("{"):
+                return json.loads(line)
+    sys.stderr.write(f"{impl} {client_role}: {client.stderr[-300:]} {err[-300:]}\n")
+    return None
+
+
+def latency(impl, instances, per_instance, size):
+    r = pair(impl, "pong", [], "ping", [instances, per_instance, size], 900)
+    return r and r["p50_us"]
+
+
+def throughput(impl, count, size):
+    r = pair(impl, "sub", [count], "pub", [count, size], 900)
+    return r and r["samples_per_s"]
+
+
+def run(cells, fn, impls, reps):
+    results = {}
+    for cell in cells:
+        values = {i: [] for i in impls}
+        for rep in range(reps):
+            order = impls[rep % len(impls):] + impls[: rep % len(impls)]
+            for impl in order:
+                v = fn(impl, *cell)
+                print(f"{fn.__name__} {cell} {impl}: {v}", flush=True)
+                if v is not None:
+                    values[impl].append(v)
+        results[cell] = {i: (statistics.median(v) if v else None, v) for i, v in values.items()}
+    return results
+
+
+def kib(size):
+    return f"{size // 1024} KiB"
+
+
+def table(results, impls, header, fmt, ratio):
+    lines = ["| " + " | ".join(header + [LABEL[i] for i in impls]) + " |",
+             "|" + "---|" * (len(header) + len(impls))]
+    for cell, by_impl in results.items():
+        native = by_impl["rust"][0]
+        row = fmt(cell)
+        for i in impls:
+            v = by_impl[i][0]
+            if v is None:
+                row.append("failed")
+            elif i == "rust":
+                row.append(f"{v:,.0f}")
+            else:
+                row.append(f"{v:,.0f} ({ratio(v, native):.2f}x)")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one size, fewer samples")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--impls", default=",".join(IMPLS))
+    a = ap.parse_args()
+    impls = a.impls.split(",")
+    if a.quick:
+        lat_cells = [(100, 10, 8192)]
+        thr_cells = [(2000, 8192)]
+    else:
+        lat_cells = [(i, s, b) for i in (100, 1000) for s in (10,)
+                     for b in (2048, 8192, 65536)]
+        thr_cells = [(10000, b) for b in (2048, 8192, 65536)]
+    started = time.time()
+    lat = run(lat_cells, latency, impls, a.reps)
+    thr = run(thr_cells, throughput, impls, a.reps)
+    minutes = (time.time() - started) / 60
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}"
+    try:
+        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                   if l.startswith("model name"))
+        machine = f"{cpu}, " + machine
+    except (OSError, StopIteration):
+        pass
+    os.makedirs(os.path.join(ROOT, "docs", "bench"), exist_ok=True)
+    with open(os.path.join(ROOT, "docs", "bench", "python.json"), "w") as f:
+        json.dump({"machine": machine, "reps": a.reps, "minutes": minutes,
+                   "latency_p50_us": {str(k): v for k, v in lat.items()},
+                   "throughput_samples_per_s": {str(k): v for k, v in thr.items()}},
+                  f, indent=1)
+    section = f"""<!-- python-bench:start -->
+## Python: OpenDDSharp's matrices
+
+`scripts/bench-python` ({'--quick, ' if a.quick else ''}{a.reps} repetitions, implementations
+alternated, medians; {minutes:.0f} minutes on {machine}). Every implementation runs the same
+exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
+`struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
+two processes. Ratios are to Rust native in the same run.
+
+Round trip, median µs (instances × samples per instance, payload), ratio to native:
+
+{table(lat, impls, ["instances × samples", "payload"], lambda c: [f"{c[0]} × {c[1]}", kib(c[2])], lambda v, n: v / n)}
+
+Throughput, samples/s (samples, payload), ratio to native (higher is better):
+
+{table(thr, impls, ["samples", "payload"], lambda c: [f"{c[0]:,}", kib(c[1])], lambda v, n: v / n)}
+<!-- python-bench:end -->"""
+    path = os.path.join(ROOT, "docs", "benchmarks.md")
+    text = open(path).read()
+    if "<!-- python-bench:start -->" in text:
+        before = text.split("<!-- python-bench:start -->")[0]
+        after = text.split("<!-- python-bench:end -->", 1)[1]
+        text = before + section + after
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    print(section)
+
+
+if __name__ == "__main__":
+    main()

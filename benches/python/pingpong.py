@@ -1,0 +1,285 @@
+"""One side of the Python benchmark (benches/python/matrix.py runs pairs of these).
+
+    pingpong.py pong BACKEND DOMAIN
+    pingpong.py ping BACKEND DOMAIN INSTANCES SAMPLES_PER_INSTANCE SIZE
+    pingpong.py sub  BACKEND DOMAIN COUNT
+    pingpong.py pub  BACKEND DOMAIN COUNT SIZE
+
+BACKEND: ``ferrodds`` (samples as IdlStruct objects, CDR in Rust), ``ferrodds-json`` (the
+application hands ferrodds JSON text and gets JSON text back, as OpenDDSharp's JSON path
+does), ``cyclonedds`` (cyclonedds-python: the same program as ``ferrodds``, other imports),
+``rti`` (RTI Connext through rticonnextdds-connector, samples as dictionaries). The type:
+``struct Sample { @key int32 id; uint32 seq; sequence<octet> payload; }``, reliable; ping
+and pong KEEP_LAST 1 per instance, pub and sub KEEP_ALL. ``ping`` prints one JSON line of
+round-trip times (µs), ``sub`` one of samples/s; the other sides print nothing.
+"""
+
+import importlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+WAIT = 20.0  # seconds for a peer to appear
+
+
+class IdlBackend:
+    """ferrodds or cyclonedds, through cyclonedds-python's API."""
+
+    def __init__(self, package, domain, keep_all):
+        m = lambda name: importlib.import_module(f"{package}.{name}")  # noqa: E731
+        idl, t, a = m("idl"), m("idl.types"), m("idl.annotations")
+        core, util = m("core"), m("util")
+
+        # sequence<octet>: as `bytes` in ferrodds (its payload crosses as one buffer);
+        # cyclonedds-python builds no type object for `bytes`, so a sequence of uint8 there.
+        payload_type = bytes if package == "ferrodds" else t.sequence[t.uint8]
+
+        @dataclass
+        class Sample(idl.IdlStruct, typename="bench::Sample"):
+            id: t.int32
+            a.key("id")
+            seq: t.uint32
+            payload: payload_type
+
+        self.Sample = Sample
+        self.core, self.util = core, util
+        self.dp = m("domain").DomainParticipant(domain)
+        P = core.Policy
+        history = P.History.KeepAll if keep_all else P.History.KeepLast(1)
+        self.qos = core.Qos(P.Reliability.Reliable(util.duration(seconds=10)), history,
+                            P.ResourceLimits(max_samples=10000) if keep_all
+                            else P.ResourceLimits())
+        self.m = m
+
+    def endpoints(self, out_topic, in_topic):
+        Topic = self.m("topic").Topic
+        self.writer = self.m("pub").DataWriter(self.dp, Topic(self.dp, out_topic, self.Sample),
+                                               qos=self.qos)
+        self.reader = self.m("sub").DataReader(self.dp, Topic(self.dp, in_topic, self.Sample),
+                                               qos=self.qos)
+        self.waitset = self.core.WaitSet(self.dp)
+        self.waitset.attach(self.core.ReadCondition(
+            self.reader, self.core.SampleState.Any | self.core.ViewState.Any
+            | self.core.InstanceState.Any))
+
+    def matched(self):
+        return bool(self.writer.get_matched_subscriptions()) and \
+            bool(self.reader.get_matched_publications())
+
+    def write(self, i, seq, payload):
+        self.writer.write(self.Sample(i, seq, payload))
+
+    def take(self, timeout):
+        self.waitset.wait(self.util.duration(seconds=timeout))
+        return [(s.id, s.seq, s.payload) for s in self.reader.take(N=256)
+                if s.sample_info.valid_data]
+
+    def wait_for_acks(self):
+        self.writer.wait_for_acks(self.util.duration(seconds=30))
+
+
+class JsonBackend(IdlBackend):
+    """ferrodds, with JSON text crossing into and out of Rust."""
+
+    def __init__(self, domain, keep_all):
+        super().__init__("ferrodds", domain, keep_all)
+
+    def write(self, i, seq, payload):
+        self.writer._native.write_json(json.dumps({"id": i, "seq": seq,
+                                                   "payload": list(payload)}))
+
+    def take(self, timeout):
+        if not self.reader._native.wait_for_data(timeout):
+            return []
+        out = []
+        for text, info in self.reader._native.take_json(256):
+            if info[3]:
+                d = json.loads(text)
+                out.append((d["id"], d["seq"], bytes(d["payload"])))
+        return out
+
+
+RTI_XML = """<dds>
+<types><struct name="Sample" extensibility="final">
+  <member name="id" type="int32" key="true"/>
+  <member name="seq" type="uint32"/>
+  <member name="payload" type="uint8" sequenceMaxLength="-1"/>
+</struct></types>
+<domain_library name="Domains"><domain name="D" domain_id="{domain}">
+  <register_type name="bench::Sample" type_ref="Sample"/>
+  <topic name="{out_topic}" register_type_ref="bench::Sample"/>
+  <topic name="{in_topic}" register_type_ref="bench::Sample"/>
+</domain></domain_library>
+<domain_participant_library name="Bench">
+  <domain_participant name="App" domain_ref="Domains::D">
+    <participant_qos>
+      <transport_builtin><mask>UDPv4</mask></transport_builtin>
+      <discovery><initial_peers><element>239.255.0.1</element><element>127.0.0.1</element>
+      </initial_peers></discovery>
+      <property><value><element><name>dds.transport.UDPv4.builtin.parent.allow_interfaces_list</name>
+      <value>127.0.0.1</value></element></value></property>
+    </participant_qos>
+    <publisher name="p"><data_writer name="w" topic_ref="{out_topic}">{wqos}</data_writer></publisher>
+    <subscriber name="s"><data_reader name="r" topic_ref="{in_topic}">{rqos}</data_reader></subscriber>
+  </domain_participant>
+</domain_participant_library>
+</dds>"""
+
+
+def rti_qos(kind, keep_all):
+    history = ("<history><kind>KEEP_ALL_HISTORY_QOS</kind></history>" if keep_all
+               else "<history><kind>KEEP_LAST_HISTORY_QOS</kind><depth>1</depth></history>")
+    pool = ("<property><value><element><name>dds.data_%s.history.memory_manager.fast_pool."
+            "pool_buffer_max_size</name><value>65536</value></element></value></property>"
+            % ("writer" if kind == "datawriter_qos" else "reader"))
+    return ("<%s><reliability><kind>RELIABLE_RELIABILITY_QOS</kind></reliability>%s%s</%s>"
+            % (kind, history, pool, kind))
+
+
+class RtiBackend:
+    """RTI Connext through rticonnextdds-connector (samples as dictionaries)."""
+
+    def __init__(self, domain, keep_all):
+        self.domain, self.keep_all = domain, keep_all
+
+    def endpoints(self, out_topic, in_topic):
+        import rticonnextdds_connector as rti
+        fd, path = tempfile.mkstemp(suffix=".xml")
+        with os.fdopen(fd, "w") as f:
+            f.write(RTI_XML.format(domain=self.domain, out_topic=out_topic, in_topic=in_topic,
+                                   wqos=rti_qos("datawriter_qos", self.keep_all),
+                                   rqos=rti_qos("datareader_qos", self.keep_all)))
+        self.connector = rti.Connector("Bench::App", path)
+        os.unlink(path)
+        self.output = self.connector.get_output("p::w")
+        self.input = self.connector.get_input("s::r")
+
+    def matched(self):
+        return self.output.matched_subscriptions and self.input.matched_publications
+
+    def write(self, i, seq, payload):
+        self.output.instance.set_dictionary({"id": i, "seq": seq, "payload": list(payload)})
+        self.output.write()
+
+    def take(self, timeout):
+        try:
+            self.input.wait(int(timeout * 1000))
+        except Exception:  # the connector's timeout
+            return []
+        self.input.take()
+        out = []
+        for s in self.input.samples.valid_data_iter:
+            d = s.get_dictionary()
+            out.append((d["id"], d["seq"], bytes(d["payload"])))
+        return out
+
+    def wait_for_acks(self):
+        self.output.wait(30000)
+
+
+def backend(name, domain, keep_all):
+    if name == "ferrodds-json":
+        return JsonBackend(domain, keep_all)
+    if name == "rti":
+        return RtiBackend(domain, keep_all)
+    return IdlBackend(name, domain, keep_all)
+
+
+def wait_matched(b):
+    deadline = time.monotonic() + WAIT
+    while not b.matched():
+        if time.monotonic() > deadline:
+            raise SystemExit("no peer matched")
+        time.sleep(0.01)
+
+
+def pong(b):
+    b.endpoints("bench_pong", "bench_ping")
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        for i, seq, payload in b.take(1.0):
+            if i < 0:
+                return
+            b.write(i, seq, payload)
+
+
+def ping(b, instances, per_instance, size):
+    b.endpoints("bench_ping", "bench_pong")
+    wait_matched(b)
+    payload = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    rtts = []
+    total = instances * per_instance
+    warmup = min(200, total)
+    for k in range(-warmup, total):
+        i = k % instances
+        seq = k & 0xFFFFFFFF
+        start = time.perf_counter_ns()
+        b.write(i, seq, payload)
+        got = False
+        deadline = time.monotonic() + 10
+        while not got:
+            for (ri, rseq, _) in b.take(1.0):
+                got = got or rseq == seq
+            if not got and time.monotonic() > deadline:
+                raise SystemExit(f"no answer to {seq}")
+        if k >= 0:
+            rtts.append((time.perf_counter_ns() - start) / 1000)
+    b.write(-1, 0, b"")
+    time.sleep(0.2)
+    rtts.sort()
+    print(json.dumps({"count": len(rtts), "p50_us": statistics.median(rtts),
+                      "p90_us": rtts[int(len(rtts) * 0.9)], "mean_us": statistics.fmean(rtts)}))
+
+
+def sub(b, count):
+    b.endpoints("bench_unused", "bench_data")
+    n, first, last = 0, None, None
+    deadline = time.monotonic() + 600
+    while n < count and time.monotonic() < deadline:
+        got = b.take(1.0)
+        if got:
+            now = time.perf_counter()
+            first = first or now
+            last = now
+            n += len(got)
+    seconds = (last - first) if first and last and last > first else float("nan")
+    print(json.dumps({"count": n, "samples_per_s": (n - 1) / seconds}))
+
+
+def pub(b, count, size):
+    b.endpoints("bench_data", "bench_unused")
+    deadline = time.monotonic() + WAIT
+    while not (b.writer.get_matched_subscriptions() if hasattr(b, "writer")
+               else b.output.matched_subscriptions):
+        if time.monotonic() > deadline:
+            raise SystemExit("no subscriber")
+        time.sleep(0.01)
+    time.sleep(0.2)
+    payload = bytes(size)
+    for k in range(count):
+        b.write(k % 100, k, payload)
+    b.wait_for_acks()
+
+
+def main(argv):
+    role, name, domain = argv[0], argv[1], int(argv[2])
+    b = backend(name, domain, keep_all=role in ("pub", "sub"))
+    if role == "pong":
+        pong(b)
+    elif role == "ping":
+        ping(b, int(argv[3]), int(argv[4]), int(argv[5]))
+    elif role == "sub":
+        sub(b, int(argv[3]))
+    elif role == "pub":
+        pub(b, int(argv[3]), int(argv[4]))
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
+    os._exit(0)
