@@ -58,7 +58,9 @@ def pair(impl, server_role, server_args, client_role, client_args, timeout):
     try:
         client = subprocess.run(command(impl, client_role, *client_args), env=e,
                                 capture_output=True, text=True, timeout=timeout)
-        out, err = server.communicate(timeout=timeout)
+        # The server ends on the client's stop sample, or when its peer is gone; a client
+        # that failed sent none.
+        out, err = server.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         server.kill()
         server.communicate()
