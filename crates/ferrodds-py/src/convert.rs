@@ -202,6 +202,9 @@ fn list(
     if obj.is_instance_of::<PyString>() {
         return Err(expected("a list", obj));
     }
+    if let Some(values) = numbers_from_buffer(element, obj) {
+        return values;
+    }
     let iter = obj.try_iter().map_err(|_| expected("a list", obj))?;
     let mut out = Vec::with_capacity(obj.len().unwrap_or(0));
     for (i, item) in iter.enumerate() {
@@ -209,6 +212,96 @@ fn list(
         out.push(to_value(element, node, &item).map_err(|e| e.within(format!("[{i}]")))?);
     }
     Ok(out)
+}
+
+/// The numbers of a numpy array, `array.array` or `memoryview` whose items are the
+/// element type's (same size, same kind, this host's byte order), read from its buffer in
+/// one piece: no Python object per element. `None` for anything else (lists, other item
+/// types), which takes the general path.
+fn numbers_from_buffer(
+    element: &DynamicType,
+    obj: &Bound<'_, PyAny>,
+) -> Option<Result<Vec<DynamicValue>, ValueError>> {
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return None;
+    }
+    let (size, kind) = match element {
+        DynamicType::Int8 => (1, 'i'),
+        DynamicType::UInt8 | DynamicType::Octet => (1, 'u'),
+        DynamicType::Int16 => (2, 'i'),
+        DynamicType::UInt16 => (2, 'u'),
+        DynamicType::Int32 => (4, 'i'),
+        DynamicType::UInt32 => (4, 'u'),
+        DynamicType::Int64 => (8, 'i'),
+        DynamicType::UInt64 => (8, 'u'),
+        DynamicType::Float32 => (4, 'f'),
+        DynamicType::Float64 => (8, 'f'),
+        _ => return None,
+    };
+    let (item_size, item_kind) = buffer_items(obj)?;
+    if item_size != size || item_kind != kind {
+        return None;
+    }
+    let bytes = obj.call_method0("tobytes").ok()?;
+    let bytes = bytes.cast::<PyBytes>().ok()?.as_bytes();
+    macro_rules! read {
+        ($t:ty, $wrap:expr) => {
+            bytes
+                .chunks_exact(size)
+                .map(|c| {
+                    let mut a = [0u8; std::mem::size_of::<$t>()];
+                    a.copy_from_slice(c);
+                    $wrap(<$t>::from_ne_bytes(a))
+                })
+                .collect()
+        };
+    }
+    Some(Ok(match element {
+        DynamicType::Int8 => read!(i8, |v| DynamicValue::Int(i64::from(v))),
+        DynamicType::UInt8 | DynamicType::Octet => read!(u8, |v| DynamicValue::UInt(u64::from(v))),
+        DynamicType::Int16 => read!(i16, |v| DynamicValue::Int(i64::from(v))),
+        DynamicType::UInt16 => read!(u16, |v| DynamicValue::UInt(u64::from(v))),
+        DynamicType::Int32 => read!(i32, |v| DynamicValue::Int(i64::from(v))),
+        DynamicType::UInt32 => read!(u32, |v| DynamicValue::UInt(u64::from(v))),
+        DynamicType::Int64 => read!(i64, DynamicValue::Int),
+        DynamicType::UInt64 => read!(u64, DynamicValue::UInt),
+        DynamicType::Float32 => read!(f32, DynamicValue::Float32),
+        _ => read!(f64, DynamicValue::Float),
+    }))
+}
+
+/// The item size and kind (`'i'` signed, `'u'` unsigned, `'f'` float) of a numpy array
+/// (in this host's byte order), an `array.array` or a `memoryview`.
+fn buffer_items(obj: &Bound<'_, PyAny>) -> Option<(usize, char)> {
+    if let Ok(dtype) = obj.getattr("dtype") {
+        let order: String = dtype.getattr("byteorder").ok()?.extract().ok()?;
+        let native = if cfg!(target_endian = "little") {
+            "<"
+        } else {
+            ">"
+        };
+        if !(order == "=" || order == "|" || order == native) {
+            return None;
+        }
+        let kind: String = dtype.getattr("kind").ok()?.extract().ok()?;
+        let size: usize = dtype.getattr("itemsize").ok()?.extract().ok()?;
+        return Some((size, kind.chars().next()?));
+    }
+    // array.array's typecode, memoryview's struct format: the same letters.
+    let code: String = obj
+        .getattr("typecode")
+        .or_else(|_| obj.getattr("format"))
+        .ok()?
+        .extract()
+        .ok()?;
+    let size: usize = obj.getattr("itemsize").ok()?.extract().ok()?;
+    let kind = match code.trim_start_matches(['@', '=']) {
+        "f" | "d" => 'f',
+        "b" | "h" | "i" | "l" | "q" => 'i',
+        "B" | "H" | "I" | "L" | "Q" => 'u',
+        _ => return None,
+    };
+    Some((size, kind))
 }
 
 /// An array's outermost dimension (its elements are the inner dimensions' lists).
@@ -235,6 +328,13 @@ fn array(
     let Node::List(inner) = node else {
         return to_value(element, node, obj);
     };
+    if rest.is_empty() {
+        if let Some(values) = numbers_from_buffer(element, obj) {
+            let values = values?;
+            check_len(*n, values.len())?;
+            return Ok(DynamicValue::Sequence(values));
+        }
+    }
     let items: Vec<Bound<'_, PyAny>> = obj
         .try_iter()
         .map_err(|_| expected("a list", obj))?

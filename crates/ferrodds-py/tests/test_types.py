@@ -66,3 +66,43 @@ def test_garbage_is_an_error_not_a_crash():
             E.deserialize(good[:cut])
         except ValueError:
             pass
+
+
+def test_number_buffers_cross_without_lists():
+    """numpy arrays, array.array and memoryview for sequences and arrays of numbers give
+    the bytes a list of the same numbers gives (read from the buffer in one piece)."""
+    import array
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    import ferrodds.idl as idl
+    import ferrodds.idl.types as t
+
+    @dataclass
+    class Readings(idl.IdlStruct, typename="test::Readings"):
+        values: t.sequence[t.float64]
+        ids: t.array[t.int32, 3]
+        small: t.sequence[t.uint16]
+        grid: t.array[t.array[t.float32, 2], 2]
+
+    as_lists = Readings([0.5, -1.25, 3.0], [1, -2, 3], [7, 65535], [[1.5, 2.5], [3.5, 4.5]])
+    expected = as_lists.serialize()
+    buffers = [
+        Readings(np.array([0.5, -1.25, 3.0]), np.array([1, -2, 3], dtype=np.int32),
+                 np.array([7, 65535], dtype=np.uint16),
+                 np.array([[1.5, 2.5], [3.5, 4.5]], dtype=np.float32)),
+        Readings(array.array("d", [0.5, -1.25, 3.0]), array.array("i", [1, -2, 3]),
+                 array.array("H", [7, 65535]),
+                 [array.array("f", [1.5, 2.5]), array.array("f", [3.5, 4.5])]),
+        Readings(memoryview(array.array("d", [0.5, -1.25, 3.0])),
+                 memoryview(array.array("i", [1, -2, 3])), [7, 65535],
+                 [[1.5, 2.5], [3.5, 4.5]]),
+    ]
+    for b in buffers:
+        assert b.serialize() == expected
+    # A buffer of another item type takes the general path, which checks each element.
+    wrong = Readings(np.array([1, 2, 3], dtype=np.int64), [1, -2, 3], [7], [[0, 0], [0, 0]])
+    assert Readings.deserialize(wrong.serialize()).values == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match=r"ids: an array of 3 elements cannot hold 2"):
+        Readings([], np.array([1, 2], dtype=np.int32), [], [[0, 0], [0, 0]]).serialize()
