@@ -208,6 +208,18 @@ impl Writer {
             .collect()
     }
 
+    /// A status as counts: `"publication_matched"` → (total, current, last reader handle),
+    /// `"offered_incompatible_qos"` → (total, last policy id), `"offered_deadline_missed"`
+    /// → (total, last instance handle). `ferrodds.pub` turns them into status objects.
+    fn status<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match name {
+            "publication_matched" => matched(py, self.inner.publication_matched_status())?,
+            "offered_incompatible_qos" => incompatible(py, self.inner.offered_incompatible_qos())?,
+            "offered_deadline_missed" => deadline(py, self.inner.offered_deadline_missed())?,
+            other => return Err(unknown_status(other)),
+        })
+    }
+
     /// Sends what batching holds back.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         py.detach(|| self.inner.flush())
@@ -287,6 +299,37 @@ impl Reader {
             .collect()
     }
 
+    /// A status as counts: `"subscription_matched"` → (total, current, last writer
+    /// handle), `"requested_incompatible_qos"` → (total, last policy id),
+    /// `"requested_deadline_missed"` → (total, last instance handle), `"sample_lost"` →
+    /// (total,), `"sample_rejected"` → (total, last reason as DCPS numbers it).
+    fn status<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match name {
+            "subscription_matched" => matched(py, self.inner.subscription_matched_status())?,
+            "requested_incompatible_qos" => {
+                incompatible(py, self.inner.requested_incompatible_qos())?
+            }
+            "requested_deadline_missed" => deadline(py, self.inner.requested_deadline_missed())?,
+            "sample_lost" => (self.inner.sample_lost_status().total_count,)
+                .into_pyobject(py)?
+                .into_any(),
+            "sample_rejected" => {
+                use ferrodds::SampleRejectedReason as R;
+                let s = self.inner.sample_rejected_status();
+                // DCPS's SampleRejectedStatusKind; the reasons it has no number for
+                // (undecodable, unknown instance) count as NOT_REJECTED's 0.
+                let reason = match s.last_reason {
+                    Some(R::InstancesLimit) => 1,
+                    Some(R::SamplesLimit) => 2,
+                    Some(R::SamplesPerInstanceLimit) => 3,
+                    _ => 0,
+                };
+                (s.total_count, reason).into_pyobject(py)?.into_any()
+            }
+            other => return Err(unknown_status(other)),
+        })
+    }
+
     /// Calls `callback()` (from a FerroDDS thread, holding the GIL) when data arrives.
     fn set_data_available(&self, callback: Py<PyAny>) {
         self.inner.set_data_available_listener(move || {
@@ -347,6 +390,33 @@ fn info<'py>(py: Python<'py>, i: &SampleInfo) -> PyResult<Bound<'py, PyAny>> {
     )
         .into_pyobject(py)?
         .into_any())
+}
+
+/// (total, current, last remote's handle) of a *_MATCHED status.
+fn matched(py: Python<'_>, s: ferrodds::MatchedStatus) -> PyResult<Bound<'_, PyAny>> {
+    let last = s
+        .last_remote
+        .map_or(0, |g| u128::from_be_bytes(g.to_bytes()));
+    Ok((s.total_count, s.current_count, last)
+        .into_pyobject(py)?
+        .into_any())
+}
+
+/// (total, last policy id) of an *_INCOMPATIBLE_QOS status.
+fn incompatible(py: Python<'_>, s: ferrodds::IncompatibleStatus) -> PyResult<Bound<'_, PyAny>> {
+    let policy = s.last_policy.map_or(0, |p| p as u32);
+    Ok((s.total_count, policy).into_pyobject(py)?.into_any())
+}
+
+/// (total, last instance handle) of a *_DEADLINE_MISSED status.
+fn deadline(py: Python<'_>, s: ferrodds::DeadlineMissedStatus) -> PyResult<Bound<'_, PyAny>> {
+    Ok((s.total_count, handle(s.last_instance_handle))
+        .into_pyobject(py)?
+        .into_any())
+}
+
+fn unknown_status(name: &str) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(format!("no status {name:?}"))
 }
 
 fn handle(h: InstanceHandle) -> u128 {

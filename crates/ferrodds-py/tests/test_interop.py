@@ -19,13 +19,13 @@ TIMEOUT = 10.0
 class Side:
     """One package's participant, and its types."""
 
-    def __init__(self, package: str):
+    def __init__(self, package: str, domain: int = DOMAIN):
         self.package = package
         self.types = make_types(package)
         m = lambda name: importlib.import_module(f"{package}.{name}")  # noqa: E731
         self.domain, self.topic, self.pub, self.sub, self.core, self.util = (
             m("domain"), m("topic"), m("pub"), m("sub"), m("core"), m("util"))
-        self.participant = self.domain.DomainParticipant(DOMAIN)
+        self.participant = self.domain.DomainParticipant(domain)
 
     def qos(self, transient_local=False):
         P = self.core.Policy

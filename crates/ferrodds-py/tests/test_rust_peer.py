@@ -28,9 +28,7 @@ def sides():
     if not os.path.exists(PEER):
         pytest.fail(f"{PEER} is missing: `cargo test` (or `cargo build --example json_peer`) "
                     "builds it")
-    import test_interop
-    test_interop.DOMAIN = DOMAIN
-    return {"ferrodds": Side("ferrodds"), "cyclonedds": Side("cyclonedds")}
+    return {"ferrodds": Side("ferrodds", DOMAIN), "cyclonedds": Side("cyclonedds", DOMAIN)}
 
 
 def expected_json(make):

@@ -160,6 +160,11 @@ impl<T: Cdr> DataReader<T> {
         self.untyped.wait_for_data(timeout)
     }
 
+    /// The SUBSCRIPTION_MATCHED status.
+    pub fn subscription_matched_status(&self) -> crate::MatchedStatus {
+        self.untyped.subscription_matched_status()
+    }
+
     /// Waits until at least `count` writers are matched.
     pub fn wait_for_matched(&self, count: usize, timeout: Duration) -> Result<()> {
         self.untyped.wait_for_matched(count, timeout)
@@ -380,6 +385,16 @@ impl DynamicReader {
                 .data_reader_ref(id)
                 .is_some_and(|r| r.has_unread(now))
         })
+    }
+
+    /// The SUBSCRIPTION_MATCHED status: writers matched so far and now, and the last one
+    /// that matched or left.
+    pub fn subscription_matched_status(&self) -> crate::MatchedStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.node
+            .data_reader_ref(self.inner.entity_id)
+            .map(|r| r.matches().status())
+            .unwrap_or_default()
     }
 
     /// Waits until at least `count` writers are matched.

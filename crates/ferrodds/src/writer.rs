@@ -151,6 +151,11 @@ impl<T: Cdr> DataWriter<T> {
         self.untyped.matched_subscriptions()
     }
 
+    /// The PUBLICATION_MATCHED status.
+    pub fn publication_matched_status(&self) -> crate::MatchedStatus {
+        self.untyped.publication_matched_status()
+    }
+
     /// Waits until at least `count` readers are matched.
     pub fn wait_for_matched(&self, count: usize, timeout: Duration) -> Result<()> {
         self.untyped.wait_for_matched(count, timeout)
@@ -412,6 +417,16 @@ impl DynamicWriter {
         core.node
             .data_writer_ref(self.inner.entity_id)
             .map(|w| w.matches().remotes().iter().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// The PUBLICATION_MATCHED status: readers matched so far and now, and the last one
+    /// that matched or left.
+    pub fn publication_matched_status(&self) -> crate::MatchedStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.node
+            .data_writer_ref(self.inner.entity_id)
+            .map(|w| w.matches().status())
             .unwrap_or_default()
     }
 

@@ -53,6 +53,103 @@ class InvalidSample:
     sample_info: SampleInfo
 
 
+@dataclass
+class PublicationMatchedStatus:
+    """PUBLICATION_MATCHED: readers matched so far and now."""
+    total_count: int
+    total_count_change: int
+    current_count: int
+    current_count_change: int
+    last_subscription_handle: int
+
+
+@dataclass
+class SubscriptionMatchedStatus:
+    """SUBSCRIPTION_MATCHED: writers matched so far and now."""
+    total_count: int
+    total_count_change: int
+    current_count: int
+    current_count_change: int
+    last_publication_handle: int
+
+
+@dataclass
+class OfferedIncompatibleQosStatus:
+    """OFFERED_INCOMPATIBLE_QOS: readers refused for their QoS, and the last policy."""
+    total_count: int
+    total_count_change: int
+    last_policy_id: int
+
+
+@dataclass
+class RequestedIncompatibleQosStatus:
+    """REQUESTED_INCOMPATIBLE_QOS: writers refused for their QoS, and the last policy."""
+    total_count: int
+    total_count_change: int
+    last_policy_id: int
+
+
+@dataclass
+class OfferedDeadlineMissedStatus:
+    """OFFERED_DEADLINE_MISSED."""
+    total_count: int
+    total_count_change: int
+    last_instance_handle: int
+
+
+@dataclass
+class RequestedDeadlineMissedStatus:
+    """REQUESTED_DEADLINE_MISSED."""
+    total_count: int
+    total_count_change: int
+    last_instance_handle: int
+
+
+@dataclass
+class SampleLostStatus:
+    """SAMPLE_LOST."""
+    total_count: int
+    total_count_change: int
+
+
+@dataclass
+class SampleRejectedStatus:
+    """SAMPLE_REJECTED: ``last_reason`` as DCPS numbers it (1 instances, 2 samples,
+    3 samples per instance; 0 otherwise)."""
+    total_count: int
+    total_count_change: int
+    last_reason: int
+    last_instance_handle: int
+
+
+def _read_status(entity, name: str):
+    """The status ``name`` of ``entity``, with its ``*_change`` fields counted since the
+    last time it was read (DCPS: reading a status resets its changes)."""
+    counts = entity._native.status(name)
+    seen = entity.__dict__.setdefault("_status_seen", {})
+    before = seen.get(name, (0, 0))
+    total = counts[0]
+    if name in ("publication_matched", "subscription_matched"):
+        current, last = counts[1], counts[2]
+        seen[name] = (total, current)
+        cls = PublicationMatchedStatus if name == "publication_matched" \
+            else SubscriptionMatchedStatus
+        return cls(total, total - before[0], current, current - before[1], last)
+    seen[name] = (total, 0)
+    change = total - before[0]
+    if name == "offered_incompatible_qos":
+        return OfferedIncompatibleQosStatus(total, change, counts[1])
+    if name == "requested_incompatible_qos":
+        return RequestedIncompatibleQosStatus(total, change, counts[1])
+    if name == "offered_deadline_missed":
+        return OfferedDeadlineMissedStatus(total, change, counts[1])
+    if name == "requested_deadline_missed":
+        return RequestedDeadlineMissedStatus(total, change, counts[1])
+    if name == "sample_lost":
+        return SampleLostStatus(total, change)
+    return SampleRejectedStatus(total, change, counts[1], 0)
+
+
 class _BasePolicy:
     __scope__ = ""
 
@@ -362,6 +459,9 @@ class WaitSet(Entity):
 __all__ = [
     "DDSException", "SampleState", "ViewState", "InstanceState", "SampleInfo", "InvalidSample",
     "Policy", "Qos", "Listener", "Entity", "ReadCondition", "QueryCondition", "GuardCondition",
-    "WaitSet", "duration",
+    "WaitSet", "duration", "PublicationMatchedStatus", "SubscriptionMatchedStatus",
+    "OfferedIncompatibleQosStatus", "RequestedIncompatibleQosStatus",
+    "OfferedDeadlineMissedStatus", "RequestedDeadlineMissedStatus", "SampleLostStatus",
+    "SampleRejectedStatus",
 ]
 _lock = _threading.Lock()

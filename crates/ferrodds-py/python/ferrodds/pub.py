@@ -2,7 +2,7 @@
 
 from typing import Generic, List, Optional, TypeVar
 
-from .core import Entity, Listener, Qos, _native_qos
+from .core import Entity, Listener, Qos, _native_qos, _read_status
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -81,6 +81,15 @@ class DataWriter(Entity, Generic[_T]):
 
     def get_matched_subscriptions(self) -> List[int]:
         return self._native.matched()
+
+    def get_publication_matched_status(self):
+        return _read_status(self, "publication_matched")
+
+    def get_offered_incompatible_qos_status(self):
+        return _read_status(self, "offered_incompatible_qos")
+
+    def get_offered_deadline_missed_status(self):
+        return _read_status(self, "offered_deadline_missed")
 
     def _wait_for_matched(self, count: int = 1, timeout: Optional[int] = None) -> bool:
         return self._native.wait_for_matched(count, _seconds(timeout))

@@ -6,7 +6,8 @@ import weakref
 from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
 
 from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCondition,
-                   ReadCondition, SampleInfo, SampleState, ViewState, _native_qos)
+                   ReadCondition, SampleInfo, SampleState, ViewState, _native_qos,
+                   _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -182,6 +183,21 @@ class DataReader(Entity, Generic[_T]):
 
     def get_matched_publications(self) -> List[int]:
         return self._native.matched()
+
+    def get_subscription_matched_status(self):
+        return _read_status(self, "subscription_matched")
+
+    def get_requested_incompatible_qos_status(self):
+        return _read_status(self, "requested_incompatible_qos")
+
+    def get_requested_deadline_missed_status(self):
+        return _read_status(self, "requested_deadline_missed")
+
+    def get_sample_lost_status(self):
+        return _read_status(self, "sample_lost")
+
+    def get_sample_rejected_status(self):
+        return _read_status(self, "sample_rejected")
 
     def _wait_for_matched(self, count: int = 1, timeout: Optional[int] = None) -> bool:
         return self._native.wait_for_matched(count, _seconds(timeout))

@@ -1,0 +1,75 @@
+"""Statuses, read as cyclonedds-python reads them (``get_*_status()``), with the
+``*_change`` fields reset by each read, against cyclonedds-python peers."""
+
+import time
+
+import pytest
+
+from test_interop import Side
+
+DOMAIN = 48
+RELIABILITY_QOS_POLICY_ID = 11
+
+
+@pytest.fixture(scope="module")
+def sides():
+    return {"ferrodds": Side("ferrodds", DOMAIN), "cyclonedds": Side("cyclonedds", DOMAIN)}
+
+
+def until(predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_matched_status_counts_and_resets(sides):
+    f, c = sides["ferrodds"], sides["cyclonedds"]
+    writer = f.writer("status_matched", "Plain")
+    first = writer.get_publication_matched_status()
+    assert (first.total_count, first.current_count) == (0, 0)
+    reader = c.reader("status_matched", "Plain")
+    s = until(lambda: (lambda s: s if s.current_count == 1 else None)(
+        writer.get_publication_matched_status()))
+    assert (s.total_count, s.total_count_change, s.current_count, s.current_count_change) \
+        == (1, 1, 1, 1)
+    assert s.last_subscription_handle != 0
+    again = writer.get_publication_matched_status()
+    assert (again.total_count_change, again.current_count_change) == (0, 0)
+    # The reader side, from our reader of a Cyclone writer.
+    freader = f.reader("status_matched_back", "Plain")
+    cwriter = c.writer("status_matched_back", "Plain")
+    s = until(lambda: (lambda s: s if s.current_count == 1 else None)(
+        freader.get_subscription_matched_status()))
+    assert (s.total_count, s.current_count, s.current_count_change) == (1, 1, 1)
+    assert cwriter.get_publication_matched_status().current_count == 1
+    del reader
+
+
+def test_incompatible_qos_names_the_policy(sides):
+    f, c = sides["ferrodds"], sides["cyclonedds"]
+    P = f.core.Policy
+    Topic = f.topic.Topic
+    t = Topic(f.participant, "status_incompatible", f.types["Plain"])
+    writer = f.pub.DataWriter(f.participant, t, qos=f.core.Qos(P.Reliability.BestEffort))
+    reader = c.reader("status_incompatible", "Plain")  # reliable: asks more than offered
+    s = until(lambda: (lambda s: s if s.total_count else None)(
+        writer.get_offered_incompatible_qos_status()))
+    assert s.total_count == 1 and s.total_count_change == 1
+    assert s.last_policy_id == RELIABILITY_QOS_POLICY_ID
+    theirs = until(lambda: (lambda s: s if s.total_count else None)(
+        reader.get_requested_incompatible_qos_status()))
+    assert theirs.last_policy_id == RELIABILITY_QOS_POLICY_ID
+    assert writer.get_offered_incompatible_qos_status().total_count_change == 0
+    # And the other way: our reliable reader, their best-effort writer.
+    ct = c.topic.Topic(c.participant, "status_incompatible_back", c.types["Plain"])
+    c.pub.DataWriter(c.participant, ct, qos=c.core.Qos(c.core.Policy.Reliability.BestEffort))
+    freader = f.reader("status_incompatible_back", "Plain")
+    s = until(lambda: (lambda s: s if s.total_count else None)(
+        freader.get_requested_incompatible_qos_status()))
+    assert (s.total_count, s.last_policy_id) == (1, RELIABILITY_QOS_POLICY_ID)
+    assert freader.get_sample_lost_status().total_count == 0
+    assert freader.get_sample_rejected_status().total_count == 0
