@@ -145,7 +145,7 @@ impl Writer {
     ) -> PyResult<()> {
         let value = self.support.get().value_of(sample)?;
         let at = timestamp.map(system_time).unwrap_or_else(SystemTime::now);
-        py.detach(|| self.inner.write_with_timestamp(&value, at))
+        crate::exit::released(py, || self.inner.write_with_timestamp(&value, at))?
             .map_err(|e| dds("write", e))
     }
 
@@ -157,21 +157,19 @@ impl Writer {
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not JSON: {e}")))?;
         let value = DynamicValue::from_json(ty, &parsed)
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        py.detach(|| self.inner.write(&value))
-            .map_err(|e| dds("write", e))
+        crate::exit::released(py, || self.inner.write(&value))?.map_err(|e| dds("write", e))
     }
 
     /// Disposes the instance of `sample`.
     fn dispose(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = self.support.get().value_of(sample)?;
-        py.detach(|| self.inner.dispose(&value))
-            .map_err(|e| dds("dispose", e))
+        crate::exit::released(py, || self.inner.dispose(&value))?.map_err(|e| dds("dispose", e))
     }
 
     /// Unregisters the instance of `sample`.
     fn unregister(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = self.support.get().value_of(sample)?;
-        py.detach(|| self.inner.unregister(&value))
+        crate::exit::released(py, || self.inner.unregister(&value))?
             .map_err(|e| dds("unregister_instance", e))
     }
 
@@ -186,17 +184,17 @@ impl Writer {
 
     /// Waits up to `timeout` seconds until every matched reliable reader acknowledged
     /// everything written; false on timeout.
-    fn wait_for_acks(&self, py: Python<'_>, timeout: f64) -> bool {
-        let timeout = seconds(timeout);
-        py.detach(|| self.inner.wait_for_acknowledgments(timeout))
-            .is_ok()
+    fn wait_for_acks(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
+        crate::exit::wait(py, seconds(timeout), |t| {
+            self.inner.wait_for_acknowledgments(t).is_ok()
+        })
     }
 
     /// Waits up to `timeout` seconds for `count` matched readers; false on timeout.
-    fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> bool {
-        let timeout = seconds(timeout);
-        py.detach(|| self.inner.wait_for_matched(count, timeout))
-            .is_ok()
+    fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> PyResult<bool> {
+        crate::exit::wait(py, seconds(timeout), |t| {
+            self.inner.wait_for_matched(count, t).is_ok()
+        })
     }
 
     /// The matched readers' GUIDs, as integers.
@@ -222,8 +220,7 @@ impl Writer {
 
     /// Sends what batching holds back.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| self.inner.flush())
-            .map_err(|e| dds("flush", e))
+        crate::exit::released(py, || self.inner.flush())?.map_err(|e| dds("flush", e))
     }
 }
 
@@ -240,33 +237,30 @@ impl Reader {
     /// `(sample_state, view_state, instance_state, valid_data, source_timestamp_ns,
     /// instance_handle, publication_handle)` with cyclonedds-python's state bits.
     fn take<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
-        let samples = py
-            .detach(|| self.inner.take_max(n))
-            .map_err(|e| dds("take", e))?;
+        let samples =
+            crate::exit::released(py, || self.inner.take_max(n))?.map_err(|e| dds("take", e))?;
         self.to_python(py, samples)
     }
 
     /// Returns up to `n` samples without removing them (they become READ).
     fn read<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
-        let samples = py
-            .detach(|| self.inner.read_max(n))
-            .map_err(|e| dds("read", e))?;
+        let samples =
+            crate::exit::released(py, || self.inner.read_max(n))?.map_err(|e| dds("read", e))?;
         self.to_python(py, samples)
     }
 
     /// Removes and returns up to `n` samples as `(json_text, info)` pairs (the JSON path).
     fn take_json<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         let ty = &self.support.get().ty;
-        let texts = py
-            .detach(|| {
-                self.inner.take_max(n).map(|samples| {
-                    samples
-                        .into_iter()
-                        .map(|s| (s.data.to_json(ty).to_string(), s.info))
-                        .collect::<Vec<_>>()
-                })
+        let texts = crate::exit::released(py, || {
+            self.inner.take_max(n).map(|samples| {
+                samples
+                    .into_iter()
+                    .map(|s| (s.data.to_json(ty).to_string(), s.info))
+                    .collect::<Vec<_>>()
             })
-            .map_err(|e| dds("take", e))?;
+        })?
+        .map_err(|e| dds("take", e))?;
         let out = PyList::empty(py);
         for (text, i) in texts {
             out.append(PyTuple::new(
@@ -278,16 +272,15 @@ impl Reader {
     }
 
     /// Waits up to `timeout` seconds for a sample not yet read; false on timeout.
-    fn wait_for_data(&self, py: Python<'_>, timeout: f64) -> bool {
-        let timeout = seconds(timeout);
-        py.detach(|| self.inner.wait_for_data(timeout))
+    fn wait_for_data(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
+        crate::exit::wait(py, seconds(timeout), |t| self.inner.wait_for_data(t))
     }
 
     /// Waits up to `timeout` seconds for `count` matched writers; false on timeout.
-    fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> bool {
-        let timeout = seconds(timeout);
-        py.detach(|| self.inner.wait_for_matched(count, timeout))
-            .is_ok()
+    fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> PyResult<bool> {
+        crate::exit::wait(py, seconds(timeout), |t| {
+            self.inner.wait_for_matched(count, t).is_ok()
+        })
     }
 
     /// The matched writers' GUIDs, as integers.
@@ -333,7 +326,7 @@ impl Reader {
     /// Calls `callback()` (from a FerroDDS thread, holding the GIL) when data arrives.
     fn set_data_available(&self, callback: Py<PyAny>) {
         self.inner.set_data_available_listener(move || {
-            Python::attach(|py| {
+            crate::exit::call_python(|py| {
                 if let Err(e) = callback.call0(py) {
                     // A listener that raises must not take the receive thread down.
                     e.print(py);

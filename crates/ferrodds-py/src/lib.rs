@@ -8,6 +8,7 @@
 mod convert;
 mod entities;
 mod error;
+mod exit;
 mod qos;
 mod types;
 
@@ -124,5 +125,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<entities::Writer>()?;
     m.add_class::<entities::Reader>()?;
     m.add("DDSException", m.py().get_type::<error::DDSException>())?;
+    m.add_function(wrap_pyfunction!(exit::at_exit, m)?)?;
     Ok(())
 }
