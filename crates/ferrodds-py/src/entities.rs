@@ -14,12 +14,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::error::dds;
+use crate::exit::DropReleased;
 use crate::TypeSupport;
 
 /// A domain participant.
 #[pyclass(module = "ferrodds._native", frozen)]
 pub struct Participant {
-    inner: DomainParticipant,
+    inner: DropReleased<DomainParticipant>,
 }
 
 #[pymethods]
@@ -34,7 +35,9 @@ impl Participant {
                     .and_then(|b| b.build())
             })
             .map_err(|e| dds("creating the domain participant", e))?;
-        Ok(Participant { inner })
+        Ok(Participant {
+            inner: DropReleased::new(inner),
+        })
     }
 
     /// The participant's domain.
@@ -57,7 +60,7 @@ impl Participant {
             .create_dynamic_topic(name, s.ty.name(), s.ty.clone())
             .map_err(|e| dds(&format!("creating topic {name}"), e))?;
         Ok(Topic {
-            inner: Arc::new(inner),
+            inner: DropReleased::new(Arc::new(inner)),
             support,
         })
     }
@@ -74,7 +77,7 @@ impl Participant {
             .detach(|| self.inner.create_dynamic_writer(&topic.inner, qos))
             .map_err(|e| dds("creating the writer", e))?;
         Ok(Writer {
-            inner,
+            inner: DropReleased::new(inner),
             support: topic.support.clone_ref(py),
         })
     }
@@ -91,7 +94,7 @@ impl Participant {
             .detach(|| self.inner.create_dynamic_reader(&topic.inner, qos))
             .map_err(|e| dds("creating the reader", e))?;
         Ok(Reader {
-            inner,
+            inner: DropReleased::new(inner),
             support: topic.support.clone_ref(py),
         })
     }
@@ -107,7 +110,7 @@ fn guid_bytes(p: &DomainParticipant) -> [u8; 16] {
 /// A topic: a name and a type.
 #[pyclass(module = "ferrodds._native", frozen)]
 pub struct Topic {
-    inner: Arc<ferrodds::DynamicTopic>,
+    inner: DropReleased<Arc<ferrodds::DynamicTopic>>,
     support: Py<TypeSupport>,
 }
 
@@ -129,7 +132,7 @@ impl Topic {
 /// A data writer of dynamic values.
 #[pyclass(module = "ferrodds._native", frozen)]
 pub struct Writer {
-    inner: DynamicWriter,
+    inner: DropReleased<DynamicWriter>,
     support: Py<TypeSupport>,
 }
 
@@ -227,7 +230,7 @@ impl Writer {
 /// A data reader of dynamic values.
 #[pyclass(module = "ferrodds._native", frozen)]
 pub struct Reader {
-    inner: DynamicReader,
+    inner: DropReleased<DynamicReader>,
     support: Py<TypeSupport>,
 }
 

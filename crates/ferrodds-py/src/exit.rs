@@ -80,3 +80,34 @@ pub(crate) fn at_exit(py: Python<'_>) {
         }
     });
 }
+
+/// Holds a FerroDDS entity and drops it with the GIL released. The last handle of a
+/// participant stops its threads and waits for them; a thread of it may be waiting for
+/// the GIL to call a listener, so dropping it on a thread that holds the GIL (as Python
+/// frees objects) would wait for ever.
+pub(crate) struct DropReleased<T: Send>(Option<T>);
+
+impl<T: Send> DropReleased<T> {
+    pub(crate) fn new(inner: T) -> Self {
+        DropReleased(Some(inner))
+    }
+}
+
+impl<T: Send> std::ops::Deref for DropReleased<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // INVARIANT: `Some` from `new` until `drop`.
+        self.0
+            .as_ref()
+            .expect("a FerroDDS entity used after it was dropped")
+    }
+}
+
+impl<T: Send> Drop for DropReleased<T> {
+    fn drop(&mut self) {
+        if let Some(inner) = self.0.take() {
+            Python::attach(|py| py.detach(move || drop(inner)));
+        }
+    }
+}

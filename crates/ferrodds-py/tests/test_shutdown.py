@@ -51,3 +51,55 @@ def test_exits_while_a_listener_runs():
                              timeout=60)
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.strip() == "done"
+
+
+DROP_PROGRAM = textwrap.dedent('''
+    import gc, threading, time
+    from dataclasses import dataclass
+    from ferrodds.core import Listener, Policy, Qos
+    from ferrodds.domain import DomainParticipant
+    from ferrodds.idl import IdlStruct
+    from ferrodds.pub import DataWriter
+    from ferrodds.sub import DataReader
+    from ferrodds.topic import Topic
+
+    @dataclass
+    class Tick(IdlStruct, typename="test::Tick"):
+        n: int
+
+    class Slow(Listener):
+        def on_data_available(self, reader):
+            reader.take(N=100)
+            time.sleep(0.005)
+
+    qos = Qos(Policy.Reliability.Reliable(10**8), Policy.History.KeepLast(1))
+    sender = DomainParticipant(49)
+    writer = DataWriter(sender, Topic(sender, "drop_ticks", Tick), qos=qos)
+    stop = threading.Event()
+
+    def flood():
+        n = 0
+        while not stop.is_set():
+            writer.write(Tick(n))
+            n += 1
+
+    t = threading.Thread(target=flood)
+    t.start()
+    for round in range(5):
+        dp = DomainParticipant(49)
+        reader = DataReader(dp, Topic(dp, "drop_ticks", Tick), qos=qos, listener=Slow())
+        time.sleep(0.3)
+        # The last handles of this participant go while its listener is being called.
+        del reader, dp
+        gc.collect()
+    stop.set()
+    t.join()
+    print("done", flush=True)
+''')
+
+
+def test_dropping_a_participant_while_its_listener_runs():
+    out = subprocess.run([sys.executable, "-c", DROP_PROGRAM], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "done"

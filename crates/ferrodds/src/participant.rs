@@ -49,8 +49,13 @@ impl Drop for ParticipantInner {
         self.shared.finish(core);
         self.shared.shut_down();
         let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+        let me = std::thread::current().id();
         for t in threads {
-            let _ = t.join();
+            // The last handle may go on one of the participant's own threads (a listener
+            // that held the last reader): that thread ends by itself once it returns.
+            if t.thread().id() != me {
+                let _ = t.join();
+            }
         }
     }
 }
