@@ -5,8 +5,9 @@ import subprocess
 import sys
 import textwrap
 
-PROGRAM = textwrap.dedent('''
-    import threading, time
+# What both programs share: a type, and a listener that takes its time.
+PRELUDE = '''
+    import gc, threading, time
     from dataclasses import dataclass
     from ferrodds.core import Listener, Policy, Qos
     from ferrodds.domain import DomainParticipant
@@ -24,7 +25,9 @@ PROGRAM = textwrap.dedent('''
             reader.take(N=100)
             time.sleep(0.01)
 
-    dp = DomainParticipant(49)
+'''
+
+PROGRAM = textwrap.dedent(PRELUDE + '''    dp = DomainParticipant(49)
     topic = Topic(dp, "shutdown_ticks", Tick)
     qos = Qos(Policy.Reliability.Reliable(10**8), Policy.History.KeepLast(1))
     reader = DataReader(dp, topic, qos=qos, listener=Slow())
@@ -53,26 +56,7 @@ def test_exits_while_a_listener_runs():
         assert out.stdout.strip() == "done"
 
 
-DROP_PROGRAM = textwrap.dedent('''
-    import gc, threading, time
-    from dataclasses import dataclass
-    from ferrodds.core import Listener, Policy, Qos
-    from ferrodds.domain import DomainParticipant
-    from ferrodds.idl import IdlStruct
-    from ferrodds.pub import DataWriter
-    from ferrodds.sub import DataReader
-    from ferrodds.topic import Topic
-
-    @dataclass
-    class Tick(IdlStruct, typename="test::Tick"):
-        n: int
-
-    class Slow(Listener):
-        def on_data_available(self, reader):
-            reader.take(N=100)
-            time.sleep(0.005)
-
-    qos = Qos(Policy.Reliability.Reliable(10**8), Policy.History.KeepLast(1))
+DROP_PROGRAM = textwrap.dedent(PRELUDE + '''    qos = Qos(Policy.Reliability.Reliable(10**8), Policy.History.KeepLast(1))
     sender = DomainParticipant(49)
     writer = DataWriter(sender, Topic(sender, "drop_ticks", Tick), qos=qos)
     stop = threading.Event()
