@@ -2,7 +2,6 @@
 cyclonedds.core (``Qos``, ``Policy``, ``Listener``, ``WaitSet``, ``ReadCondition``,
 ``SampleState``, ...)."""
 
-import threading as _threading
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
@@ -464,4 +463,3 @@ __all__ = [
     "OfferedDeadlineMissedStatus", "RequestedDeadlineMissedStatus", "SampleLostStatus",
     "SampleRejectedStatus",
 ]
-_lock = _threading.Lock()

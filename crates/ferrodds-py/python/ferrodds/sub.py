@@ -11,6 +11,7 @@ from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCon
 from .util import _seconds
 
 _T = TypeVar("_T")
+_ALL_STATES = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
 class Subscriber(Entity):
@@ -82,30 +83,24 @@ class DataReader(Entity, Generic[_T]):
     def read(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
         """Up to ``N`` samples, left in the reader (they become READ)."""
         mask = self._mask(condition)
-        # FerroDDS reads by count and filters the states here: with a mask that leaves some
-        # samples out, read them all so that the N returned are those the mask selects.
-        n = N if mask == 127 or mask & 3 == 3 and mask & 12 == 12 and mask & 112 == 112 else 2**31
-        samples = self._samples(self._native.read(n), mask, condition)
-        if instance_handle is not None:
-            samples = [s for s in samples if s.sample_info.instance_handle == instance_handle]
-        return samples[:N]
+        # The native reader has no state masks yet: they are applied here to what it
+        # returns. With a mask that leaves samples out, read them all (they all become
+        # READ), so that the N returned are the first N the mask selects.
+        n = N if mask == _ALL_STATES else 2**31
+        return self._selected(self._native.read(n), mask, condition, instance_handle)[:N]
 
     def take(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
-        """Up to ``N`` samples, removed from the reader."""
-        mask = self._mask(condition)
-        if mask & SampleState.Read == 0:
-            # Only samples not read yet: what a read returns of them as NOT_READ, then the
-            # take of those (samples already read stay).
-            return self._take_unread(N, mask, condition)
-        samples = self._samples(self._native.take(N), mask, condition)
+        """Up to ``N`` samples, removed from the reader. (A mask is applied to the N taken:
+        a taken sample it leaves out is not returned, and samples already READ are taken
+        like the others; issue 15 moves masks into the reader.)"""
+        mask = self._mask(condition) | SampleState.Read
+        return self._selected(self._native.take(N), mask, condition, instance_handle)
+
+    def _selected(self, raw, mask, condition, instance_handle):
+        samples = self._samples(raw, mask, condition)
         if instance_handle is not None:
             samples = [s for s in samples if s.sample_info.instance_handle == instance_handle]
         return samples
-
-    def _take_unread(self, N, mask, condition):
-        # FerroDDS takes in arrival order; a reader whose samples were all taken or all not
-        # read (the common case) needs nothing more than a take.
-        return self._samples(self._native.take(N), mask | SampleState.Read, condition)
 
     def _peek(self, mask: int) -> bool:
         return self._native.wait_for_data(0.0)
