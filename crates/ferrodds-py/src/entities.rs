@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ferrodds::dynamic::DynamicValue;
 use ferrodds::{
     DomainParticipant, DynamicReader, DynamicWriter, InstanceHandle, InstanceState, Sample,
-    SampleInfo, SampleState, ViewState,
+    SampleInfo, SampleState, Selection, ViewState,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -236,19 +236,37 @@ pub struct Reader {
 
 #[pymethods]
 impl Reader {
-    /// Removes and returns up to `n` samples as `(sample, info)` pairs, where `info` is
-    /// `(sample_state, view_state, instance_state, valid_data, source_timestamp_ns,
-    /// instance_handle, publication_handle)` with cyclonedds-python's state bits.
-    fn take<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
-        let samples =
-            crate::exit::released(py, || self.inner.take_max(n))?.map_err(|e| dds("take", e))?;
+    /// Removes and returns up to `n` of the samples that `mask` (cyclonedds-python's state
+    /// bits, all three kinds in one) and `instance` select, as `(sample, info)` pairs, where
+    /// `info` is `(sample_state, view_state, instance_state, valid_data,
+    /// source_timestamp_ns, instance_handle, publication_handle)`. The others stay.
+    #[pyo3(signature = (n, mask = ANY_STATE, instance = None))]
+    fn take<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        mask: u32,
+        instance: Option<u128>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let selection = selection(mask, instance);
+        let samples = crate::exit::released(py, || self.inner.take_selection(n, selection))?
+            .map_err(|e| dds("take", e))?;
         self.to_python(py, samples)
     }
 
-    /// Returns up to `n` samples without removing them (they become READ).
-    fn read<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
-        let samples =
-            crate::exit::released(py, || self.inner.read_max(n))?.map_err(|e| dds("read", e))?;
+    /// Returns up to `n` of the selected samples without removing them (they, and only
+    /// they, become READ).
+    #[pyo3(signature = (n, mask = ANY_STATE, instance = None))]
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+        mask: u32,
+        instance: Option<u128>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let selection = selection(mask, instance);
+        let samples = crate::exit::released(py, || self.inner.read_selection(n, selection))?
+            .map_err(|e| dds("read", e))?;
         self.to_python(py, samples)
     }
 
@@ -417,6 +435,22 @@ fn unknown_status(name: &str) -> PyErr {
 
 fn handle(h: InstanceHandle) -> u128 {
     u128::from_be_bytes(h.0)
+}
+
+/// Every state, in cyclonedds-python's bits: sample states 1 and 2, view states 4 and 8,
+/// instance states 16, 32 and 64.
+const ANY_STATE: u32 = 0x7f;
+
+/// The selection a cyclonedds-python state mask and instance handle make. A kind with no
+/// bit in `mask` selects every state of that kind, as Cyclone's masks do.
+fn selection(mask: u32, instance: Option<u128>) -> Selection {
+    let or_any = |bits: u32, all: u32| if bits == 0 { all } else { bits };
+    Selection {
+        sample_states: or_any(mask & 0x3, 0x3),
+        view_states: or_any((mask >> 2) & 0x3, 0x3),
+        instance_states: or_any((mask >> 4) & 0x7, 0x7),
+        instance: instance.map(|h| InstanceHandle(h.to_be_bytes())),
+    }
 }
 
 fn system_time(ns: i64) -> SystemTime {

@@ -17,7 +17,7 @@ use ferrodds_cdr::{Cdr, Endianness, XcdrVersion};
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::SampleRejectedReason;
 use ferrodds_rtps::dcps::{
-    ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Taken,
+    ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Selection, Taken,
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::{self, EndpointQos, History, Reliability};
@@ -179,7 +179,7 @@ fn take(net: &mut Network) -> Vec<Taken> {
     net.nodes[1]
         .data_reader(R)
         .unwrap()
-        .collect(now, usize::MAX, true, false)
+        .collect(now, usize::MAX, true, Selection::ANY)
 }
 
 fn values(taken: &[Taken]) -> Vec<(i32, i32)> {
@@ -211,7 +211,7 @@ fn a_sample_expires_exactly_when_its_lifespan_ends() {
     let reader = net.nodes[1].data_reader(R).unwrap();
     assert!(reader.has_unread(now));
     assert_eq!(
-        values(&reader.collect(now, usize::MAX, false, false)),
+        values(&reader.collect(now, usize::MAX, false, Selection::ANY)),
         [(1, 1)]
     );
     net.advance(Duration::from_nanos(1));

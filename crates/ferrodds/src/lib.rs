@@ -47,7 +47,9 @@ pub use ferrodds_rtps::dcps::status::{
     DeadlineMissedStatus, IncompatibleStatus, MatchedStatus, SampleLostStatus,
     SampleRejectedReason, SampleRejectedStatus,
 };
-pub use ferrodds_rtps::dcps::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
+pub use ferrodds_rtps::dcps::{
+    InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState,
+};
 pub use ferrodds_rtps::Limits;
 pub use participant::{
     DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber, Topic,

@@ -15,7 +15,7 @@ use ferrodds_cdr::{Cdr, DecodeError};
 use ferrodds_rtps::dcps::status::{
     DeadlineMissedStatus, IncompatibleStatus, SampleLostStatus, SampleRejectedStatus,
 };
-use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Taken};
+use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Selection, Taken};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader};
@@ -123,22 +123,34 @@ impl<T: Cdr> DataReader<T> {
 
     /// Removes and returns every sample waiting, oldest first.
     pub fn take(&self) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.untyped.collect(usize::MAX, true, false))
+        self.decode_all(self.untyped.collect(usize::MAX, true, Selection::ANY))
     }
 
     /// Removes and returns up to `max` samples.
     pub fn take_max(&self, max: usize) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.untyped.collect(max, true, false))
+        self.decode_all(self.untyped.collect(max, true, Selection::ANY))
+    }
+
+    /// Removes and returns up to `max` of the samples `selection` selects (state masks, one
+    /// instance: DCPS `take_w_condition`/`take_instance`); the others stay.
+    pub fn take_selection(&self, max: usize, selection: Selection) -> Result<Vec<Sample<T>>> {
+        self.decode_all(self.untyped.collect(max, true, selection))
     }
 
     /// Returns every sample waiting without removing them (they become READ).
     pub fn read(&self) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.untyped.collect(usize::MAX, false, false))
+        self.decode_all(self.untyped.collect(usize::MAX, false, Selection::ANY))
     }
 
     /// Returns the samples not read before, without removing them.
     pub fn read_unread(&self) -> Result<Vec<Sample<T>>> {
-        self.decode_all(self.untyped.collect(usize::MAX, false, true))
+        self.decode_all(self.untyped.collect(usize::MAX, false, Selection::NOT_READ))
+    }
+
+    /// Returns up to `max` of the samples `selection` selects without removing them; they,
+    /// and only they, become READ.
+    pub fn read_selection(&self, max: usize, selection: Selection) -> Result<Vec<Sample<T>>> {
+        self.decode_all(self.untyped.collect(max, false, selection))
     }
 
     /// The SAMPLE_REJECTED status: samples that arrived but were dropped because a
@@ -270,13 +282,13 @@ impl DynamicReader {
         self.inner.guid
     }
 
-    pub(crate) fn collect(&self, max: usize, take: bool, unread_only: bool) -> Vec<Taken> {
+    pub(crate) fn collect(&self, max: usize, take: bool, selection: Selection) -> Vec<Taken> {
         let shared = &self.inner.participant.inner.shared;
         let now = shared.now();
         let mut core = shared.lock();
         core.node
             .data_reader(self.inner.entity_id)
-            .map(|r| r.collect(now, max, take, unread_only))
+            .map(|r| r.collect(now, max, take, selection))
             .unwrap_or_default()
     }
 
@@ -344,29 +356,48 @@ impl DynamicReader {
 
     /// Removes and returns every sample waiting, oldest first, as dynamic values.
     pub fn take(&self) -> Result<Vec<Sample<DynamicValue>>> {
-        self.decode_values(self.collect(usize::MAX, true, false))
+        self.decode_values(self.collect(usize::MAX, true, Selection::ANY))
     }
 
     /// Removes and returns up to `max` samples.
     pub fn take_max(&self, max: usize) -> Result<Vec<Sample<DynamicValue>>> {
-        self.decode_values(self.collect(max, true, false))
+        self.decode_values(self.collect(max, true, Selection::ANY))
+    }
+
+    /// Removes and returns up to `max` of the samples `selection` selects; the others stay.
+    pub fn take_selection(
+        &self,
+        max: usize,
+        selection: Selection,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect(max, true, selection))
     }
 
     /// Returns every sample waiting without removing them (they become READ).
     pub fn read(&self) -> Result<Vec<Sample<DynamicValue>>> {
-        self.decode_values(self.collect(usize::MAX, false, false))
+        self.decode_values(self.collect(usize::MAX, false, Selection::ANY))
     }
 
     /// Returns up to `max` samples without removing them (they become READ).
     pub fn read_max(&self, max: usize) -> Result<Vec<Sample<DynamicValue>>> {
-        self.decode_values(self.collect(max, false, false))
+        self.decode_values(self.collect(max, false, Selection::ANY))
+    }
+
+    /// Returns up to `max` of the samples `selection` selects without removing them; they,
+    /// and only they, become READ.
+    pub fn read_selection(
+        &self,
+        max: usize,
+        selection: Selection,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect(max, false, selection))
     }
 
     /// Removes and returns up to `max` samples as they arrived: the serialized payload,
     /// encapsulation header included (for a dispose or unregister, the serialized key, or
     /// nothing when the writer sent only a key hash).
     pub fn take_serialized(&self, max: usize) -> Vec<Sample<Vec<u8>>> {
-        self.collect(max, true, false)
+        self.collect(max, true, Selection::ANY)
             .into_iter()
             .map(|t| Sample {
                 data: t.payload,
@@ -477,7 +508,7 @@ impl<T: Cdr> Future for TakeFuture<T> {
             let id = self.reader.entity_id();
             let taken = match core.node.data_reader(id) {
                 Some(r) if r.is_empty() => Vec::new(),
-                Some(r) => r.collect(now, usize::MAX, true, false),
+                Some(r) => r.collect(now, usize::MAX, true, Selection::ANY),
                 None => return Poll::Ready(Err(Error::Closed)),
             };
             if taken.is_empty() {

@@ -11,7 +11,6 @@ from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCon
 from .util import _seconds
 
 _T = TypeVar("_T")
-_ALL_STATES = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
 class Subscriber(Entity):
@@ -58,13 +57,10 @@ class DataReader(Entity, Generic[_T]):
     def topic(self):
         return self._topic
 
-    def _samples(self, raw, mask: int, condition=None) -> List[_T]:
+    def _samples(self, raw, condition=None) -> List[_T]:
         out = []
         for data, info in raw:
             info = SampleInfo(*info)
-            if not (info.sample_state & mask and info.view_state & mask
-                    and info.instance_state & mask):
-                continue
             if info.valid_data:
                 if isinstance(condition, QueryCondition) and not condition.filter(data):
                     continue
@@ -81,26 +77,23 @@ class DataReader(Entity, Generic[_T]):
         return SampleState.Any | ViewState.Any | InstanceState.Any
 
     def read(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
-        """Up to ``N`` samples, left in the reader (they become READ)."""
+        """Up to ``N`` of the samples ``condition``'s state mask (and ``instance_handle``)
+        selects, left in the reader; they, and only they, become READ."""
         mask = self._mask(condition)
-        # The native reader has no state masks yet: they are applied here to what it
-        # returns. With a mask that leaves samples out, read them all (they all become
-        # READ), so that the N returned are the first N the mask selects.
-        n = N if mask == _ALL_STATES else 2**31
-        return self._selected(self._native.read(n), mask, condition, instance_handle)[:N]
+        if isinstance(condition, QueryCondition):
+            # The filter is Python code, applied to what the state mask selected: all of
+            # those are read (and become READ) so that the N returned are the first N
+            # the filter lets through.
+            raw = self._native.read(2**31, mask, instance_handle)
+            return self._samples(raw, condition)[:N]
+        return self._samples(self._native.read(N, mask, instance_handle))
 
     def take(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
-        """Up to ``N`` samples, removed from the reader. (A mask is applied to the N taken:
-        a taken sample it leaves out is not returned, and samples already READ are taken
-        like the others; issue 15 moves masks into the reader.)"""
-        mask = self._mask(condition) | SampleState.Read
-        return self._selected(self._native.take(N), mask, condition, instance_handle)
-
-    def _selected(self, raw, mask, condition, instance_handle):
-        samples = self._samples(raw, mask, condition)
-        if instance_handle is not None:
-            samples = [s for s in samples if s.sample_info.instance_handle == instance_handle]
-        return samples
+        """Up to ``N`` of the samples ``condition``'s state mask (and ``instance_handle``)
+        selects, removed from the reader; the others stay. (A QueryCondition's filter is
+        applied to the N taken: a taken sample it leaves out is not returned.)"""
+        raw = self._native.take(N, self._mask(condition), instance_handle)
+        return self._samples(raw, condition)
 
     def _peek(self, mask: int) -> bool:
         return self._native.wait_for_data(0.0)

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::SystemTime;
 
-use super::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
+use super::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState};
 use crate::endpoint::ChangeKind;
 use crate::limits::Limits;
 use crate::qos::{EndpointQos, History, LENGTH_UNLIMITED};
@@ -132,6 +132,9 @@ pub(crate) struct ReaderCache {
     order: BTreeMap<u64, InstanceHandle>,
     arrivals: u64,
     len: usize,
+    /// The earliest expiry among the samples held, if any has a lifespan (or earlier:
+    /// it is lowered on insert and recomputed only by a purge).
+    earliest_expiry: Option<Timestamp>,
     /// Samples dropped because a limit was reached, or because they do not decode — the
     /// RTPS reader is reliable up to here; beyond it the DCPS SAMPLE_REJECTED status applies.
     pub(crate) rejected: u64,
@@ -147,6 +150,7 @@ impl ReaderCache {
             order: BTreeMap::new(),
             arrivals: 0,
             len: 0,
+            earliest_expiry: None,
             rejected: 0,
             last_rejected: None,
         }
@@ -273,6 +277,9 @@ impl ReaderCache {
             self.reject(SampleRejectedReason::SamplesLimit, 1);
             return;
         }
+        if let Some(e) = stored.expires {
+            self.earliest_expiry = Some(self.earliest_expiry.map_or(e, |x| x.min(e)));
+        }
         instance.samples.push_back(stored);
         self.len += 1;
         self.arrivals += 1;
@@ -358,136 +365,167 @@ impl ReaderCache {
         no_writers
     }
 
-    /// Drops the samples whose lifespan ended by `now`, keeping arrival order consistent:
-    /// the k-th order entry of an instance stands for its k-th sample, as in `collect`.
+    /// Drops the samples whose lifespan ended by `now`. Nothing to walk unless some sample
+    /// held has a lifespan and the earliest of them has ended.
     fn purge_expired(&mut self, now: Timestamp) {
-        let mut index: BTreeMap<InstanceHandle, usize> = BTreeMap::new();
-        let mut expired_orders = Vec::new();
-        for (&arrival, &handle) in &self.order {
-            let i = index.entry(handle).or_insert(0);
-            let expired = self
-                .instances
-                .get(&handle)
-                .and_then(|inst| inst.samples.get(*i))
-                .is_some_and(|s| s.expires.is_some_and(|e| e <= now));
-            if expired {
-                expired_orders.push(arrival);
-            }
-            *i += 1;
-        }
-        if expired_orders.is_empty() {
+        if self.earliest_expiry.is_none_or(|e| e > now) {
             return;
         }
-        let expired_orders: BTreeSet<u64> = expired_orders.into_iter().collect();
-        for arrival in &expired_orders {
-            self.order.remove(arrival);
-        }
+        let mut earliest: Option<Timestamp> = None;
         for instance in self.instances.values_mut() {
-            let before = instance.samples.len();
-            instance
-                .samples
-                .retain(|s| s.expires.is_none_or(|e| e > now));
-            instance.arrival_ids.retain(|a| !expired_orders.contains(a));
-            self.len -= before - instance.samples.len();
+            let mut i = 0;
+            while i < instance.samples.len() {
+                match instance.samples[i].expires {
+                    Some(e) if e <= now => {
+                        instance.samples.remove(i);
+                        if let Some(arrival) = instance.arrival_ids.remove(i) {
+                            self.order.remove(&arrival);
+                        }
+                        self.len -= 1;
+                    }
+                    expires => {
+                        if let Some(e) = expires {
+                            earliest = Some(earliest.map_or(e, |x| x.min(e)));
+                        }
+                        i += 1;
+                    }
+                }
+            }
         }
+        self.earliest_expiry = earliest;
     }
 
-    /// Hands out up to `max` samples in arrival order: removes them (`take`) or marks them
-    /// read (`read`). With `unread_only`, samples already read are skipped.
+    /// Hands out up to `max` of the samples `selection` selects, in arrival order: removes
+    /// them (`take`) or marks them read. Samples it does not select are left as they are.
     /// Samples whose lifespan ended by `now` are dropped first.
+    ///
+    /// The view state is the instance's: every sample of an instance handed out by one call
+    /// is NEW when the application had not seen the instance (since it was reborn), and the
+    /// instance is NOT_NEW afterwards.
     pub(crate) fn collect(
         &mut self,
         now: Timestamp,
         max: usize,
         take: bool,
-        unread_only: bool,
+        selection: Selection,
     ) -> Vec<Taken> {
         self.purge_expired(now);
-        let mut out = Vec::new();
-        // Walk arrival order; each order entry points at the oldest sample of its instance
-        // that has not been handed out by this walk.
-        let mut cursor: BTreeMap<InstanceHandle, usize> = BTreeMap::new();
-        let mut seen_instances: BTreeSet<InstanceHandle> = BTreeSet::new();
-        let mut consumed_orders = Vec::new();
-        for (&arrival, &handle) in &self.order {
-            if out.len() >= max {
-                break;
-            }
-            let Some(instance) = self.instances.get(&handle) else {
-                continue;
+        // First what is handed out, (arrival, instance, index in the instance's samples),
+        // then the handing out: arrival ids are increasing within an instance, so a sample's
+        // index is found by binary search rather than by a map built per call.
+        let mut picked: Vec<(u64, InstanceHandle, usize)> = Vec::new();
+        let selected = |arrival: u64, instance: &Instance| -> Option<usize> {
+            let index = instance.arrival_ids.binary_search(&arrival).ok()?;
+            let stored = instance.samples.get(index)?;
+            let sample_state = if stored.read {
+                SampleState::Read
+            } else {
+                SampleState::NotRead
             };
-            let index = cursor.entry(handle).or_insert(0);
-            let Some(stored) = instance.samples.get(*index) else {
-                continue;
-            };
-            *index += 1;
-            if unread_only && stored.read {
-                continue;
-            }
-            let view_state = if instance.new && !seen_instances.contains(&handle) {
+            let view_state = if instance.new {
                 ViewState::New
             } else {
                 ViewState::NotNew
             };
-            seen_instances.insert(handle);
-            let info = SampleInfo {
-                sample_state: if stored.read {
-                    SampleState::Read
-                } else {
-                    SampleState::NotRead
-                },
-                view_state,
-                instance_state: instance.state,
-                valid_data: stored.valid_data,
-                source_timestamp: stored.source_timestamp,
-                instance_handle: handle,
-                publication_handle: InstanceHandle::of_guid(stored.writer),
-                sequence_number: stored.sequence_number,
+            selection
+                .selects(sample_state, view_state, instance.state)
+                .then_some(index)
+        };
+        match selection.instance {
+            Some(handle) => {
+                if let Some(instance) = self.instances.get(&handle) {
+                    for &arrival in &instance.arrival_ids {
+                        if picked.len() >= max {
+                            break;
+                        }
+                        if let Some(index) = selected(arrival, instance) {
+                            picked.push((arrival, handle, index));
+                        }
+                    }
+                }
+            }
+            None => {
+                for (&arrival, &handle) in &self.order {
+                    if picked.len() >= max {
+                        break;
+                    }
+                    if let Some(index) = self
+                        .instances
+                        .get(&handle)
+                        .and_then(|i| selected(arrival, i))
+                    {
+                        picked.push((arrival, handle, index));
+                    }
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(picked.len());
+        for &(_, handle, index) in &picked {
+            let Some(instance) = self.instances.get_mut(&handle) else {
+                continue;
+            };
+            let (state, new) = (instance.state, instance.new);
+            let Some(stored) = instance.samples.get_mut(index) else {
+                continue;
             };
             out.push(Taken {
-                payload: stored.payload.clone(),
+                // A take removes the sample below: its bytes move instead of being copied.
+                payload: if take {
+                    std::mem::take(&mut stored.payload)
+                } else {
+                    stored.payload.clone()
+                },
                 key_only: stored.key_only,
-                info,
+                info: SampleInfo {
+                    sample_state: if stored.read {
+                        SampleState::Read
+                    } else {
+                        SampleState::NotRead
+                    },
+                    view_state: if new {
+                        ViewState::New
+                    } else {
+                        ViewState::NotNew
+                    },
+                    instance_state: state,
+                    valid_data: stored.valid_data,
+                    source_timestamp: stored.source_timestamp,
+                    instance_handle: handle,
+                    publication_handle: InstanceHandle::of_guid(stored.writer),
+                    sequence_number: stored.sequence_number,
+                },
             });
-            consumed_orders.push((arrival, handle));
+            stored.read = true;
         }
-        for handle in &seen_instances {
-            if let Some(i) = self.instances.get_mut(handle) {
+        for &(_, handle, _) in &picked {
+            if let Some(i) = self.instances.get_mut(&handle) {
                 i.new = false;
             }
         }
         if take {
-            for (arrival, handle) in consumed_orders {
+            // Last first: within an instance, a later arrival has the higher index, so the
+            // indices still to remove stay valid.
+            for &(arrival, handle, index) in picked.iter().rev() {
                 self.order.remove(&arrival);
                 if let Some(i) = self.instances.get_mut(&handle) {
-                    if i.samples.pop_front().is_some() {
-                        i.arrival_ids.pop_front();
+                    if i.samples.remove(index).is_some() {
+                        i.arrival_ids.remove(index);
                         self.len -= 1;
                     }
                 }
             }
-            // Instances that are not alive and hold nothing are forgotten.
-            let by_hash = &mut self.by_hash;
-            self.instances.retain(|handle, i| {
-                let keep = !(i.samples.is_empty()
-                    && i.state != InstanceState::Alive
-                    && i.writers.is_empty());
-                if !keep {
-                    by_hash.remove(handle);
-                    for v in &i.variants {
-                        by_hash.remove(v);
-                    }
-                }
-                keep
-            });
-        } else {
-            for taken in &out {
-                if let Some(i) = self.instances.get_mut(&taken.info.instance_handle) {
-                    for s in i.samples.iter_mut().filter(|s| {
-                        s.sequence_number == taken.info.sequence_number
-                            && InstanceHandle::of_guid(s.writer) == taken.info.publication_handle
-                    }) {
-                        s.read = true;
+            // Instances that are not alive and hold nothing are forgotten (only those this
+            // take touched: the others did not change).
+            for &(_, handle, _) in &picked {
+                let forget = self.instances.get(&handle).is_some_and(|i| {
+                    i.samples.is_empty() && i.state != InstanceState::Alive && i.writers.is_empty()
+                });
+                if forget {
+                    if let Some(i) = self.instances.remove(&handle) {
+                        self.by_hash.remove(&handle);
+                        for v in &i.variants {
+                            self.by_hash.remove(v);
+                        }
                     }
                 }
             }
@@ -538,12 +576,72 @@ mod tests {
             c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
         }
         c.insert(b, ChangeKind::Alive, stored(writer(1), 4, true), &[]);
-        let taken = c.collect(NOW, 10, true, false);
+        let taken = c.collect(NOW, 10, true, Selection::ANY);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3, 4]);
+        // The view state is the instance's: both samples of `a` in this take are NEW.
         assert_eq!(taken[0].info.view_state, ViewState::New);
-        assert_eq!(taken[1].info.view_state, ViewState::NotNew);
+        assert_eq!(taken[1].info.view_state, ViewState::New);
         assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn a_selection_hands_out_only_what_it_selects_and_leaves_the_rest_untouched() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
+        c.insert(b, ChangeKind::Alive, stored(writer(1), 2, true), &[]);
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 3, true), &[]);
+        let seqs = |t: &[Taken]| t.iter().map(|t| t.info.sequence_number).collect::<Vec<_>>();
+
+        // Read one instance: only its samples become READ, and only it NOT_NEW.
+        let read = c.collect(NOW, 10, false, Selection::ANY.of_instance(a));
+        assert_eq!(seqs(&read), vec![1, 3]);
+        assert!(read.iter().all(|t| t.info.view_state == ViewState::New));
+
+        // Take what is not read: b's sample alone, a's stay.
+        let taken = c.collect(NOW, 10, true, Selection::NOT_READ);
+        assert_eq!(seqs(&taken), vec![2]);
+        assert_eq!(c.len(), 2);
+
+        // Take the READ ones, one at a time: a sample in the middle of the arrival order
+        // is removed, not whatever is first.
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 4, true), &[]);
+        let read_only = Selection {
+            sample_states: SampleState::Read.mask(),
+            ..Selection::ANY
+        };
+        assert_eq!(seqs(&c.collect(NOW, 1, true, read_only)), vec![1]);
+        assert_eq!(seqs(&c.collect(NOW, 10, true, read_only)), vec![3]);
+        let rest = c.collect(NOW, 10, true, Selection::ANY);
+        assert_eq!(seqs(&rest), vec![4]);
+        assert_eq!(rest[0].info.sample_state, SampleState::NotRead);
+        assert_eq!(rest[0].info.view_state, ViewState::NotNew);
+
+        // An instance state mask: a disposed instance's samples only.
+        c.insert(b, ChangeKind::Alive, stored(writer(1), 5, true), &[]);
+        c.insert(
+            a,
+            ChangeKind::DisposedUnregistered,
+            stored(writer(1), 6, false),
+            &[],
+        );
+        let disposed = Selection {
+            instance_states: InstanceState::NotAliveDisposed.mask(),
+            ..Selection::ANY
+        };
+        assert_eq!(seqs(&c.collect(NOW, 10, true, disposed)), vec![6]);
+        assert_eq!(seqs(&c.collect(NOW, 10, true, Selection::ANY)), vec![5]);
+        assert_eq!(c.len(), 0);
+        // The disposed instance without writers, emptied by the take, is forgotten; the
+        // alive one stays.
+        assert!(!c.contains(a));
+        assert!(c.contains(b));
     }
 
     #[test]
@@ -557,19 +655,19 @@ mod tests {
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         c.insert(a, ChangeKind::Disposed, stored(writer(1), 2, false), &[]);
-        let taken = c.collect(NOW, 10, false, false);
+        let taken = c.collect(NOW, 10, false, Selection::ANY);
         assert_eq!(taken.len(), 2);
         assert!(taken
             .iter()
             .all(|t| t.info.instance_state == InstanceState::NotAliveDisposed));
         assert!(!taken[1].info.valid_data);
         // read marks them read; a second read sees them as read
-        assert!(c.collect(NOW, 10, false, true).is_empty());
+        assert!(c.collect(NOW, 10, false, Selection::NOT_READ).is_empty());
         let b = InstanceHandle([2; 16]);
         c.insert(b, ChangeKind::Alive, stored(writer(2), 1, true), &[]);
         c.writer_lost(writer(2));
         assert_eq!(c.instance_state(b), Some(InstanceState::NotAliveNoWriters));
-        let last = c.collect(NOW, 10, true, true);
+        let last = c.collect(NOW, 10, true, Selection::NOT_READ);
         assert_eq!(last.last().map(|t| t.info.valid_data), Some(false));
     }
 
@@ -591,7 +689,7 @@ mod tests {
         let mut later = stored(writer(1), 3, true);
         later.expires = Some(NOW.after(60 * second));
         c.insert(a, ChangeKind::Alive, later, &[]);
-        let taken = c.collect(NOW, 10, true, false);
+        let taken = c.collect(NOW, 10, true, Selection::ANY);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3]);
         assert_eq!(c.len(), 0);
@@ -607,9 +705,9 @@ mod tests {
         });
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
-        assert_eq!(c.collect(NOW, 10, true, false).len(), 1);
+        assert_eq!(c.collect(NOW, 10, true, Selection::ANY).len(), 1);
         assert_eq!(c.writer_lost(writer(1)), vec![a]);
-        let taken = c.collect(NOW, 10, true, false);
+        let taken = c.collect(NOW, 10, true, Selection::ANY);
         assert_eq!(taken.len(), 1);
         assert!(!taken[0].info.valid_data);
         assert_eq!(
@@ -657,7 +755,7 @@ mod tests {
         }
         assert_eq!((c.len(), c.order.len()), (2, 2));
         let seqs: Vec<i64> = c
-            .collect(NOW, 10, true, false)
+            .collect(NOW, 10, true, Selection::ANY)
             .iter()
             .map(|t| t.info.sequence_number)
             .collect();
@@ -711,7 +809,7 @@ mod tests {
         let mut dispose = stored(writer(1), 2, false);
         dispose.payload.clear();
         c.insert(a, ChangeKind::DisposedUnregistered, dispose, &[]);
-        let taken = c.collect(NOW, usize::MAX, true, false);
+        let taken = c.collect(NOW, usize::MAX, true, Selection::ANY);
         assert_eq!(taken.len(), 2);
         // It carries the key the instance was first seen with (sample 1's payload).
         assert_eq!(

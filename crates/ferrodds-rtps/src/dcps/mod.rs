@@ -37,7 +37,7 @@ pub use delivery::ContentFilter;
 pub use event::Event;
 pub use instance_keys::InstanceKeys;
 pub use reader::DcpsReader;
-pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, ViewState};
+pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState};
 pub use writer::DcpsWriter;
 
 use crate::discovery_engine::{Discovery, DiscoveryEvent};

@@ -9,7 +9,7 @@ use super::arrival::{examine, Found, Prepared};
 use super::cache::{CacheLimits, ReaderCache, SampleRejectedReason, Stored, Taken};
 use super::delivery::{Admit, Candidate, ContentFilter, Delivery};
 use super::instance_keys::InstanceKeys;
-use super::sample::{system_time, InstanceHandle, InstanceState, SampleInfo};
+use super::sample::{system_time, InstanceHandle, InstanceState, SampleInfo, Selection};
 use super::status::{
     DeadlineMissedStatus, IncompatibleStatus, Matches, SampleLostStatus, SampleRejectedStatus,
 };
@@ -69,17 +69,17 @@ impl DcpsReader {
         }
     }
 
-    /// Hands out up to `max` samples in arrival order, removing them (`take`) or marking
-    /// them read; `unread_only` skips those read before. Samples whose lifespan ended by
-    /// `now` are dropped first.
+    /// Hands out up to `max` of the samples `selection` selects, in arrival order, removing
+    /// them (`take`) or marking them read; the others stay as they were. Samples whose
+    /// lifespan ended by `now` are dropped first.
     pub fn collect(
         &mut self,
         now: Timestamp,
         max: usize,
         take: bool,
-        unread_only: bool,
+        selection: Selection,
     ) -> Vec<Taken> {
-        self.cache.collect(now, max, take, unread_only)
+        self.cache.collect(now, max, take, selection)
     }
 
     /// Drops samples the application found it cannot decode (left in the cache by a

@@ -43,6 +43,91 @@ impl InstanceState {
     }
 }
 
+impl SampleState {
+    /// Its bit in a sample state mask (DCPS: READ 1, NOT_READ 2).
+    pub const fn mask(self) -> u32 {
+        match self {
+            SampleState::Read => 1,
+            SampleState::NotRead => 2,
+        }
+    }
+}
+
+impl ViewState {
+    /// Its bit in a view state mask (DCPS: NEW 1, NOT_NEW 2).
+    pub const fn mask(self) -> u32 {
+        match self {
+            ViewState::New => 1,
+            ViewState::NotNew => 2,
+        }
+    }
+}
+
+impl InstanceState {
+    /// Its bit in an instance state mask (DCPS: ALIVE 1, NOT_ALIVE_DISPOSED 2,
+    /// NOT_ALIVE_NO_WRITERS 4).
+    pub const fn mask(self) -> u32 {
+        match self {
+            InstanceState::Alive => 1,
+            InstanceState::NotAliveDisposed => 2,
+            InstanceState::NotAliveNoWriters => 4,
+        }
+    }
+}
+
+/// Which samples a read or take hands out: DCPS's three state masks (bits as
+/// [`SampleState::mask`], [`ViewState::mask`], [`InstanceState::mask`]; a mask of 0 selects
+/// nothing) and, for `read_instance`/`take_instance`, one instance. Samples it leaves out
+/// stay in the reader untouched: a take removes, and a read marks READ, only what it hands
+/// out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    /// Sample states selected.
+    pub sample_states: u32,
+    /// View states selected.
+    pub view_states: u32,
+    /// Instance states selected.
+    pub instance_states: u32,
+    /// Only samples of this instance, when set.
+    pub instance: Option<InstanceHandle>,
+}
+
+impl Selection {
+    /// Every sample (DCPS `ANY_SAMPLE_STATE | ANY_VIEW_STATE | ANY_INSTANCE_STATE`).
+    pub const ANY: Selection = Selection {
+        sample_states: 0b11,
+        view_states: 0b11,
+        instance_states: 0b111,
+        instance: None,
+    };
+
+    /// The samples not read before.
+    pub const NOT_READ: Selection = Selection {
+        sample_states: SampleState::NotRead.mask(),
+        ..Selection::ANY
+    };
+
+    /// Only the samples of `instance` (of those this selection selects).
+    pub const fn of_instance(self, instance: InstanceHandle) -> Selection {
+        Selection {
+            instance: Some(instance),
+            ..self
+        }
+    }
+
+    /// True when a sample in these states is selected.
+    pub const fn selects(
+        self,
+        sample: SampleState,
+        view: ViewState,
+        instance: InstanceState,
+    ) -> bool {
+        self.sample_states & sample.mask() != 0
+            && self.view_states & view.mask() != 0
+            && self.instance_states & instance.mask() != 0
+    }
+}
+
 /// A handle naming an instance (its key hash) or an entity (its GUID).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct InstanceHandle(pub [u8; 16]);
