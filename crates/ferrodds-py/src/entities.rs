@@ -138,6 +138,18 @@ pub struct Writer {
 
 #[pymethods]
 impl Writer {
+    /// Calls `callback(status_name)` (from a FerroDDS thread, holding the GIL) when one of
+    /// this entity's statuses changes (`"subscription_matched"`, …).
+    fn set_status_listener(&self, callback: Py<PyAny>) {
+        self.inner.set_status_listener(move |kind| {
+            crate::exit::call_python(|py| {
+                if let Err(e) = callback.call1(py, (kind.name(),)) {
+                    // A listener that raises must not take the participant's thread down.
+                    e.print(py);
+                }
+            });
+        });
+    }
     /// Writes `sample`; `timestamp` in nanoseconds since the epoch, or now.
     #[pyo3(signature = (sample, timestamp = None))]
     fn write(
@@ -350,6 +362,19 @@ impl Reader {
             crate::exit::call_python(|py| {
                 if let Err(e) = callback.call0(py) {
                     // A listener that raises must not take the receive thread down.
+                    e.print(py);
+                }
+            });
+        });
+    }
+
+    /// Calls `callback(status_name)` (from a FerroDDS thread, holding the GIL) when one of
+    /// this entity's statuses changes (`"subscription_matched"`, …).
+    fn set_status_listener(&self, callback: Py<PyAny>) {
+        self.inner.set_status_listener(move |kind| {
+            crate::exit::call_python(|py| {
+                if let Err(e) = callback.call1(py, (kind.name(),)) {
+                    // A listener that raises must not take the participant's thread down.
                     e.print(py);
                 }
             });

@@ -117,3 +117,34 @@ def test_state_masks_select_in_the_reader(sides, package):
     assert [s.name for s in rest] == ["s1", "s3"]
     assert all(s.sample_info.sample_state == S.Read for s in rest)
     assert reader.take(N=10) == []
+
+
+@pytest.mark.parametrize("package,peer", [("ferrodds", "cyclonedds"), ("cyclonedds", "ferrodds")])
+def test_status_listeners_are_called_with_the_status(sides, package, peer):
+    """``Listener(on_publication_matched=..., ...)`` callbacks run with the entity and its
+    status when a peer of the other package matches or does not fit — the same calls
+    with either package."""
+    side, other = sides[package], sides[peer]
+    heard = []
+
+    def record(name):
+        return lambda entity, status: heard.append((name, status.total_count))
+
+    listener = side.core.Listener(
+        on_publication_matched=record("publication_matched"),
+        on_subscription_matched=record("subscription_matched"),
+        on_offered_incompatible_qos=record("offered_incompatible_qos"))
+    P = side.core.Policy
+    name = f"status_listeners_{package}"
+    topic = side.topic.Topic(side.participant, name, side.types["Plain"])
+    writer = side.pub.DataWriter(side.participant, topic, qos=side.qos(), listener=listener)
+    weak_topic = side.topic.Topic(side.participant, name + "_weak", side.types["Plain"])
+    weak = side.pub.DataWriter(side.participant, weak_topic,
+                               qos=side.core.Qos(P.Reliability.BestEffort), listener=listener)
+    reader = other.reader(name, "Plain")
+    strict = other.reader(name + "_weak", "Plain")  # reliable: more than `weak` offers
+    assert until(lambda: ("publication_matched", 1) in heard
+                 and ("offered_incompatible_qos", 1) in heard), heard
+    assert ("subscription_matched", 1) not in heard  # a writer's listener hears its own
+    assert weak.get_publication_matched_status().current_count == 0
+    del reader, strict

@@ -56,7 +56,7 @@ pub use participant::{
 };
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};
-pub use runtime::SendStats;
+pub use runtime::{SendStats, StatusKind};
 pub use waitset::{Condition, WaitSet};
 pub use writer::{DataWriter, DynamicWriter};
 

@@ -23,7 +23,7 @@ use ferrodds_rtps::{LocalEndpoint, Reader};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, ReaderHooks};
+use crate::runtime::{Callback, ReaderHooks, StatusCallback, StatusKind};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 
 /// A sample and what the reader knows about it. When `info.valid_data` is false the
@@ -202,6 +202,12 @@ impl<T: Cdr> DataReader<T> {
     /// DCPS's `on_data_available`.
     pub fn set_data_available_listener(&self, f: impl Fn() + Send + Sync + 'static) {
         self.untyped.set_data_available_listener(f)
+    }
+
+    /// Calls `f` (from a participant thread, without locks held) whenever one of the
+    /// reader's statuses changes; see [`DynamicReader::set_status_listener`].
+    pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        self.untyped.set_status_listener(f)
     }
 
     /// A future that resolves to the samples waiting once there is at least one. It needs
@@ -487,6 +493,60 @@ impl DynamicReader {
             r.on_data = Some(callback);
         }
     }
+
+    /// Calls `f` (from a participant thread, without locks held) whenever one of the
+    /// reader's statuses changes — SUBSCRIPTION_MATCHED, REQUESTED_INCOMPATIBLE_QOS,
+    /// REQUESTED_DEADLINE_MISSED, SAMPLE_LOST, SAMPLE_REJECTED — with the status that
+    /// changed: DCPS's status listeners, which read the status with this reader's
+    /// `*_status()` calls. Replaces the listener set before. A status that changed
+    /// before the listener was set (a match found as the reader was created) is reported
+    /// to it at once, from this thread.
+    pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        let f: StatusCallback = Arc::new(f);
+        set_status_listener(&self.inner.participant, self.inner.entity_id, f.clone());
+        let earlier = [
+            (
+                self.subscription_matched_status().total_count,
+                StatusKind::SubscriptionMatched,
+            ),
+            (
+                self.requested_incompatible_qos().total_count,
+                StatusKind::RequestedIncompatibleQos,
+            ),
+            (
+                self.requested_deadline_missed().total_count,
+                StatusKind::RequestedDeadlineMissed,
+            ),
+            (
+                self.sample_lost_status().total_count,
+                StatusKind::SampleLost,
+            ),
+            (
+                self.sample_rejected_status().total_count,
+                StatusKind::SampleRejected,
+            ),
+        ];
+        report_earlier(&f, &earlier);
+    }
+}
+
+/// Calls `listener` for each status that changed before it was set.
+pub(crate) fn report_earlier(listener: &StatusCallback, counts: &[(u64, StatusKind)]) {
+    for &(total, kind) in counts {
+        if total > 0 {
+            listener(kind);
+        }
+    }
+}
+
+/// Sets the status listener of entity `id`.
+pub(crate) fn set_status_listener(
+    participant: &DomainParticipant,
+    id: EntityId,
+    listener: StatusCallback,
+) {
+    let mut core = participant.inner.shared.lock();
+    core.status_listeners.insert(id, listener);
 }
 
 /// The future of [`DataReader::take_async`].

@@ -25,6 +25,73 @@ use ferrodds_transport::{UdpSocket, UdpTransport};
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
 
+/// A status listener callback: told which status of its entity changed.
+pub(crate) type StatusCallback = Arc<dyn Fn(StatusKind) + Send + Sync>;
+
+/// A DCPS status of a reader or writer whose change a status listener hears of
+/// (DATA_AVAILABLE has a listener of its own). The listener reads the status itself — the
+/// entity's `*_status()` call — so that what it sees is never older than the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StatusKind {
+    /// A reader gained or lost a matched writer.
+    SubscriptionMatched,
+    /// A writer gained or lost a matched reader.
+    PublicationMatched,
+    /// A writer was found that does not fit a reader.
+    RequestedIncompatibleQos,
+    /// A reader was found that does not fit a writer.
+    OfferedIncompatibleQos,
+    /// A reader's deadline passed without a sample of an instance.
+    RequestedDeadlineMissed,
+    /// A writer's deadline passed without a write of an instance.
+    OfferedDeadlineMissed,
+    /// Samples for a reader were lost on the way.
+    SampleLost,
+    /// Samples for a reader were not stored.
+    SampleRejected,
+}
+
+impl StatusKind {
+    /// The DCPS status's name in snake case (`"subscription_matched"`, …), as listener
+    /// callbacks are named after it (`on_subscription_matched`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            StatusKind::SubscriptionMatched => "subscription_matched",
+            StatusKind::PublicationMatched => "publication_matched",
+            StatusKind::RequestedIncompatibleQos => "requested_incompatible_qos",
+            StatusKind::OfferedIncompatibleQos => "offered_incompatible_qos",
+            StatusKind::RequestedDeadlineMissed => "requested_deadline_missed",
+            StatusKind::OfferedDeadlineMissed => "offered_deadline_missed",
+            StatusKind::SampleLost => "sample_lost",
+            StatusKind::SampleRejected => "sample_rejected",
+        }
+    }
+
+    /// The status an event of the core reports, and the entity it is of.
+    fn of_event(event: &Event) -> Option<(EntityId, StatusKind)> {
+        Some(match *event {
+            Event::SubscriptionMatched { reader, .. } => (reader, StatusKind::SubscriptionMatched),
+            Event::PublicationMatched { writer, .. } => (writer, StatusKind::PublicationMatched),
+            Event::RequestedIncompatibleQos { reader, .. } => {
+                (reader, StatusKind::RequestedIncompatibleQos)
+            }
+            Event::OfferedIncompatibleQos { writer, .. } => {
+                (writer, StatusKind::OfferedIncompatibleQos)
+            }
+            Event::RequestedDeadlineMissed { reader, .. } => {
+                (reader, StatusKind::RequestedDeadlineMissed)
+            }
+            Event::OfferedDeadlineMissed { writer, .. } => {
+                (writer, StatusKind::OfferedDeadlineMissed)
+            }
+            Event::SampleLost { reader, .. } => (reader, StatusKind::SampleLost),
+            Event::SampleRejected { reader, .. } => (reader, StatusKind::SampleRejected),
+            _ => return None,
+        })
+    }
+}
+
 /// What the driver keeps for a local reader besides its DCPS state (which is the core's):
 /// who to wake when data arrives.
 #[derive(Default)]
@@ -40,6 +107,10 @@ pub(crate) struct Core {
     /// The protocol: endpoints, discovery, DCPS caches and statuses.
     pub(crate) node: ParticipantCore,
     pub(crate) readers: BTreeMap<EntityId, ReaderHooks>,
+    /// The status listeners of readers and writers (entity ids are unique across both).
+    pub(crate) status_listeners: BTreeMap<EntityId, StatusCallback>,
+    /// Status listener calls to make once the lock is released.
+    status_calls: Vec<(StatusCallback, StatusKind)>,
     next_entity: u32,
     /// Transmits waiting for the lock to be released (or, for asynchronous writers, for the
     /// timer thread).
@@ -64,6 +135,8 @@ impl Core {
         Core {
             node,
             readers: BTreeMap::new(),
+            status_listeners: BTreeMap::new(),
+            status_calls: Vec::new(),
             next_entity: 0,
             pending: Vec::new(),
             deferred: Vec::new(),
@@ -86,11 +159,13 @@ impl Core {
     /// datagrams to send.
     pub(crate) fn after_input(&mut self) {
         while let Some(event) = self.node.poll_event() {
-            // Status events other than DATA_AVAILABLE are read by polling the statuses
-            // (status listeners are not offered yet).
             if let Event::DataAvailable { reader } = event {
                 if let Some(hooks) = self.readers.get_mut(&reader) {
                     hooks.data_pending = true;
+                }
+            } else if let Some((entity, kind)) = StatusKind::of_event(&event) {
+                if let Some(listener) = self.status_listeners.get(&entity) {
+                    self.status_calls.push((listener.clone(), kind));
                 }
             }
         }
@@ -125,7 +200,7 @@ impl Core {
     }
 
     /// The wakers and listeners to run now that input was processed.
-    fn take_notifications(&mut self) -> (Vec<Waker>, Vec<Callback>) {
+    fn take_notifications(&mut self) -> Notifications {
         let mut wakers = Vec::new();
         let mut callbacks = Vec::new();
         for r in self.readers.values_mut() {
@@ -137,8 +212,19 @@ impl Core {
                 }
             }
         }
-        (wakers, callbacks)
+        Notifications {
+            wakers,
+            callbacks,
+            status_calls: std::mem::take(&mut self.status_calls),
+        }
     }
+}
+
+/// What `Shared::finish` runs once the lock is released.
+struct Notifications {
+    wakers: Vec<Waker>,
+    callbacks: Vec<Callback>,
+    status_calls: Vec<(StatusCallback, StatusKind)>,
 }
 
 /// What the threads share.
@@ -220,7 +306,11 @@ impl Shared {
     /// Releases the lock after a change: sends, wakes waiters, runs listeners.
     pub(crate) fn finish(&self, mut core: MutexGuard<'_, Core>) {
         let transmits = std::mem::take(&mut core.pending);
-        let (wakers, callbacks) = core.take_notifications();
+        let Notifications {
+            wakers,
+            callbacks,
+            status_calls,
+        } = core.take_notifications();
         let wake_waiters = core.waiters > 0;
         let wake_timer = !core.deferred.is_empty()
             || core.next_timeout().is_some_and(|t| t < core.timer_wakes_at);
@@ -237,6 +327,9 @@ impl Shared {
         }
         for cb in callbacks {
             cb();
+        }
+        for (listener, kind) in status_calls {
+            listener(kind);
         }
     }
 
@@ -262,6 +355,9 @@ impl Shared {
         core.node.rtps.remove_writer(guid.entity_id);
         core.node.rtps.remove_reader(guid.entity_id);
         core.readers.remove(&guid.entity_id);
+        // Before the events of its withdrawal are looked at: a deleted entity's listener
+        // hears nothing of its own deletion.
+        core.status_listeners.remove(&guid.entity_id);
         core.after_input();
         self.finish(core);
     }

@@ -21,7 +21,7 @@ use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
 use crate::error::{Error, Result};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::{PublishMode, Qos};
-use crate::runtime::Core;
+use crate::runtime::{Core, StatusKind};
 use crate::type_support::TypeSupport;
 
 /// Writes samples of type `T` to a topic: a [`DynamicWriter`] that serializes `T` with its
@@ -154,6 +154,12 @@ impl<T: Cdr> DataWriter<T> {
     /// The PUBLICATION_MATCHED status.
     pub fn publication_matched_status(&self) -> crate::MatchedStatus {
         self.untyped.publication_matched_status()
+    }
+
+    /// Calls `f` whenever one of the writer's statuses changes; see
+    /// [`DynamicWriter::set_status_listener`].
+    pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        self.untyped.set_status_listener(f)
     }
 
     /// Waits until at least `count` readers are matched.
@@ -418,6 +424,36 @@ impl DynamicWriter {
             .data_writer_ref(self.inner.entity_id)
             .map(|w| w.matches().remotes().iter().copied().collect())
             .unwrap_or_default()
+    }
+
+    /// Calls `f` (from a participant thread, without locks held) whenever one of the
+    /// writer's statuses changes — PUBLICATION_MATCHED, OFFERED_INCOMPATIBLE_QOS,
+    /// OFFERED_DEADLINE_MISSED — with the status that changed: DCPS's status listeners,
+    /// which read the status with this writer's `*_status()` calls. Replaces the listener
+    /// set before. A status that changed before the listener was set (a match found as
+    /// the writer was created) is reported to it at once, from this thread.
+    pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        let f: crate::runtime::StatusCallback = std::sync::Arc::new(f);
+        crate::reader::set_status_listener(
+            &self.inner.participant,
+            self.inner.entity_id,
+            f.clone(),
+        );
+        let earlier = [
+            (
+                self.publication_matched_status().total_count,
+                StatusKind::PublicationMatched,
+            ),
+            (
+                self.offered_incompatible_qos().total_count,
+                StatusKind::OfferedIncompatibleQos,
+            ),
+            (
+                self.offered_deadline_missed().total_count,
+                StatusKind::OfferedDeadlineMissed,
+            ),
+        ];
+        crate::reader::report_earlier(&f, &earlier);
     }
 
     /// The PUBLICATION_MATCHED status: readers matched so far and now, and the last one

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
-use ferrodds::{Condition, DomainParticipant, PublishMode, Qos, SampleState, ViewState, WaitSet};
+use ferrodds::{
+    Condition, DomainParticipant, PublishMode, Qos, SampleState, StatusKind, ViewState, WaitSet,
+};
 use ferrodds_cdr::Cdr;
 
 #[derive(Cdr, Debug, Clone, PartialEq)]
@@ -119,6 +121,74 @@ fn the_data_available_listener_runs_for_new_samples() {
     }
     let n = calls.load(Ordering::SeqCst);
     assert!((1..=5).contains(&n), "called once per arrival batch: {n}");
+}
+
+#[test]
+fn status_listeners_hear_matches_incompatibility_and_missed_deadlines() {
+    // Domain 31 is shared with the data-available test: a partition of its own keeps this
+    // one apart.
+    let (a, b) = (participant(31), participant(31));
+    let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let hear = |who: &'static str| {
+        let heard = Arc::clone(&heard);
+        move |kind: StatusKind| heard.lock().unwrap().push((who, kind))
+    };
+    let part = ["status-listeners"];
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("s").unwrap(),
+            Qos::reader()
+                .reliable()
+                .partition(part)
+                .deadline(Duration::from_millis(50)),
+        )
+        .unwrap();
+    reader.set_status_listener(hear("reader"));
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("s").unwrap(),
+            Qos::writer()
+                .reliable()
+                .partition(part)
+                .deadline(Duration::from_millis(50)),
+        )
+        .unwrap();
+    writer.set_status_listener(hear("writer"));
+    // A best-effort writer a reliable reader cannot match.
+    let weak = a
+        .create_writer(
+            &a.create_topic::<Note>("s").unwrap(),
+            Qos::writer().best_effort().partition(part),
+        )
+        .unwrap();
+    weak.set_status_listener(hear("weak"));
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    writer
+        .write(&Note {
+            id: 1,
+            text: "once".into(),
+        })
+        .unwrap();
+    let wanted = [
+        ("writer", StatusKind::PublicationMatched),
+        ("reader", StatusKind::SubscriptionMatched),
+        ("reader", StatusKind::RequestedIncompatibleQos),
+        ("weak", StatusKind::OfferedIncompatibleQos),
+        // One sample, then nothing for longer than the 50 ms deadline.
+        ("writer", StatusKind::OfferedDeadlineMissed),
+        ("reader", StatusKind::RequestedDeadlineMissed),
+    ];
+    let deadline = Instant::now() + T;
+    let all_heard = || wanted.iter().all(|w| heard.lock().unwrap().contains(w));
+    while !all_heard() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let got = heard.lock().unwrap().clone();
+    for w in &wanted {
+        assert!(got.contains(w), "{w:?} not heard; heard {got:?}");
+    }
+    assert_eq!(weak.publication_matched_status().current_count, 0);
 }
 
 /// A minimal executor: polls on the current thread, parks until woken.

@@ -2,6 +2,7 @@
 cyclonedds.core (``Qos``, ``Policy``, ``Listener``, ``WaitSet``, ``ReadCondition``,
 ``SampleState``, ...)."""
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
@@ -119,6 +120,41 @@ class SampleRejectedStatus:
     total_count_change: int
     last_reason: int
     last_instance_handle: int
+
+
+_READER_STATUSES = ("subscription_matched", "requested_incompatible_qos",
+                    "requested_deadline_missed", "sample_lost", "sample_rejected")
+_WRITER_STATUSES = ("publication_matched", "offered_incompatible_qos",
+                    "offered_deadline_missed")
+
+
+def _changed(status) -> bool:
+    return bool(status.total_count_change
+                or getattr(status, "current_count_change", 0))
+
+
+def _listen_to_statuses(entity, listener, names) -> None:
+    """Calls ``listener.on_<status>(entity, status)`` when a status in ``names`` that the
+    listener overrides changes. The call reads the status, as DCPS says a listener call
+    does: its ``*_change`` fields count from the last read."""
+    wanted = {n for n in names if listener is not None and listener._overrides("on_" + n)}
+    if not wanted:
+        return
+    # A weak reference: the native entity holds the callback (see DataReader's
+    # on_data_available).
+    me = weakref.ref(entity)
+
+    def on_status(name: str) -> None:
+        e = me()
+        if e is None or name not in wanted:
+            return
+        status = _read_status(e, name)
+        if _changed(status):  # else a read since the change already reported it
+            getattr(listener, "on_" + name)(e, status)
+
+    # A change before the listener was set (a match found while the entity was created) is
+    # reported by this call, from this thread.
+    entity._native.set_status_listener(on_status)
 
 
 def _read_status(entity, name: str):
@@ -329,6 +365,30 @@ class Listener:
 
     def on_data_available(self, reader) -> None:
         """Data arrived at ``reader``."""
+
+    def on_subscription_matched(self, reader, status) -> None:
+        """``reader`` gained or lost a matched writer."""
+
+    def on_publication_matched(self, writer, status) -> None:
+        """``writer`` gained or lost a matched reader."""
+
+    def on_requested_incompatible_qos(self, reader, status) -> None:
+        """A writer was found whose QoS does not fit ``reader``."""
+
+    def on_offered_incompatible_qos(self, writer, status) -> None:
+        """A reader was found whose QoS does not fit ``writer``."""
+
+    def on_requested_deadline_missed(self, reader, status) -> None:
+        """An instance of ``reader`` went a deadline period without a sample."""
+
+    def on_offered_deadline_missed(self, writer, status) -> None:
+        """``writer`` went a deadline period without writing an instance."""
+
+    def on_sample_lost(self, reader, status) -> None:
+        """Samples for ``reader`` were lost on the way."""
+
+    def on_sample_rejected(self, reader, status) -> None:
+        """Samples for ``reader`` were not stored."""
 
     def _overrides(self, name: str) -> bool:
         own = getattr(type(self), name, None)

@@ -2,7 +2,8 @@
 
 from typing import Generic, List, Optional, TypeVar
 
-from .core import Entity, Listener, Qos, _native_qos, _read_status
+from .core import (Entity, Listener, Qos, _WRITER_STATUSES, _listen_to_statuses, _native_qos,
+                   _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -43,6 +44,7 @@ class DataWriter(Entity, Generic[_T]):
             topic._native, _native_qos(topic.qos, publisher_qos, qos))
         if isinstance(publisher_or_participant, Publisher):
             publisher_or_participant._writers.append(self)
+        _listen_to_statuses(self, listener, _WRITER_STATUSES)
 
     @property
     def topic(self):

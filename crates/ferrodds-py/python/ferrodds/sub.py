@@ -7,7 +7,7 @@ from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
 
 from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCondition,
                    ReadCondition, SampleInfo, SampleState, ViewState, _native_qos,
-                   _read_status)
+                   _READER_STATUSES, _listen_to_statuses, _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -52,6 +52,7 @@ class DataReader(Entity, Generic[_T]):
                 if reader is not None:
                     listener.on_data_available(reader)
             self._native.set_data_available(on_data_available)
+        _listen_to_statuses(self, listener, _READER_STATUSES)
 
     @property
     def topic(self):
