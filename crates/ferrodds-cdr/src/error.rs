@@ -299,8 +299,16 @@ pub enum EncodeErrorKind {
 }
 
 /// An encoding failure and the member it happened in.
+///
+/// Boxed as [`DecodeError`] is (read the details through `Deref`, e.g. `err.kind`): every
+/// write returns a `Result<(), EncodeError>`, which is then one word, returned in a
+/// register, instead of a 48-byte value returned through memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EncodeError {
+pub struct EncodeError(Box<EncodeErrorDetail>);
+
+/// What an [`EncodeError`] says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncodeErrorDetail {
     /// What went wrong.
     pub kind: EncodeErrorKind,
     /// Where in the sample.
@@ -309,25 +317,34 @@ pub struct EncodeError {
 
 impl EncodeError {
     /// A new error at the top level.
+    #[cold]
     pub fn new(kind: EncodeErrorKind) -> Self {
-        Self {
+        Self(Box::new(EncodeErrorDetail {
             kind,
             path: Path::default(),
-        }
+        }))
     }
 
     /// Adds the member the error happened in (called while unwinding).
     #[cold]
     pub fn in_member(mut self, name: impl Into<Name>) -> Self {
-        self.path.push_front(PathSegment::Member(name.into()));
+        self.0.path.push_front(PathSegment::Member(name.into()));
         self
     }
 
     /// Adds the element index the error happened in (called while unwinding).
     #[cold]
     pub fn at_index(mut self, index: usize) -> Self {
-        self.path.push_front(PathSegment::Index(index));
+        self.0.path.push_front(PathSegment::Index(index));
         self
+    }
+}
+
+impl std::ops::Deref for EncodeError {
+    type Target = EncodeErrorDetail;
+
+    fn deref(&self) -> &EncodeErrorDetail {
+        &self.0
     }
 }
 

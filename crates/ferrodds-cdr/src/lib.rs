@@ -53,8 +53,8 @@ pub use decoder::Decoder;
 pub use encapsulation::{EncapsulationHeader, RepresentationId};
 pub use encoder::Encoder;
 pub use error::{
-    DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorKind, Name, Path,
-    PathSegment,
+    DecodeError, DecodeErrorDetail, DecodeErrorKind, EncodeError, EncodeErrorDetail,
+    EncodeErrorKind, Name, Path, PathSegment,
 };
 pub use json::{
     expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView,
