@@ -191,6 +191,13 @@ impl<'a> Encoder<'a> {
     pub fn reserve(&mut self, additional: usize) {
         self.buf.reserve(additional);
     }
+
+    /// Drops what was written from absolute index `at` on (`at` from `buffer_index`): the
+    /// undoing of a run written before it was known to be valid.
+    #[inline]
+    pub(crate) fn truncate(&mut self, at: usize) {
+        self.buf.truncate(at);
+    }
 }
 
 #[cfg(test)]

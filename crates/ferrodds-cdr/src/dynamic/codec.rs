@@ -109,7 +109,7 @@ fn encode(ty: &DynamicType, value: &DynamicValue, e: &mut Encoder<'_>) -> Result
             if let Some(bound) = bound {
                 member::check_bound(items.len(), *bound)?;
             }
-            if e.is_xcdr2() && !element.kind().is_primitive() {
+            if e.is_xcdr2() && !element.is_primitive() {
                 let at = e.begin_length();
                 e.write_length(items.len())?;
                 encode_elements(element, items, e)?;
@@ -128,7 +128,7 @@ fn encode(ty: &DynamicType, value: &DynamicValue, e: &mut Encoder<'_>) -> Result
         ) => {
             // All dimensions form one array, with one DHEADER in XCDR2 unless the innermost
             // elements are primitive.
-            if e.is_xcdr2() && !element.kind().is_primitive() {
+            if e.is_xcdr2() && !element.is_primitive() {
                 let at = e.begin_length();
                 encode_flat(element, dimensions, value, e)?;
                 e.end_length(at)?;
@@ -243,44 +243,41 @@ fn encode_primitives(
     items: &[DynamicValue],
     e: &mut Encoder<'_>,
 ) -> Option<Result<(), EncodeError>> {
+    // One pass: written as they come, the run undone (and left to the general path, which
+    // reports the offending element) at the first element of the wrong kind or range.
     macro_rules! run {
-        ($variant:path, $size:literal, $x:ident => $write:expr) => {{
-            if !items.iter().all(|v| matches!(v, $variant(_))) {
-                return None;
-            }
+        ($variant:path, $size:literal, $x:ident => $fits:expr, $write:expr) => {{
+            let start = e.buffer_index();
             // One reservation for the run (and its alignment), not a check per element.
             e.reserve(items.len() * $size + $size);
             for v in items {
-                if let $variant($x) = v {
-                    $write;
+                match v {
+                    $variant($x) if $fits => $write,
+                    _ => {
+                        e.truncate(start);
+                        return None;
+                    }
                 }
             }
             Some(Ok(()))
         }};
     }
-    macro_rules! fits {
-        ($variant:path, $ty:ty) => {
-            items
-                .iter()
-                .all(|v| matches!(v, $variant(x) if <$ty>::try_from(*x).is_ok()))
-        };
-    }
     match element {
-        DynamicType::Float64 => run!(DynamicValue::Float, 8, x => e.write_f64(*x)),
-        DynamicType::Float32 => run!(DynamicValue::Float32, 4, x => e.write_f32(*x)),
-        DynamicType::Int64 => run!(DynamicValue::Int, 8, x => e.write_i64(*x)),
-        DynamicType::UInt64 => run!(DynamicValue::UInt, 8, x => e.write_u64(*x)),
-        DynamicType::Int32 if fits!(DynamicValue::Int, i32) => {
-            run!(DynamicValue::Int, 4, x => e.write_i32(*x as i32))
+        DynamicType::Float64 => run!(DynamicValue::Float, 8, x => true, e.write_f64(*x)),
+        DynamicType::Float32 => run!(DynamicValue::Float32, 4, x => true, e.write_f32(*x)),
+        DynamicType::Int64 => run!(DynamicValue::Int, 8, x => true, e.write_i64(*x)),
+        DynamicType::UInt64 => run!(DynamicValue::UInt, 8, x => true, e.write_u64(*x)),
+        DynamicType::Int32 => {
+            run!(DynamicValue::Int, 4, x => i32::try_from(*x).is_ok(), e.write_i32(*x as i32))
         }
-        DynamicType::UInt32 if fits!(DynamicValue::UInt, u32) => {
-            run!(DynamicValue::UInt, 4, x => e.write_u32(*x as u32))
+        DynamicType::UInt32 => {
+            run!(DynamicValue::UInt, 4, x => u32::try_from(*x).is_ok(), e.write_u32(*x as u32))
         }
-        DynamicType::Int16 if fits!(DynamicValue::Int, i16) => {
-            run!(DynamicValue::Int, 2, x => e.write_i16(*x as i16))
+        DynamicType::Int16 => {
+            run!(DynamicValue::Int, 2, x => i16::try_from(*x).is_ok(), e.write_i16(*x as i16))
         }
-        DynamicType::UInt16 if fits!(DynamicValue::UInt, u16) => {
-            run!(DynamicValue::UInt, 2, x => e.write_u16(*x as u16))
+        DynamicType::UInt16 => {
+            run!(DynamicValue::UInt, 2, x => u16::try_from(*x).is_ok(), e.write_u16(*x as u16))
         }
         _ => None,
     }
@@ -488,7 +485,7 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
             _ => d.read_u64()?,
         }),
         DynamicType::Sequence { element, bound } => {
-            let outer = if d.is_xcdr2() && !element.kind().is_primitive() {
+            let outer = if d.is_xcdr2() && !element.is_primitive() {
                 Some(d.begin_delimited("sequence DHEADER")?)
             } else {
                 None
@@ -519,7 +516,7 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
             element,
             dimensions,
         } => {
-            if d.is_xcdr2() && !element.kind().is_primitive() {
+            if d.is_xcdr2() && !element.is_primitive() {
                 let outer = d.begin_delimited("array DHEADER")?;
                 let value = decode_flat(element, dimensions, d)?;
                 d.restore(outer);
@@ -611,7 +608,7 @@ fn decode_elements(
     Ok(out)
 }
 
-/// `count` 32- or 64-bit numbers read in one go: aligned once, bounds-checked once, then
+/// `count` 16-, 32- or 64-bit numbers read in one go: aligned once, bounds-checked once, then
 /// converted in a tight loop; `None` for other element types.
 fn decode_primitives(
     element: &DynamicType,
@@ -655,6 +652,8 @@ fn decode_primitives(
         DynamicType::UInt64 => num!(8, u64, DynamicValue::UInt),
         DynamicType::Int32 => num!(4, i32, |v: i32| DynamicValue::Int(i64::from(v))),
         DynamicType::UInt32 => num!(4, u32, |v: u32| DynamicValue::UInt(u64::from(v))),
+        DynamicType::Int16 => num!(2, i16, |v: i16| DynamicValue::Int(i64::from(v))),
+        DynamicType::UInt16 => num!(2, u16, |v: u16| DynamicValue::UInt(u64::from(v))),
         _ => None,
     }
 }

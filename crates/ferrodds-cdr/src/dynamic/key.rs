@@ -125,7 +125,7 @@ fn max_end(ty: &DynamicType, offset: usize, max_align: usize) -> Option<usize> {
         DynamicType::Sequence { element, bound } => {
             let bound = (*bound)?;
             let mut end = align_up(offset, 4, max_align);
-            if max_align == XcdrVersion::Xcdr2.max_align() && !element.kind().is_primitive() {
+            if max_align == XcdrVersion::Xcdr2.max_align() && !element.is_primitive() {
                 end += 4;
             }
             end += 4;
@@ -138,7 +138,7 @@ fn max_end(ty: &DynamicType, offset: usize, max_align: usize) -> Option<usize> {
             element,
             dimensions,
         } => {
-            let mut end = if !element.kind().is_primitive() && max_align == 4 {
+            let mut end = if !element.is_primitive() && max_align == 4 {
                 align_up(offset, 4, 4) + 4
             } else {
                 offset

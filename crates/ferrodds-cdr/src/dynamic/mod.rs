@@ -310,6 +310,29 @@ pub(crate) fn bitmask_size(bit_bound: u32) -> usize {
 }
 
 impl DynamicType {
+    /// True for the primitive types (what `kind()` calls `TypeKind::Primitive`), without
+    /// computing the whole kind: asked for every sequence and array written.
+    #[inline]
+    pub fn is_primitive(&self) -> bool {
+        matches!(
+            self,
+            DynamicType::Bool
+                | DynamicType::UInt8
+                | DynamicType::Octet
+                | DynamicType::Int8
+                | DynamicType::Char
+                | DynamicType::Int16
+                | DynamicType::UInt16
+                | DynamicType::WChar
+                | DynamicType::Int32
+                | DynamicType::UInt32
+                | DynamicType::Float32
+                | DynamicType::Int64
+                | DynamicType::UInt64
+                | DynamicType::Float64
+        )
+    }
+
     /// The kind of type, for the encoding rules that depend on it.
     pub fn kind(&self) -> TypeKind {
         match self {
@@ -338,7 +361,7 @@ impl DynamicType {
                 primitive_element_size: element.kind().primitive_size(),
             },
             DynamicType::Array { element, .. } => TypeKind::Array {
-                primitive_elements: element.kind().is_primitive(),
+                primitive_elements: element.is_primitive(),
             },
             DynamicType::Struct(s) => TypeKind::Struct(s.extensibility),
             DynamicType::Union(u) => TypeKind::Union(u.extensibility),
