@@ -686,6 +686,32 @@ fn a_value_that_is_not_of_its_type_is_an_error_not_a_panic() {
     .unwrap();
     let err = dynamic::deserialize(&point, &bytes[..8]).unwrap_err();
     assert!(err.to_string().contains("vec::Point.y"), "{err}");
+    // A run of numbers with one out of range, or of another kind, deep in it: the error
+    // names the element, and the buffer holds what it held before.
+    let readings = struct_("vec::Readings", Final, vec![("r", seq(T::Int16))]);
+    for (bad, says) in [
+        (DynamicValue::Int(70_000), "vec::Readings.r[2]"),
+        (DynamicValue::UInt(1), "vec::Readings.r[2]"),
+    ] {
+        let items = vec![
+            DynamicValue::Int(1),
+            DynamicValue::Int(-2),
+            bad,
+            DynamicValue::Int(4),
+        ];
+        let value = DynamicValue::Struct(vec![Some(DynamicValue::Sequence(items))]);
+        let mut buf = vec![0xAA; 3];
+        let err = dynamic::serialize_into(
+            &readings,
+            &value,
+            XcdrVersion::Xcdr2,
+            Endianness::Little,
+            &mut buf,
+        )
+        .unwrap_err();
+        assert!(err.to_string().starts_with(says), "{err}");
+        assert_eq!(buf, vec![0xAA; 3]);
+    }
 }
 
 #[test]
