@@ -131,9 +131,11 @@ def main():
         lat_cells = [(100, 10, 8192)]
         thr_cells = [(2000, 8192)]
     else:
-        lat_cells = [(i, s, b) for i in (100, 1000) for s in (10,)
+        # OpenDDSharp's grid, at the ends of its ranges: 100 and 1000 instances, 10 and 30
+        # samples per instance, 10,000 and 200,000 samples; 2, 8 and 64 KiB.
+        lat_cells = [(i, s, b) for i in (100, 1000) for s in (10, 30)
                      for b in (2048, 8192, 65536)]
-        thr_cells = [(10000, b) for b in (2048, 8192, 65536)]
+        thr_cells = [(n, b) for n in (10000, 200000) for b in (2048, 8192, 65536)]
     started = time.time()
     lat = run(lat_cells, latency, impls, a.reps)
     thr = run(thr_cells, throughput, impls, a.reps)

@@ -494,6 +494,10 @@ class WaitSet(Entity):
     def wait(self, timeout: Optional[int] = None) -> int:
         """Waits up to ``timeout`` nanoseconds; the number of triggered conditions."""
         import time
+        if len(self.conditions) == 1 and isinstance(self.conditions[0], _Condition):
+            # The common wait, on one reader: one call into the reader, which returns at
+            # once when data is waiting (a round trip's worth of calls saved per wait).
+            return int(self.conditions[0].reader._native.wait_for_data(_seconds(timeout)))
         deadline = time.monotonic() + _seconds(timeout)
         while True:
             n = self._triggered()

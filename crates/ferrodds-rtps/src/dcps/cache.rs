@@ -132,6 +132,9 @@ pub(crate) struct ReaderCache {
     order: BTreeMap<u64, InstanceHandle>,
     arrivals: u64,
     len: usize,
+    /// Samples held that were not read yet (so that "is there data?", asked before every
+    /// wait, does not walk every instance).
+    unread: usize,
     /// The earliest expiry among the samples held, if any has a lifespan (or earlier:
     /// it is lowered on insert and recomputed only by a purge).
     earliest_expiry: Option<Timestamp>,
@@ -150,6 +153,7 @@ impl ReaderCache {
             order: BTreeMap::new(),
             arrivals: 0,
             len: 0,
+            unread: 0,
             earliest_expiry: None,
             rejected: 0,
             last_rejected: None,
@@ -177,6 +181,13 @@ impl ReaderCache {
 
     /// True when a sample not yet read, and not expired by `now`, is waiting.
     pub(crate) fn has_unread(&self, now: Timestamp) -> bool {
+        if self.unread == 0 {
+            return false;
+        }
+        if self.earliest_expiry.is_none_or(|e| e > now) {
+            // Nothing held has expired: every unread sample counts.
+            return true;
+        }
         self.instances.values().any(|i| {
             i.samples
                 .iter()
@@ -261,7 +272,9 @@ impl ReaderCache {
         }
         if let Some(depth) = self.limits.depth {
             while instance.samples.len() >= depth.max(1) {
-                instance.samples.pop_front();
+                if instance.samples.pop_front().is_some_and(|s| !s.read) {
+                    self.unread -= 1;
+                }
                 // Its place in the arrival order goes with it (else `order` would grow by
                 // one entry per sample replaced, for as long as the reader lives).
                 if let Some(arrival) = instance.arrival_ids.pop_front() {
@@ -280,6 +293,7 @@ impl ReaderCache {
         if let Some(e) = stored.expires {
             self.earliest_expiry = Some(self.earliest_expiry.map_or(e, |x| x.min(e)));
         }
+        self.unread += usize::from(!stored.read);
         instance.samples.push_back(stored);
         self.len += 1;
         self.arrivals += 1;
@@ -304,7 +318,9 @@ impl ReaderCache {
         }) else {
             return;
         };
-        instance.samples.remove(i);
+        if instance.samples.remove(i).is_some_and(|s| !s.read) {
+            self.unread -= 1;
+        }
         if let Some(arrival) = instance.arrival_ids.remove(i) {
             self.order.remove(&arrival);
         }
@@ -356,6 +372,7 @@ impl ReaderCache {
                     expires: None,
                 };
                 instance.samples.push_back(stored);
+                self.unread += 1;
                 self.len += 1;
                 self.arrivals += 1;
                 instance.arrival_ids.push_back(self.arrivals);
@@ -377,7 +394,9 @@ impl ReaderCache {
             while i < instance.samples.len() {
                 match instance.samples[i].expires {
                     Some(e) if e <= now => {
-                        instance.samples.remove(i);
+                        if instance.samples.remove(i).is_some_and(|s| !s.read) {
+                            self.unread -= 1;
+                        }
                         if let Some(arrival) = instance.arrival_ids.remove(i) {
                             self.order.remove(&arrival);
                         }
@@ -495,7 +514,10 @@ impl ReaderCache {
                     sequence_number: stored.sequence_number,
                 },
             });
-            stored.read = true;
+            if !stored.read {
+                stored.read = true;
+                self.unread -= 1;
+            }
         }
         for &(_, handle, _) in &picked {
             if let Some(i) = self.instances.get_mut(&handle) {
@@ -563,6 +585,18 @@ mod tests {
         Guid::new(GuidPrefix([n; 12]), EntityId([0, 0, 1, 2]))
     }
 
+    /// The unread count `has_unread` relies on is the number of unread samples held.
+    fn unread_is_counted(c: &ReaderCache) -> usize {
+        let held = c
+            .instances
+            .values()
+            .flat_map(|i| &i.samples)
+            .filter(|s| !s.read)
+            .count();
+        assert_eq!(c.unread, held);
+        held
+    }
+
     #[test]
     fn keep_last_keeps_the_newest_per_instance_and_takes_in_arrival_order() {
         let mut c = ReaderCache::new(CacheLimits {
@@ -576,6 +610,8 @@ mod tests {
             c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
         }
         c.insert(b, ChangeKind::Alive, stored(writer(1), 4, true), &[]);
+        // The sample the depth pushed out was not read: no longer counted.
+        assert_eq!(unread_is_counted(&c), 3);
         let taken = c.collect(NOW, 10, true, Selection::ANY);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3, 4]);
@@ -602,12 +638,16 @@ mod tests {
         // Read one instance: only its samples become READ, and only it NOT_NEW.
         let read = c.collect(NOW, 10, false, Selection::ANY.of_instance(a));
         assert_eq!(seqs(&read), vec![1, 3]);
+        assert_eq!(unread_is_counted(&c), 1);
+        assert!(c.has_unread(NOW));
         assert!(read.iter().all(|t| t.info.view_state == ViewState::New));
 
         // Take what is not read: b's sample alone, a's stay.
         let taken = c.collect(NOW, 10, true, Selection::NOT_READ);
         assert_eq!(seqs(&taken), vec![2]);
         assert_eq!(c.len(), 2);
+        assert_eq!(unread_is_counted(&c), 0);
+        assert!(!c.has_unread(NOW));
 
         // Take the READ ones, one at a time: a sample in the middle of the arrival order
         // is removed, not whatever is first.
@@ -638,6 +678,7 @@ mod tests {
         assert_eq!(seqs(&c.collect(NOW, 10, true, disposed)), vec![6]);
         assert_eq!(seqs(&c.collect(NOW, 10, true, Selection::ANY)), vec![5]);
         assert_eq!(c.len(), 0);
+        assert_eq!(unread_is_counted(&c), 0);
         // The disposed instance without writers, emptied by the take, is forgotten; the
         // alive one stays.
         assert!(!c.contains(a));
@@ -689,6 +730,9 @@ mod tests {
         let mut later = stored(writer(1), 3, true);
         later.expires = Some(NOW.after(60 * second));
         c.insert(a, ChangeKind::Alive, later, &[]);
+        assert!(c.has_unread(NOW));
+        c.purge_expired(NOW);
+        assert_eq!(unread_is_counted(&c), 2);
         let taken = c.collect(NOW, 10, true, Selection::ANY);
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3]);
@@ -707,6 +751,7 @@ mod tests {
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         assert_eq!(c.collect(NOW, 10, true, Selection::ANY).len(), 1);
         assert_eq!(c.writer_lost(writer(1)), vec![a]);
+        assert_eq!(unread_is_counted(&c), 1);
         let taken = c.collect(NOW, 10, true, Selection::ANY);
         assert_eq!(taken.len(), 1);
         assert!(!taken[0].info.valid_data);
