@@ -74,7 +74,7 @@ def pair(impl, server_role, server_args, client_role, client_args, timeout):
 
 
 def latency(impl, instances, per_instance, size):
-    r = pair(impl, "pong", [], "ping", [instances, per_instance, size], 900)
+    r = pair(impl, "pong", [size], "ping", [instances, per_instance, size], 900)
     return r and r["p50_us"]
 
 
@@ -160,7 +160,9 @@ def main():
 alternated, medians; {minutes:.0f} minutes on {machine}). Every implementation runs the same
 exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
 `struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
-two processes. Ratios are to Rust native in the same run.
+two processes. Ratios are to Rust native in the same run. RTI's writers of samples larger than
+63,000 bytes publish asynchronously (Connext 6.1 fragments only then; RTI's perftest does the
+same), with its defaults otherwise.
 
 Round trip, median µs (instances × samples per instance, payload), ratio to native:
 

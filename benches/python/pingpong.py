@@ -1,6 +1,6 @@
 """One side of the Python benchmark (benches/python/matrix.py runs pairs of these).
 
-    pingpong.py pong BACKEND DOMAIN
+    pingpong.py pong BACKEND DOMAIN [SIZE]
     pingpong.py ping BACKEND DOMAIN INSTANCES SAMPLES_PER_INSTANCE SIZE
     pingpong.py sub  BACKEND DOMAIN COUNT
     pingpong.py pub  BACKEND DOMAIN COUNT SIZE
@@ -11,7 +11,8 @@ does), ``cyclonedds`` (cyclonedds-python: the same program as ``ferrodds``, othe
 ``rti`` (RTI Connext through rticonnextdds-connector, samples as dictionaries). The type:
 ``struct Sample { @key int32 id; uint32 seq; sequence<octet> payload; }``, reliable; ping
 and pong KEEP_LAST 1 per instance, pub and sub KEEP_ALL. ``ping`` prints one JSON line of
-round-trip times (µs), ``sub`` one of samples/s; the other sides print nothing.
+round-trip times (µs), ``sub`` one of samples/s; the other sides print nothing. ``pong``'s
+SIZE is the payload size the ping will send (RTI Connext needs to know: see RtiBackend).
 """
 
 import importlib
@@ -133,28 +134,36 @@ RTI_XML = """<dds>
 </dds>"""
 
 
-def rti_qos(kind, keep_all):
+# The largest sample RTI Connext sends from the writing thread: a larger one must be
+# fragmented, which Connext 6.1 does only with asynchronous publishing (as RTI's own perftest
+# switches it on above 63,000 bytes).
+RTI_SYNCHRONOUS_MAX = 63000
+
+
+def rti_qos(kind, keep_all, size=0):
     history = ("<history><kind>KEEP_ALL_HISTORY_QOS</kind></history>" if keep_all
                else "<history><kind>KEEP_LAST_HISTORY_QOS</kind><depth>1</depth></history>")
     pool = ("<property><value><element><name>dds.data_%s.history.memory_manager.fast_pool."
             "pool_buffer_max_size</name><value>65536</value></element></value></property>"
             % ("writer" if kind == "datawriter_qos" else "reader"))
-    return ("<%s><reliability><kind>RELIABLE_RELIABILITY_QOS</kind></reliability>%s%s</%s>"
-            % (kind, history, pool, kind))
+    publish = ("<publish_mode><kind>ASYNCHRONOUS_PUBLISH_MODE_QOS</kind></publish_mode>"
+               if kind == "datawriter_qos" and size > RTI_SYNCHRONOUS_MAX else "")
+    return ("<%s><reliability><kind>RELIABLE_RELIABILITY_QOS</kind></reliability>%s%s%s</%s>"
+            % (kind, history, pool, publish, kind))
 
 
 class RtiBackend:
     """RTI Connext through rticonnextdds-connector (samples as dictionaries)."""
 
-    def __init__(self, domain, keep_all):
-        self.domain, self.keep_all = domain, keep_all
+    def __init__(self, domain, keep_all, size=0):
+        self.domain, self.keep_all, self.size = domain, keep_all, size
 
     def endpoints(self, out_topic, in_topic):
         import rticonnextdds_connector as rti
         fd, path = tempfile.mkstemp(suffix=".xml")
         with os.fdopen(fd, "w") as f:
             f.write(RTI_XML.format(domain=self.domain, out_topic=out_topic, in_topic=in_topic,
-                                   wqos=rti_qos("datawriter_qos", self.keep_all),
+                                   wqos=rti_qos("datawriter_qos", self.keep_all, self.size),
                                    rqos=rti_qos("datareader_qos", self.keep_all)))
         self.connector = rti.Connector("Bench::App", path)
         os.unlink(path)
@@ -184,11 +193,11 @@ class RtiBackend:
         self.output.wait(30000)
 
 
-def backend(name, domain, keep_all):
+def backend(name, domain, keep_all, size=0):
     if name == "ferrodds-json":
         return JsonBackend(domain, keep_all)
     if name == "rti":
-        return RtiBackend(domain, keep_all)
+        return RtiBackend(domain, keep_all, size)
     return IdlBackend(name, domain, keep_all)
 
 
@@ -280,7 +289,9 @@ def pub(b, count, size):
 
 def main(argv):
     role, name, domain = argv[0], argv[1], int(argv[2])
-    b = backend(name, domain, keep_all=role in ("pub", "sub"))
+    size = {"pong": 3, "ping": 5, "pub": 4}.get(role)
+    size = int(argv[size]) if size is not None and len(argv) > size else 0
+    b = backend(name, domain, keep_all=role in ("pub", "sub"), size=size)
     if role == "pong":
         pong(b)
     elif role == "ping":
