@@ -304,9 +304,14 @@ impl Reader {
         Ok(out)
     }
 
-    /// Waits up to `timeout` seconds for a sample not yet read; false on timeout.
-    fn wait_for_data(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
-        crate::exit::wait(py, seconds(timeout), |t| self.inner.wait_for_data(t))
+    /// Waits up to `timeout` seconds for a sample `mask` selects (cyclonedds-python's state
+    /// bits; by default one not yet read); false on timeout.
+    #[pyo3(signature = (timeout, mask = NOT_READ_ANY))]
+    fn wait_for_data(&self, py: Python<'_>, timeout: f64, mask: u32) -> PyResult<bool> {
+        let selection = selection(mask, None);
+        crate::exit::wait(py, seconds(timeout), |t| {
+            self.inner.wait_for_selection(selection, t)
+        })
     }
 
     /// Waits up to `timeout` seconds for `count` matched writers; false on timeout.
@@ -465,6 +470,9 @@ fn handle(h: InstanceHandle) -> u128 {
 /// Every state, in cyclonedds-python's bits: sample states 1 and 2, view states 4 and 8,
 /// instance states 16, 32 and 64.
 const ANY_STATE: u32 = 0x7f;
+
+/// Samples not read yet, of any view and instance state.
+const NOT_READ_ANY: u32 = 0x2;
 
 /// The selection a cyclonedds-python state mask and instance handle make. A kind with no
 /// bit in `mask` selects every state of that kind, as Cyclone's masks do.

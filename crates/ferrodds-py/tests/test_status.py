@@ -82,7 +82,7 @@ def test_state_masks_select_in_the_reader(sides, package):
     doing the same."""
     side = sides[package]
     S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState
-    unread = side.core.ReadCondition
+    ReadCondition = side.core.ReadCondition
     name = f"status_masks_{package}"
     writer = side.writer(name, "Plain")
     reader = side.reader(name, "Plain")
@@ -98,7 +98,7 @@ def test_state_masks_select_in_the_reader(sides, package):
     def gather(fn, n):
         got, deadline = [], time.monotonic() + 10
         while len(got) < n and time.monotonic() < deadline:
-            got += fn(N=10, condition=unread(reader, S.NotRead | V.Any | I.Any))
+            got += fn(N=10, condition=ReadCondition(reader, S.NotRead | V.Any | I.Any))
             time.sleep(0.02)
         return got
 
@@ -109,6 +109,14 @@ def test_state_masks_select_in_the_reader(sides, package):
     handle_1 = next(s.sample_info.instance_handle for s in got if s.id == 1)
     writer.write(Plain(id=2, value=0.0, name="s3"))
     assert names(gather(reader.read, 1)) == [(2, "s3")]
+    # Every sample is READ now: a read condition on READ samples triggers a wait set, one on
+    # NOT_READ samples does not.
+    duration = side.util.duration
+    on_read, on_unread = side.core.WaitSet(side.participant), side.core.WaitSet(side.participant)
+    on_read.attach(ReadCondition(reader, S.Read | V.Any | I.Any))
+    on_unread.attach(ReadCondition(reader, S.NotRead | V.Any | I.Any))
+    assert on_read.wait(duration(seconds=5)) == 1
+    assert on_unread.wait(duration(milliseconds=50)) == 0
     writer.write(Plain(id=1, value=0.0, name="s4"))
     # The one not read yet, taken alone; the READ ones stay.
     assert names(gather(reader.take, 1)) == [(1, "s4")]

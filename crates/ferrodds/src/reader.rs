@@ -414,13 +414,19 @@ impl DynamicReader {
 
     /// Waits until a sample not yet read is waiting; false on timeout.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
+        self.wait_for_selection(Selection::NOT_READ, timeout)
+    }
+
+    /// Waits until a sample `selection` selects is waiting (a read condition with its state
+    /// masks); false on timeout.
+    pub fn wait_for_selection(&self, selection: Selection, timeout: Duration) -> bool {
         let id = self.inner.entity_id;
         let shared = &self.inner.participant.inner.shared;
         shared.wait_until(timeout, |core| {
             let now = shared.now();
             core.node
                 .data_reader_ref(id)
-                .is_some_and(|r| r.has_unread(now))
+                .is_some_and(|r| r.has_selected(now, selection))
         })
     }
 

@@ -496,8 +496,9 @@ class WaitSet(Entity):
         import time
         if len(self.conditions) == 1 and isinstance(self.conditions[0], _Condition):
             # The common wait, on one reader: one call into the reader, which returns at
-            # once when data is waiting (a round trip's worth of calls saved per wait).
-            return int(self.conditions[0].reader._native.wait_for_data(_seconds(timeout)))
+            # once when a sample the condition's mask selects is waiting.
+            c = self.conditions[0]
+            return int(c.reader._native.wait_for_data(_seconds(timeout), c.mask))
         deadline = time.monotonic() + _seconds(timeout)
         while True:
             n = self._triggered()
@@ -506,11 +507,11 @@ class WaitSet(Entity):
             left = deadline - time.monotonic()
             if left <= 0:
                 return 0
-            readers = [c.reader for c in self.conditions if isinstance(c, _Condition)]
+            readers = [c for c in self.conditions if isinstance(c, _Condition)]
             step = min(left, 0.05)
             if readers:
                 # Released GIL while waiting on the first reader; the rest are polled.
-                readers[0]._native.wait_for_data(step)
+                readers[0].reader._native.wait_for_data(step, readers[0].mask)
             else:
                 time.sleep(step)
 

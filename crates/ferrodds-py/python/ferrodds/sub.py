@@ -97,7 +97,7 @@ class DataReader(Entity, Generic[_T]):
         return self._samples(raw, condition)
 
     def _peek(self, mask: int) -> bool:
-        return self._native.wait_for_data(0.0)
+        return self._native.wait_for_data(0.0, mask)
 
     def read_next(self) -> Optional[_T]:
         """One sample not read yet, or None."""

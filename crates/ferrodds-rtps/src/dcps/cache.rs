@@ -195,6 +195,39 @@ impl ReaderCache {
         })
     }
 
+    /// True when a sample `selection` selects, not expired by `now`, is waiting (what a
+    /// DCPS read condition's trigger is).
+    pub(crate) fn has_selected(&self, now: Timestamp, selection: Selection) -> bool {
+        if selection.sample_states == SampleState::NotRead.mask()
+            && selection.view_states == Selection::ANY.view_states
+            && selection.instance_states == Selection::ANY.instance_states
+            && selection.instance.is_none()
+        {
+            return self.has_unread(now);
+        }
+        let live = |s: &Stored| s.expires.is_none_or(|e| e > now);
+        let selected = |handle: &InstanceHandle, i: &Instance| {
+            let view = if i.new {
+                ViewState::New
+            } else {
+                ViewState::NotNew
+            };
+            selection.instance.is_none_or(|h| h == *handle)
+                && i.samples.iter().any(|s| {
+                    let state = if s.read {
+                        SampleState::Read
+                    } else {
+                        SampleState::NotRead
+                    };
+                    live(s) && selection.selects(state, view, i.state)
+                })
+        };
+        match selection.instance {
+            Some(h) => self.instances.get(&h).is_some_and(|i| selected(&h, i)),
+            None => self.instances.iter().any(|(h, i)| selected(h, i)),
+        }
+    }
+
     /// The instance a key hash names: its own, or one of the variants it was inserted with.
     pub(crate) fn instance_by_hash(&self, hash: InstanceHandle) -> Option<InstanceHandle> {
         self.by_hash.get(&hash).copied()
@@ -640,6 +673,14 @@ mod tests {
         assert_eq!(seqs(&read), vec![1, 3]);
         assert_eq!(unread_is_counted(&c), 1);
         assert!(c.has_unread(NOW));
+        // A read condition on READ samples of `a` triggers; on NOT_READ ones of `a`, not.
+        let read_only = Selection {
+            sample_states: SampleState::Read.mask(),
+            ..Selection::ANY
+        };
+        assert!(c.has_selected(NOW, read_only.of_instance(a)));
+        assert!(!c.has_selected(NOW, Selection::NOT_READ.of_instance(a)));
+        assert!(c.has_selected(NOW, Selection::NOT_READ));
         assert!(read.iter().all(|t| t.info.view_state == ViewState::New));
 
         // Take what is not read: b's sample alone, a's stay.

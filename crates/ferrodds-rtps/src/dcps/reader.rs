@@ -114,6 +114,11 @@ impl DcpsReader {
         self.cache.has_unread(now)
     }
 
+    /// True when a sample `selection` selects, alive at `now`, is waiting.
+    pub fn has_selected(&self, now: Timestamp, selection: Selection) -> bool {
+        self.cache.has_selected(now, selection)
+    }
+
     /// The writers matched, and SUBSCRIPTION_MATCHED.
     pub fn matches(&self) -> &Matches {
         &self.matches
