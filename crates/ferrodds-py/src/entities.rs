@@ -252,33 +252,44 @@ impl Reader {
     /// bits, all three kinds in one) and `instance` select, as `(sample, info)` pairs, where
     /// `info` is `(sample_state, view_state, instance_state, valid_data,
     /// source_timestamp_ns, instance_handle, publication_handle)`. The others stay.
-    #[pyo3(signature = (n, mask = ANY_STATE, instance = None))]
+    ///
+    /// With `filter` (a query condition's: `filter(sample) -> bool`), only the selected
+    /// samples it keeps are taken; the others stay.
+    #[pyo3(signature = (n, mask = ANY_STATE, instance = None, filter = None))]
     fn take<'py>(
         &self,
         py: Python<'py>,
         n: usize,
         mask: u32,
         instance: Option<u128>,
+        filter: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let selection = selection(mask, instance);
-        let samples = crate::exit::released(py, || self.inner.take_selection(n, selection))?
-            .map_err(|e| dds("take", e))?;
+        let samples = match filter {
+            Some(f) => self.collect_if(py, n, true, selection, &f)?,
+            None => crate::exit::released(py, || self.inner.take_selection(n, selection))?
+                .map_err(|e| dds("take", e))?,
+        };
         self.to_python(py, samples)
     }
 
     /// Returns up to `n` of the selected samples without removing them (they, and only
     /// they, become READ).
-    #[pyo3(signature = (n, mask = ANY_STATE, instance = None))]
+    #[pyo3(signature = (n, mask = ANY_STATE, instance = None, filter = None))]
     fn read<'py>(
         &self,
         py: Python<'py>,
         n: usize,
         mask: u32,
         instance: Option<u128>,
+        filter: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let selection = selection(mask, instance);
-        let samples = crate::exit::released(py, || self.inner.read_selection(n, selection))?
-            .map_err(|e| dds("read", e))?;
+        let samples = match filter {
+            Some(f) => self.collect_if(py, n, false, selection, &f)?,
+            None => crate::exit::released(py, || self.inner.read_selection(n, selection))?
+                .map_err(|e| dds("read", e))?,
+        };
         self.to_python(py, samples)
     }
 
@@ -388,6 +399,51 @@ impl Reader {
 }
 
 impl Reader {
+    /// Reads or takes the selected samples `filter` keeps. Runs with the GIL held (the
+    /// filter is Python code), which is safe: no FerroDDS thread waits for the GIL while
+    /// it holds the participant's lock. An exception in the filter is raised, and then
+    /// nothing was read or taken.
+    fn collect_if(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        take: bool,
+        selection: Selection,
+        filter: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Sample<DynamicValue>>> {
+        let support = self.support.get();
+        let mut failed = None;
+        let keep = |s: &Sample<DynamicValue>| {
+            if !s.info.valid_data {
+                // An invalid sample (a dispose) has no data for the filter to judge: it
+                // reports its instance's state, and is handed out.
+                return Some(true);
+            }
+            let verdict = support
+                .object_of(py, &s.data)
+                .and_then(|obj| filter.call1((obj,)))
+                .and_then(|v| v.is_truthy());
+            match verdict {
+                Ok(v) => Some(v),
+                // Nothing is handed out: the exception is raised with every sample left.
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            }
+        };
+        let samples = if take {
+            self.inner.take_if(n, selection, keep)
+        } else {
+            self.inner.read_if(n, selection, keep)
+        }
+        .map_err(|e| dds(if take { "take" } else { "read" }, e))?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(samples),
+        }
+    }
+
     fn to_python<'py>(
         &self,
         py: Python<'py>,

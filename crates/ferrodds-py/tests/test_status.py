@@ -156,3 +156,35 @@ def test_status_listeners_are_called_with_the_status(sides, package, peer):
     assert ("subscription_matched", 1) not in heard  # a writer's listener hears its own
     assert weak.get_publication_matched_status().current_count == 0
     del reader, strict
+
+
+@pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
+def test_a_query_condition_takes_only_what_its_filter_keeps(sides, package):
+    side = sides[package]
+    S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState
+    name = f"status_query_{package}"
+    writer = side.writer(name, "Plain")
+    reader = side.reader(name, "Plain")
+    assert until(lambda: writer.get_matched_subscriptions()
+                 and reader.get_matched_publications())
+    Plain = side.types["Plain"]
+    for key in range(6):
+        writer.write(Plain(id=key, value=float(key), name=f"n{key}"))
+    assert until(lambda: len(reader.read(N=10)) == 6)
+    big = side.core.QueryCondition(reader, S.Any | V.Any | I.Any, lambda s: s.value >= 3.0)
+    assert sorted(s.id for s in reader.take(N=10, condition=big)) == [3, 4, 5]
+    # The ones the filter rejected stay, READ as they were.
+    rest = reader.take(N=10)
+    assert sorted(s.id for s in rest) == [0, 1, 2]
+    assert all(s.sample_info.sample_state == S.Read for s in rest)
+    if package == "ferrodds":
+        # A filter that raises: the exception reaches the caller, nothing is taken.
+        writer.write(Plain(id=9, value=9.0, name="n9"))
+        assert until(lambda: reader.read(N=10))
+
+        def broken(sample):
+            raise ValueError("filter failed")
+        with pytest.raises(ValueError, match="filter failed"):
+            reader.take(N=10, condition=side.core.QueryCondition(reader, S.Any | V.Any | I.Any,
+                                                                  broken))
+        assert [s.id for s in reader.take(N=10)] == [9]

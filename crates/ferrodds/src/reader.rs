@@ -399,6 +399,79 @@ impl DynamicReader {
         self.decode_values(self.collect(max, false, selection))
     }
 
+    /// Removes and returns up to `max` of the samples `selection` selects that `keep`
+    /// keeps (`Some(true)`: a DCPS query condition whose filter is code); the others stay
+    /// as they were. `keep` sees every candidate before any is handed out; `None` stops
+    /// the call with nothing handed out (a filter that failed).
+    pub fn take_if(
+        &self,
+        max: usize,
+        selection: Selection,
+        keep: impl FnMut(&Sample<DynamicValue>) -> Option<bool>,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.collect_if(max, true, selection, keep)
+    }
+
+    /// Returns up to `max` of the samples `selection` selects that `keep` keeps, without
+    /// removing them; they, and only they, become READ. `keep` as for [`Self::take_if`].
+    pub fn read_if(
+        &self,
+        max: usize,
+        selection: Selection,
+        keep: impl FnMut(&Sample<DynamicValue>) -> Option<bool>,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.collect_if(max, false, selection, keep)
+    }
+
+    /// Looks at the selected samples without changing them, runs `keep` on each (outside
+    /// the lock: it is the application's code), then hands out the first `max` it kept that
+    /// are still held. A sample that does not decode is left to the next plain read or take
+    /// (which reports it).
+    fn collect_if(
+        &self,
+        max: usize,
+        take: bool,
+        selection: Selection,
+        mut keep: impl FnMut(&Sample<DynamicValue>) -> Option<bool>,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        let shared = &self.inner.participant.inner.shared;
+        let id = self.inner.entity_id;
+        let peeked = {
+            let now = shared.now();
+            let core = shared.lock();
+            core.node
+                .data_reader_ref(id)
+                .map(|r| r.peek(now, selection))
+                .unwrap_or_default()
+        };
+        let mut chosen = Vec::new();
+        for (arrival, t) in peeked {
+            if chosen.len() >= max {
+                break;
+            }
+            let Ok(data) = decode_dynamic(&self.ty, &t.payload, t.key_only) else {
+                continue;
+            };
+            match keep(&Sample { data, info: t.info }) {
+                Some(true) => chosen.push(arrival),
+                Some(false) => {}
+                None => return Ok(Vec::new()),
+            }
+        }
+        if chosen.is_empty() {
+            return Ok(Vec::new());
+        }
+        let taken = {
+            let now = shared.now();
+            let mut core = shared.lock();
+            core.node
+                .data_reader(id)
+                .map(|r| r.collect_arrivals(now, &chosen, take))
+                .unwrap_or_default()
+        };
+        self.decode_values(taken)
+    }
+
     /// Removes and returns up to `max` samples as they arrived: the serialized payload,
     /// encapsulation header included (for a dispose or unregister, the serialized key, or
     /// nothing when the writer sent only a key hash).

@@ -38,10 +38,18 @@ class Writer:
 
 class Reader:
     def take(
-        self, n: int, mask: int = 0x7F, instance: Optional[int] = None
+        self,
+        n: int,
+        mask: int = 0x7F,
+        instance: Optional[int] = None,
+        filter: Optional[Callable[[Any], bool]] = None,
     ) -> List[Tuple[Any, SampleInfoTuple]]: ...
     def read(
-        self, n: int, mask: int = 0x7F, instance: Optional[int] = None
+        self,
+        n: int,
+        mask: int = 0x7F,
+        instance: Optional[int] = None,
+        filter: Optional[Callable[[Any], bool]] = None,
     ) -> List[Tuple[Any, SampleInfoTuple]]: ...
     def take_json(self, n: int) -> List[Tuple[str, SampleInfoTuple]]: ...
     def wait_for_data(self, timeout: float, mask: int = 0x2) -> bool: ...

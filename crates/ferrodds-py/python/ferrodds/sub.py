@@ -58,13 +58,11 @@ class DataReader(Entity, Generic[_T]):
     def topic(self):
         return self._topic
 
-    def _samples(self, raw, condition=None) -> List[_T]:
+    def _samples(self, raw) -> List[_T]:
         out = []
         for data, info in raw:
             info = SampleInfo(*info)
             if info.valid_data:
-                if isinstance(condition, QueryCondition) and not condition.filter(data):
-                    continue
                 data.sample_info = info
                 out.append(data)
             else:
@@ -78,23 +76,23 @@ class DataReader(Entity, Generic[_T]):
         return SampleState.Any | ViewState.Any | InstanceState.Any
 
     def read(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
-        """Up to ``N`` of the samples ``condition``'s state mask (and ``instance_handle``)
-        selects, left in the reader; they, and only they, become READ."""
-        mask = self._mask(condition)
-        if isinstance(condition, QueryCondition):
-            # The filter is Python code, applied to what the state mask selected: all of
-            # those are read (and become READ) so that the N returned are the first N
-            # the filter lets through.
-            raw = self._native.read(2**31, mask, instance_handle)
-            return self._samples(raw, condition)[:N]
-        return self._samples(self._native.read(N, mask, instance_handle))
+        """Up to ``N`` of the samples ``condition`` (its state mask, and a QueryCondition's
+        filter) and ``instance_handle`` select, left in the reader; they, and only they,
+        become READ."""
+        raw = self._native.read(N, self._mask(condition), instance_handle,
+                                self._filter(condition))
+        return self._samples(raw)
 
     def take(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
-        """Up to ``N`` of the samples ``condition``'s state mask (and ``instance_handle``)
-        selects, removed from the reader; the others stay. (A QueryCondition's filter is
-        applied to the N taken: a taken sample it leaves out is not returned.)"""
-        raw = self._native.take(N, self._mask(condition), instance_handle)
-        return self._samples(raw, condition)
+        """Up to ``N`` of the samples ``condition`` (its state mask, and a QueryCondition's
+        filter) and ``instance_handle`` select, removed from the reader; the others stay."""
+        raw = self._native.take(N, self._mask(condition), instance_handle,
+                                self._filter(condition))
+        return self._samples(raw)
+
+    @staticmethod
+    def _filter(condition):
+        return condition.filter if isinstance(condition, QueryCondition) else None
 
     def _peek(self, mask: int) -> bool:
         return self._native.wait_for_data(0.0, mask)

@@ -462,13 +462,76 @@ impl ReaderCache {
         selection: Selection,
     ) -> Vec<Taken> {
         self.purge_expired(now);
-        // First what is handed out, (arrival, instance, index in the instance's samples),
-        // then the handing out: arrival ids are increasing within an instance, so a sample's
-        // index is found by binary search rather than by a map built per call.
+        let picked = self.select(now, max, selection);
+        self.hand_out(&picked, take)
+    }
+
+    /// The samples `selection` selects, with their arrival ids, as [`Self::collect`] would
+    /// hand them out but changing nothing (no sample becomes READ, no instance NOT_NEW):
+    /// for a filter that must see the data before choosing what a read or take returns.
+    pub(crate) fn peek(&self, now: Timestamp, selection: Selection) -> Vec<(u64, Taken)> {
+        let picked = self.select(now, usize::MAX, selection);
+        picked
+            .iter()
+            .filter_map(|&(arrival, handle, index)| {
+                let instance = self.instances.get(&handle)?;
+                let stored = instance.samples.get(index)?;
+                Some((
+                    arrival,
+                    Taken {
+                        payload: stored.payload.clone(),
+                        key_only: stored.key_only,
+                        info: sample_info(handle, instance, stored),
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Hands out the samples with these arrival ids (from [`Self::peek`]) that are still
+    /// held, in arrival order, as [`Self::collect`] does.
+    pub(crate) fn collect_arrivals(
+        &mut self,
+        now: Timestamp,
+        arrivals: &[u64],
+        take: bool,
+    ) -> Vec<Taken> {
+        self.purge_expired(now);
+        let mut picked: Vec<(u64, InstanceHandle, usize)> = arrivals
+            .iter()
+            .filter_map(|&arrival| {
+                let handle = *self.order.get(&arrival)?;
+                let index = self
+                    .instances
+                    .get(&handle)?
+                    .arrival_ids
+                    .binary_search(&arrival)
+                    .ok()?;
+                Some((arrival, handle, index))
+            })
+            .collect();
+        picked.sort_unstable_by_key(|p| p.0);
+        picked.dedup_by_key(|p| p.0);
+        self.hand_out(&picked, take)
+    }
+
+    /// Up to `max` of the samples `selection` selects, in arrival order, as (arrival,
+    /// instance, index in the instance's samples); expired ones left out. Arrival ids are
+    /// increasing within an instance, so a sample's index is found by binary search rather
+    /// than by a map built per call.
+    fn select(
+        &self,
+        now: Timestamp,
+        max: usize,
+        selection: Selection,
+    ) -> Vec<(u64, InstanceHandle, usize)> {
         let mut picked: Vec<(u64, InstanceHandle, usize)> = Vec::new();
         let selected = |arrival: u64, instance: &Instance| -> Option<usize> {
             let index = instance.arrival_ids.binary_search(&arrival).ok()?;
             let stored = instance.samples.get(index)?;
+            if stored.expires.is_some_and(|e| e <= now) {
+                return None;
+            }
             let sample_state = if stored.read {
                 SampleState::Read
             } else {
@@ -511,12 +574,24 @@ impl ReaderCache {
                 }
             }
         }
+        picked
+    }
+
+    /// Hands out `picked` (from `select`): removes the samples (`take`) or marks them read;
+    /// their instances are NOT_NEW afterwards.
+    fn hand_out(&mut self, picked: &[(u64, InstanceHandle, usize)], take: bool) -> Vec<Taken> {
         let mut out = Vec::with_capacity(picked.len());
-        for &(_, handle, index) in &picked {
+        for &(_, handle, index) in picked {
             let Some(instance) = self.instances.get_mut(&handle) else {
                 continue;
             };
-            let (state, new) = (instance.state, instance.new);
+            let Some(info) = instance
+                .samples
+                .get(index)
+                .map(|stored| sample_info(handle, instance, stored))
+            else {
+                continue;
+            };
             let Some(stored) = instance.samples.get_mut(index) else {
                 continue;
             };
@@ -528,31 +603,14 @@ impl ReaderCache {
                     stored.payload.clone()
                 },
                 key_only: stored.key_only,
-                info: SampleInfo {
-                    sample_state: if stored.read {
-                        SampleState::Read
-                    } else {
-                        SampleState::NotRead
-                    },
-                    view_state: if new {
-                        ViewState::New
-                    } else {
-                        ViewState::NotNew
-                    },
-                    instance_state: state,
-                    valid_data: stored.valid_data,
-                    source_timestamp: stored.source_timestamp,
-                    instance_handle: handle,
-                    publication_handle: InstanceHandle::of_guid(stored.writer),
-                    sequence_number: stored.sequence_number,
-                },
+                info,
             });
             if !stored.read {
                 stored.read = true;
                 self.unread -= 1;
             }
         }
-        for &(_, handle, _) in &picked {
+        for &(_, handle, _) in picked {
             if let Some(i) = self.instances.get_mut(&handle) {
                 i.new = false;
             }
@@ -571,7 +629,7 @@ impl ReaderCache {
             }
             // Instances that are not alive and hold nothing are forgotten (only those this
             // take touched: the others did not change).
-            for &(_, handle, _) in &picked {
+            for &(_, handle, _) in picked {
                 let forget = self.instances.get(&handle).is_some_and(|i| {
                     i.samples.is_empty() && i.state != InstanceState::Alive && i.writers.is_empty()
                 });
@@ -591,6 +649,29 @@ impl ReaderCache {
     /// The state of an instance, if known.
     pub(crate) fn instance_state(&self, handle: InstanceHandle) -> Option<InstanceState> {
         self.instances.get(&handle).map(|i| i.state)
+    }
+}
+
+/// What the application is told of `stored`, a sample of instance `handle`: the view
+/// state is the instance's.
+fn sample_info(handle: InstanceHandle, instance: &Instance, stored: &Stored) -> SampleInfo {
+    SampleInfo {
+        sample_state: if stored.read {
+            SampleState::Read
+        } else {
+            SampleState::NotRead
+        },
+        view_state: if instance.new {
+            ViewState::New
+        } else {
+            ViewState::NotNew
+        },
+        instance_state: instance.state,
+        valid_data: stored.valid_data,
+        source_timestamp: stored.source_timestamp,
+        instance_handle: handle,
+        publication_handle: InstanceHandle::of_guid(stored.writer),
+        sequence_number: stored.sequence_number,
     }
 }
 
@@ -724,6 +805,44 @@ mod tests {
         // alive one stays.
         assert!(!c.contains(a));
         assert!(c.contains(b));
+    }
+
+    #[test]
+    fn a_peek_changes_nothing_and_the_samples_it_chose_are_handed_out_alone() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        for (h, seq) in [(a, 1), (b, 2), (a, 3), (b, 4)] {
+            c.insert(h, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
+        }
+        let peeked = c.peek(NOW, Selection::ANY);
+        assert_eq!(peeked.len(), 4);
+        assert!(peeked
+            .iter()
+            .all(|(_, t)| t.info.sample_state == SampleState::NotRead));
+        assert_eq!(unread_is_counted(&c), 4);
+        // Choose the odd sequence numbers (and one twice, and one no longer held).
+        let mut chosen: Vec<u64> = peeked
+            .iter()
+            .filter(|(_, t)| t.info.sequence_number % 2 == 1)
+            .map(|(arrival, _)| *arrival)
+            .collect();
+        chosen.push(chosen[0]);
+        chosen.push(999);
+        let taken = c.collect_arrivals(NOW, &chosen, true);
+        let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
+        assert_eq!(seqs, vec![1, 3]);
+        let rest: Vec<i64> = c
+            .collect(NOW, 10, true, Selection::ANY)
+            .iter()
+            .map(|t| t.info.sequence_number)
+            .collect();
+        assert_eq!(rest, vec![2, 4]);
+        assert_eq!(unread_is_counted(&c), 0);
     }
 
     #[test]

@@ -82,6 +82,19 @@ impl DcpsReader {
         self.cache.collect(now, max, take, selection)
     }
 
+    /// The samples `selection` selects with their arrival ids, as `collect` would hand
+    /// them out, changing nothing: for a filter that must see the data first (a query
+    /// condition), followed by [`Self::collect_arrivals`].
+    pub fn peek(&self, now: Timestamp, selection: Selection) -> Vec<(u64, Taken)> {
+        self.cache.peek(now, selection)
+    }
+
+    /// Hands out the samples with these arrival ids (from [`Self::peek`]) still held, in
+    /// arrival order, removing them (`take`) or marking them read.
+    pub fn collect_arrivals(&mut self, now: Timestamp, arrivals: &[u64], take: bool) -> Vec<Taken> {
+        self.cache.collect_arrivals(now, arrivals, take)
+    }
+
     /// Drops samples the application found it cannot decode (left in the cache by a
     /// read) and counts them in SAMPLE_REJECTED.
     pub fn reject_undecodable<'a>(&mut self, samples: impl IntoIterator<Item = &'a SampleInfo>) {
