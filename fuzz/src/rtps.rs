@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbitrary::{Arbitrary, Unstructured};
-use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, DcpsWriter, InstanceKeys};
+use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, Selection};
 use ferrodds_rtps::discovery::{
     DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
 };
@@ -739,8 +739,17 @@ pub fn participant_datagram(data: &[u8]) {
         while core.poll_event().is_some() {}
         if let Some(r) = core.data_reader(READER_ID) {
             assert!(r.len() <= limits.max_samples_per_reader);
-            // Read or take what arrived, as an application would.
-            let _ = r.collect(now, 8, datagram.len() % 2 == 0, false);
+            // Read or take what arrived, as an application would, with state masks the
+            // datagram's length picks (every mask, and none).
+            let bits = datagram.len() as u32;
+            let selection = Selection {
+                sample_states: bits & 3,
+                view_states: (bits >> 2) & 3,
+                instance_states: (bits >> 4) & 7,
+                instance: None,
+            };
+            let _ = r.collect(now, 8, datagram.len() % 2 == 0, selection);
+            let _ = r.has_selected(now, selection);
         }
         check_bounds(&core.discovery, &limits);
         let transmits = std::iter::from_fn(|| core.poll_transmit()).collect::<Vec<_>>();
