@@ -29,6 +29,25 @@ pub(crate) struct Stored {
     pub(crate) expires: Option<Timestamp>,
 }
 
+impl Stored {
+    fn sample_state(&self) -> SampleState {
+        if self.read {
+            SampleState::Read
+        } else {
+            SampleState::NotRead
+        }
+    }
+}
+
+/// The view state of an instance the application has (`new` false) or has not seen.
+fn view_state(new: bool) -> ViewState {
+    if new {
+        ViewState::New
+    } else {
+        ViewState::NotNew
+    }
+}
+
 #[derive(Debug)]
 struct Instance {
     state: InstanceState,
@@ -207,18 +226,10 @@ impl ReaderCache {
         }
         let live = |s: &Stored| s.expires.is_none_or(|e| e > now);
         let selected = |handle: &InstanceHandle, i: &Instance| {
-            let view = if i.new {
-                ViewState::New
-            } else {
-                ViewState::NotNew
-            };
+            let view = view_state(i.new);
             selection.instance.is_none_or(|h| h == *handle)
                 && i.samples.iter().any(|s| {
-                    let state = if s.read {
-                        SampleState::Read
-                    } else {
-                        SampleState::NotRead
-                    };
+                    let state = s.sample_state();
                     live(s) && selection.selects(state, view, i.state)
                 })
         };
@@ -481,7 +492,7 @@ impl ReaderCache {
                     Taken {
                         payload: stored.payload.clone(),
                         key_only: stored.key_only,
-                        info: sample_info(handle, instance, stored),
+                        info: sample_info(handle, instance.state, instance.new, stored),
                     },
                 ))
             })
@@ -532,18 +543,12 @@ impl ReaderCache {
             if stored.expires.is_some_and(|e| e <= now) {
                 return None;
             }
-            let sample_state = if stored.read {
-                SampleState::Read
-            } else {
-                SampleState::NotRead
-            };
-            let view_state = if instance.new {
-                ViewState::New
-            } else {
-                ViewState::NotNew
-            };
             selection
-                .selects(sample_state, view_state, instance.state)
+                .selects(
+                    stored.sample_state(),
+                    view_state(instance.new),
+                    instance.state,
+                )
                 .then_some(index)
         };
         match selection.instance {
@@ -585,16 +590,11 @@ impl ReaderCache {
             let Some(instance) = self.instances.get_mut(&handle) else {
                 continue;
             };
-            let Some(info) = instance
-                .samples
-                .get(index)
-                .map(|stored| sample_info(handle, instance, stored))
-            else {
-                continue;
-            };
+            let (state, new) = (instance.state, instance.new);
             let Some(stored) = instance.samples.get_mut(index) else {
                 continue;
             };
+            let info = sample_info(handle, state, new, stored);
             out.push(Taken {
                 // A take removes the sample below: its bytes move instead of being copied.
                 payload: if take {
@@ -652,21 +652,18 @@ impl ReaderCache {
     }
 }
 
-/// What the application is told of `stored`, a sample of instance `handle`: the view
-/// state is the instance's.
-fn sample_info(handle: InstanceHandle, instance: &Instance, stored: &Stored) -> SampleInfo {
+/// What the application is told of `stored`, a sample of instance `handle` (in `state`,
+/// `new` to the application or not): the view state is the instance's.
+fn sample_info(
+    handle: InstanceHandle,
+    state: InstanceState,
+    new: bool,
+    stored: &Stored,
+) -> SampleInfo {
     SampleInfo {
-        sample_state: if stored.read {
-            SampleState::Read
-        } else {
-            SampleState::NotRead
-        },
-        view_state: if instance.new {
-            ViewState::New
-        } else {
-            ViewState::NotNew
-        },
-        instance_state: instance.state,
+        sample_state: stored.sample_state(),
+        view_state: view_state(new),
+        instance_state: state,
         valid_data: stored.valid_data,
         source_timestamp: stored.source_timestamp,
         instance_handle: handle,
@@ -699,6 +696,16 @@ mod tests {
         Guid::new(GuidPrefix([n; 12]), EntityId([0, 0, 1, 2]))
     }
 
+    /// A cache of up to 100 samples, `depth` per instance (KEEP_LAST) or KEEP_ALL.
+    fn cache(depth: Option<usize>) -> ReaderCache {
+        ReaderCache::new(CacheLimits {
+            depth,
+            max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        })
+    }
+
     /// The unread count `has_unread` relies on is the number of unread samples held.
     fn unread_is_counted(c: &ReaderCache) -> usize {
         let held = c
@@ -713,12 +720,7 @@ mod tests {
 
     #[test]
     fn keep_last_keeps_the_newest_per_instance_and_takes_in_arrival_order() {
-        let mut c = ReaderCache::new(CacheLimits {
-            depth: Some(2),
-            max_samples: 100,
-            max_instances: usize::MAX,
-            max_samples_per_instance: usize::MAX,
-        });
+        let mut c = cache(Some(2));
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         for seq in 1..=3 {
             c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
@@ -737,12 +739,7 @@ mod tests {
 
     #[test]
     fn a_selection_hands_out_only_what_it_selects_and_leaves_the_rest_untouched() {
-        let mut c = ReaderCache::new(CacheLimits {
-            depth: None,
-            max_samples: 100,
-            max_instances: usize::MAX,
-            max_samples_per_instance: usize::MAX,
-        });
+        let mut c = cache(None);
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         c.insert(b, ChangeKind::Alive, stored(writer(1), 2, true), &[]);
@@ -809,12 +806,7 @@ mod tests {
 
     #[test]
     fn a_peek_changes_nothing_and_the_samples_it_chose_are_handed_out_alone() {
-        let mut c = ReaderCache::new(CacheLimits {
-            depth: None,
-            max_samples: 100,
-            max_instances: usize::MAX,
-            max_samples_per_instance: usize::MAX,
-        });
+        let mut c = cache(None);
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         for (h, seq) in [(a, 1), (b, 2), (a, 3), (b, 4)] {
             c.insert(h, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
@@ -847,12 +839,7 @@ mod tests {
 
     #[test]
     fn dispose_and_lost_writers_change_the_instance_state() {
-        let mut c = ReaderCache::new(CacheLimits {
-            depth: Some(5),
-            max_samples: 100,
-            max_instances: usize::MAX,
-            max_samples_per_instance: usize::MAX,
-        });
+        let mut c = cache(Some(5));
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         c.insert(a, ChangeKind::Disposed, stored(writer(1), 2, false), &[]);
@@ -876,12 +863,7 @@ mod tests {
     fn expired_samples_are_not_handed_out() {
         use std::time::Duration;
         let second = Duration::from_secs(1);
-        let mut c = ReaderCache::new(CacheLimits {
-            depth: None,
-            max_samples: 100,
-            max_instances: usize::MAX,
-            max_samples_per_instance: usize::MAX,
-        });
+        let mut c = cache(None);
         let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
         let mut gone = stored(writer(1), 1, true);
         gone.expires = Some(Timestamp(NOW.0 - second.as_nanos() as u64));
@@ -901,12 +883,7 @@ mod tests {
 
     #[test]
     fn a_lost_writer_is_reported_even_when_every_sample_was_taken() {
-        let mut c = ReaderCache::new(CacheLimits {
-            depth: Some(1),
-            max_samples: 100,
-            max_instances: usize::MAX,
-            max_samples_per_instance: usize::MAX,
-        });
+        let mut c = cache(Some(1));
         let a = InstanceHandle([1; 16]);
         c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
         assert_eq!(c.collect(NOW, 10, true, Selection::ANY).len(), 1);
