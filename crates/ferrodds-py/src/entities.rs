@@ -264,13 +264,7 @@ impl Reader {
         instance: Option<u128>,
         filter: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let selection = selection(mask, instance);
-        let samples = match filter {
-            Some(f) => self.collect_if(py, n, true, selection, &f)?,
-            None => crate::exit::released(py, || self.inner.take_selection(n, selection))?
-                .map_err(|e| dds("take", e))?,
-        };
-        self.to_python(py, samples)
+        self.collect(py, n, true, selection(mask, instance), filter.as_ref())
     }
 
     /// Returns up to `n` of the selected samples without removing them (they, and only
@@ -284,13 +278,7 @@ impl Reader {
         instance: Option<u128>,
         filter: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let selection = selection(mask, instance);
-        let samples = match filter {
-            Some(f) => self.collect_if(py, n, false, selection, &f)?,
-            None => crate::exit::released(py, || self.inner.read_selection(n, selection))?
-                .map_err(|e| dds("read", e))?,
-        };
-        self.to_python(py, samples)
+        self.collect(py, n, false, selection(mask, instance), filter.as_ref())
     }
 
     /// Removes and returns up to `n` samples as `(json_text, info)` pairs (the JSON path).
@@ -399,18 +387,31 @@ impl Reader {
 }
 
 impl Reader {
-    /// Reads or takes the selected samples `filter` keeps. Runs with the GIL held (the
-    /// filter is Python code), which is safe: no FerroDDS thread waits for the GIL while
-    /// it holds the participant's lock. An exception in the filter is raised, and then
-    /// nothing was read or taken.
-    fn collect_if(
+    /// Reads or takes (`take`) up to `n` of the selected samples, as Python objects. With
+    /// `filter`, only those it keeps: that runs with the GIL held (the filter is Python
+    /// code), which is safe, as no FerroDDS thread waits for the GIL while it holds the
+    /// participant's lock; an exception in it is raised, and then nothing was read or
+    /// taken. Without, the GIL is released meanwhile.
+    fn collect<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         n: usize,
         take: bool,
         selection: Selection,
-        filter: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<Sample<DynamicValue>>> {
+        filter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let what = if take { "take" } else { "read" };
+        let Some(filter) = filter else {
+            let samples = crate::exit::released(py, || {
+                if take {
+                    self.inner.take_selection(n, selection)
+                } else {
+                    self.inner.read_selection(n, selection)
+                }
+            })?
+            .map_err(|e| dds(what, e))?;
+            return self.to_python(py, samples);
+        };
         let support = self.support.get();
         let mut failed = None;
         let keep = |s: &Sample<DynamicValue>| {
@@ -437,10 +438,10 @@ impl Reader {
         } else {
             self.inner.read_if(n, selection, keep)
         }
-        .map_err(|e| dds(if take { "take" } else { "read" }, e))?;
+        .map_err(|e| dds(what, e))?;
         match failed {
             Some(e) => Err(e),
-            None => Ok(samples),
+            None => self.to_python(py, samples),
         }
     }
 
