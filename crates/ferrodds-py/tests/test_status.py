@@ -26,6 +26,15 @@ def until(predicate, timeout=10.0):
     return predicate()
 
 
+def matched_pair(side, name):
+    """A writer and a reader of topic ``name`` (type Plain) of one side, matched."""
+    writer = side.writer(name, "Plain")
+    reader = side.reader(name, "Plain")
+    assert until(lambda: writer.get_matched_subscriptions()
+                 and reader.get_matched_publications())
+    return writer, reader
+
+
 def test_matched_status_counts_and_resets(sides):
     f, c = sides["ferrodds"], sides["cyclonedds"]
     writer = f.writer("status_matched", "Plain")
@@ -84,11 +93,7 @@ def test_state_masks_select_in_the_reader(sides, package):
     side = sides[package]
     S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState
     ReadCondition = side.core.ReadCondition
-    name = f"status_masks_{package}"
-    writer = side.writer(name, "Plain")
-    reader = side.reader(name, "Plain")
-    assert until(lambda: writer.get_matched_subscriptions()
-                 and reader.get_matched_publications())
+    writer, reader = matched_pair(side, f"status_masks_{package}")
     Plain = side.types["Plain"]
 
     def names(samples):
@@ -163,11 +168,7 @@ def test_status_listeners_are_called_with_the_status(sides, package, peer):
 def test_a_query_condition_takes_only_what_its_filter_keeps(sides, package):
     side = sides[package]
     S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState
-    name = f"status_query_{package}"
-    writer = side.writer(name, "Plain")
-    reader = side.reader(name, "Plain")
-    assert until(lambda: writer.get_matched_subscriptions()
-                 and reader.get_matched_publications())
+    writer, reader = matched_pair(side, f"status_query_{package}")
     Plain = side.types["Plain"]
     for key in range(6):
         writer.write(Plain(id=key, value=float(key), name=f"n{key}"))
