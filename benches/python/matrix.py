@@ -24,9 +24,11 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PY_APP = os.path.join(ROOT, "benches", "python", "pingpong.py")
 RUST_APP = os.path.join(ROOT, "target", "release", "examples", "pingpong")
 DOMAIN = 100
-IMPLS = ["rust", "ferrodds", "ferrodds-json", "cyclonedds", "rti"]
+IMPLS = ["rust", "ferrodds", "ferrodds-json-text", "ferrodds-json", "cyclonedds", "rti"]
 LABEL = {"rust": "Rust native", "ferrodds": "ferrodds (Python, CDR)",
-         "ferrodds-json": "ferrodds (Python, JSON)", "cyclonedds": "cyclonedds-python 11",
+         "ferrodds-json-text": "ferrodds (Python, JSON text)",
+         "ferrodds-json": "ferrodds (Python, JSON + `json`)",
+         "cyclonedds": "cyclonedds-python 11",
          "rti": "RTI connector 1.2 (Connext 6.1)"}
 
 
@@ -160,7 +162,11 @@ def main():
 alternated, medians; {minutes:.0f} minutes on {machine}). Every implementation runs the same
 exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
 `struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
-two processes. Ratios are to Rust native in the same run. RTI's writers of samples larger than
+two processes. Ratios are to Rust native in the same run. The JSON columns hand FerroDDS
+JSON text and take JSON text (its JSON view: a sequence of octets is base64); "JSON text"
+keeps the text as text (a bridge to web clients would: the pong relays it, the ping formats
+it), "JSON + `json`" turns it into dictionaries and `bytes` with Python's `json` and
+`base64` modules, as OpenDDSharp's JSON path hands its application objects. RTI's writers of samples larger than
 63,000 bytes publish asynchronously (Connext 6.1 fragments only then; RTI's perftest does the
 same), with its defaults otherwise.
 

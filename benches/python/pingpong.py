@@ -7,7 +7,8 @@
 
 BACKEND: ``ferrodds`` (samples as IdlStruct objects, CDR in Rust), ``ferrodds-json`` (the
 application hands ferrodds JSON text and gets JSON text back, as OpenDDSharp's JSON path
-does), ``cyclonedds`` (cyclonedds-python: the same program as ``ferrodds``, other imports),
+does), ``ferrodds-json-text`` (JSON text in and out, kept as text: no Python json module),
+``cyclonedds`` (cyclonedds-python: the same program as ``ferrodds``, other imports),
 ``rti`` (RTI Connext through rticonnextdds-connector, samples as dictionaries). The type:
 ``struct Sample { @key int32 id; uint32 seq; sequence<octet> payload; }``, reliable; ping
 and pong KEEP_LAST 1 per instance, pub and sub KEEP_ALL. ``ping`` prints one JSON line of
@@ -15,9 +16,11 @@ round-trip times (µs), ``sub`` one of samples/s; the other sides print nothing.
 SIZE is the payload size the ping will send (RTI Connext needs to know: see RtiBackend).
 """
 
+import base64
 import importlib
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -93,18 +96,48 @@ class JsonBackend(IdlBackend):
         super().__init__("ferrodds", domain, keep_all)
 
     def write(self, i, seq, payload):
-        self.writer._native.write_json(json.dumps({"id": i, "seq": seq,
-                                                   "payload": list(payload)}))
+        # The JSON view has a sequence of octets as base64 text (docs/serialization.md).
+        self.writer._native.write_json(json.dumps({
+            "id": i, "seq": seq, "payload": base64.b64encode(payload).decode("ascii")}))
 
-    def take(self, timeout):
+    def texts(self, timeout):
+        """The JSON texts of the valid samples taken (none after `timeout` seconds)."""
         if not self.reader._native.wait_for_data(timeout):
             return []
+        return [text for text, info in self.reader._native.take_json(256) if info[3]]
+
+    def take(self, timeout):
         out = []
-        for text, info in self.reader._native.take_json(256):
-            if info[3]:
-                d = json.loads(text)
-                out.append((d["id"], d["seq"], bytes(d["payload"])))
+        for text in self.texts(timeout):
+            d = json.loads(text)
+            out.append((d["id"], d["seq"], base64.b64decode(d["payload"])))
         return out
+
+
+class JsonTextBackend(JsonBackend):
+    """ferrodds, with JSON text in and out that the application keeps as text (a bridge to
+    web clients does this): the pong relays the text it takes, the ping formats its text
+    and reads the id and seq from the front of the answer. What is left is the cost of
+    FerroDDS's JSON view itself, without Python's json module."""
+
+    HEAD = re.compile(r'\{"id":(-?\d+),"seq":(\d+),')
+
+    def __init__(self, domain, keep_all):
+        super().__init__(domain, keep_all)
+        self.encoded = (None, "")
+
+    def write(self, i, seq, payload):
+        if isinstance(payload, str):  # a JSON text taken: relayed as it is
+            self.writer._native.write_json(payload)
+            return
+        if self.encoded[0] is not payload:  # the ping and pub send one payload throughout
+            self.encoded = (payload, base64.b64encode(payload).decode("ascii"))
+        self.writer._native.write_json(
+            '{"id":%d,"seq":%d,"payload":"%s"}' % (i, seq, self.encoded[1]))
+
+    def take(self, timeout):
+        return [(int(head.group(1)), int(head.group(2)), text)
+                for text in self.texts(timeout) for head in [self.HEAD.match(text)]]
 
 
 RTI_XML = """<dds>
@@ -196,6 +229,8 @@ class RtiBackend:
 def backend(name, domain, keep_all, size=0):
     if name == "ferrodds-json":
         return JsonBackend(domain, keep_all)
+    if name == "ferrodds-json-text":
+        return JsonTextBackend(domain, keep_all)
     if name == "rti":
         return RtiBackend(domain, keep_all, size)
     return IdlBackend(name, domain, keep_all)

@@ -13,6 +13,7 @@ Exit codes:
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -242,7 +243,7 @@ def reading_json(s):
         "unit": s.unit,
         "pos": position_json(s.pos),
         "values": list(s.values),
-        "blob": list(s.blob),
+        "blob": base64.b64encode(bytes(s.blob)).decode("ascii"),  # as the JSON view has octets
         "stamp": s.stamp,
     }
 

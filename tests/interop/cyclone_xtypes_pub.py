@@ -14,6 +14,7 @@ unions as {"discriminator": d, "<branch>": value}, octet sequences as arrays of 
 absent optionals as null. Exit codes: 0 done, 4 bad usage or DDS error.
 """
 
+import base64
 import json
 import sys
 import time
@@ -108,7 +109,7 @@ def as_json(s):
         "gains": list(s.gains),
         "reading": reading,
         "note": s.note,
-        "raw": list(s.raw),
+        "raw": base64.b64encode(bytes(s.raw)).decode("ascii"),  # the JSON view of octets
     }
 
 

@@ -192,6 +192,13 @@ impl crate::JsonView for Octet {
     fn from_json(value: &serde_json::Value) -> Result<Self, crate::JsonError> {
         u8::from_json(value).map(Octet)
     }
+    fn sequence_to_json(items: &[Octet]) -> serde_json::Value {
+        let bytes: Vec<u8> = items.iter().map(|o| o.0).collect();
+        crate::json::octets_to_json(&bytes)
+    }
+    fn sequence_from_json(value: &serde_json::Value) -> Result<Vec<Octet>, crate::JsonError> {
+        crate::json::octets_from_json(value).map(|bytes| bytes.into_iter().map(Octet).collect())
+    }
 }
 
 impl Cdr for i8 {

@@ -57,7 +57,8 @@ pub use error::{
     EncodeErrorKind, Name, Path, PathSegment,
 };
 pub use json::{
-    expect_object, found, from_json_str, member as json_member, to_json_string, JsonError, JsonView,
+    expect_object, found, from_json_str, json_text, member as json_member, to_json_string,
+    JsonError, JsonView,
 };
 pub use key::{key_hash, key_hash_variants, KeyHash};
 pub use sample::{

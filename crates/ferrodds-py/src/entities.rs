@@ -288,7 +288,12 @@ impl Reader {
             self.inner.take_max(n).map(|samples| {
                 samples
                     .into_iter()
-                    .map(|s| (s.data.to_json(ty).to_string(), s.info))
+                    .map(|s| {
+                        (
+                            ferrodds::ferrodds_cdr::json_text(&s.data.to_json(ty)),
+                            s.info,
+                        )
+                    })
                     .collect::<Vec<_>>()
             })
         })?

@@ -104,7 +104,7 @@ impl TypeSupport {
     /// The sample as JSON (the JSON view FerroDDS's tools print).
     fn to_json(&self, obj: &Bound<'_, PyAny>) -> PyResult<String> {
         let value = self.value_of(obj)?;
-        Ok(value.to_json(&self.ty).to_string())
+        Ok(ferrodds::ferrodds_cdr::json_text(&value.to_json(&self.ty)))
     }
 
     /// The sample that the JSON text `text` describes.

@@ -4,7 +4,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::{DynamicType, StructType, UnionType};
-use crate::json::{found, JsonError};
+use crate::json::{found, octets_from_json, octets_to_json, JsonError};
 
 /// A value of a [`DynamicType`]. Which variant goes with which type:
 ///
@@ -147,8 +147,19 @@ impl DynamicValue {
                 .map_or_else(|| Value::from(*v), |(name, _)| Value::String(name.clone())),
             (_, DynamicValue::Enum(v)) => Value::from(*v),
             (_, DynamicValue::Bitmask(b)) => Value::from(*b),
-            (_, DynamicValue::Bytes(bytes)) => {
-                Value::Array(bytes.iter().map(|b| Value::from(*b)).collect())
+            (_, DynamicValue::Bytes(bytes)) => octets_to_json(bytes),
+            (DynamicType::Sequence { element, .. }, DynamicValue::Sequence(items))
+                if element.is_octet_like() =>
+            {
+                // Octets given one value each (encoding takes them so): the same base64 view.
+                let bytes: Vec<u8> = items
+                    .iter()
+                    .map(|v| match v {
+                        DynamicValue::UInt(b) => *b as u8,
+                        _ => 0,
+                    })
+                    .collect();
+                octets_to_json(&bytes)
             }
             (DynamicType::Sequence { element, .. }, DynamicValue::Sequence(items)) => {
                 Value::Array(items.iter().map(|v| v.to_json(element)).collect())
@@ -262,19 +273,7 @@ impl DynamicValue {
                 .map(DynamicValue::Bitmask)
                 .ok_or_else(|| expected("a bitmask's integer value")),
             DynamicType::Sequence { element, .. } if element.is_octet_like() => {
-                let items = json.as_array().ok_or_else(|| expected("an array"))?;
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        v.as_u64()
-                            .and_then(|b| u8::try_from(b).ok())
-                            .ok_or_else(|| {
-                                JsonError::new("an integer from 0 to 255", found(v)).at_index(i)
-                            })
-                    })
-                    .collect::<Result<_, _>>()
-                    .map(DynamicValue::Bytes)
+                octets_from_json(json).map(DynamicValue::Bytes)
             }
             DynamicType::Sequence { element, .. } => {
                 let items = json.as_array().ok_or_else(|| expected("an array"))?;

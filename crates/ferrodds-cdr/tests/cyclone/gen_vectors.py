@@ -27,6 +27,7 @@ See README.md next to this file for the JSON format and the encoding rules obser
 """
 
 import argparse
+import base64
 import ctypes as ct
 import hashlib
 import json
@@ -38,6 +39,7 @@ from enum import Enum
 from typing import Optional
 
 import cyclonedds
+from cyclonedds.idl import types
 from cyclonedds.idl import IdlStruct, IdlUnion, IdlEnum, IdlBitmask, make_idl_struct
 from cyclonedds.idl.annotations import (key, final, appendable, mutable, member_id,
                                         must_understand, autoid, bit_bound)
@@ -521,11 +523,19 @@ def union_branch(u):
     return disc, name, val
 
 
-def to_json(v):
+def is_octet_sequence(hint):
+    """Whether a member's annotation is sequence[uint8] or sequence[byte] (base64 in JSON)."""
+    return isinstance(hint, types.sequence) and hint.subtype in (uint8, byte)
+
+
+def to_json(v, hint=None):
     if v is None:
         return None
+    if hint is not None and is_octet_sequence(hint):
+        return base64.b64encode(bytes(v)).decode("ascii")
     if isinstance(v, IdlStruct):
-        return {name: to_json(getattr(v, name)) for name in get_extended_type_hints(type(v))}
+        return {name: to_json(getattr(v, name), hint)
+                for name, hint in get_extended_type_hints(type(v)).items()}
     if isinstance(v, IdlUnion):
         disc, name, val = union_branch(v)
         out = {"discriminator": to_json(disc)}
