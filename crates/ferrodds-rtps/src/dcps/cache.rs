@@ -200,29 +200,43 @@ impl ReaderCache {
 
     /// True when a sample not yet read, and not expired by `now`, is waiting.
     pub(crate) fn has_unread(&self, now: Timestamp) -> bool {
-        if self.unread == 0 {
+        self.holds(now, self.unread, |s| !s.read)
+    }
+
+    /// True when `count` (of the samples held, those `counted` tells) is not zero and one
+    /// of them has not expired by `now`: the count answers unless something may have
+    /// expired, and only then are the instances walked.
+    fn holds(&self, now: Timestamp, count: usize, counted: impl Fn(&Stored) -> bool) -> bool {
+        if count == 0 {
             return false;
         }
         if self.earliest_expiry.is_none_or(|e| e > now) {
-            // Nothing held has expired: every unread sample counts.
+            // Nothing held has expired: every counted sample counts.
             return true;
         }
         self.instances.values().any(|i| {
             i.samples
                 .iter()
-                .any(|s| !s.read && s.expires.is_none_or(|e| e > now))
+                .any(|s| counted(s) && s.expires.is_none_or(|e| e > now))
         })
     }
 
     /// True when a sample `selection` selects, not expired by `now`, is waiting (what a
     /// DCPS read condition's trigger is).
     pub(crate) fn has_selected(&self, now: Timestamp, selection: Selection) -> bool {
-        if selection.sample_states == SampleState::NotRead.mask()
-            && selection.view_states == Selection::ANY.view_states
+        // The two selections waits use most (not read, and anything: a read condition of
+        // every state) are answered by counts, not by walking every instance before every
+        // wait.
+        if selection.view_states == Selection::ANY.view_states
             && selection.instance_states == Selection::ANY.instance_states
             && selection.instance.is_none()
         {
-            return self.has_unread(now);
+            if selection.sample_states == SampleState::NotRead.mask() {
+                return self.has_unread(now);
+            }
+            if selection.sample_states == Selection::ANY.sample_states {
+                return self.holds(now, self.len, |_| true);
+            }
         }
         let live = |s: &Stored| s.expires.is_none_or(|e| e > now);
         let selected = |handle: &InstanceHandle, i: &Instance| {
@@ -879,6 +893,29 @@ mod tests {
         let seqs: Vec<i64> = taken.iter().map(|t| t.info.sequence_number).collect();
         assert_eq!(seqs, vec![2, 3]);
         assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn a_selection_of_every_state_sees_read_samples_and_not_expired_ones() {
+        use std::time::Duration;
+        let second = Duration::from_secs(1);
+        let mut c = cache(None);
+        let a = InstanceHandle([1; 16]);
+        assert!(!c.has_selected(NOW, Selection::ANY));
+        c.insert(a, ChangeKind::Alive, stored(writer(1), 1, true), &[]);
+        c.collect(NOW, 10, false, Selection::ANY);
+        // Read, not taken: still selected by every state, no longer by NOT_READ.
+        assert!(c.has_selected(NOW, Selection::ANY));
+        assert!(!c.has_selected(NOW, Selection::NOT_READ));
+        c.collect(NOW, 10, true, Selection::ANY);
+        assert!(!c.has_selected(NOW, Selection::ANY));
+        // A sample that expires: counted until then, not after (before any purge).
+        let mut brief = stored(writer(1), 2, true);
+        brief.expires = Some(NOW.after(second));
+        c.insert(a, ChangeKind::Alive, brief, &[]);
+        assert!(c.has_selected(NOW, Selection::ANY));
+        assert!(!c.has_selected(NOW.after(2 * second), Selection::ANY));
+        assert!(!c.has_unread(NOW.after(2 * second)));
     }
 
     #[test]
