@@ -274,10 +274,16 @@ def ping(b, instances, per_instance, size):
         got = False
         deadline = time.monotonic() + 10
         while not got:
-            for (ri, rseq, _) in b.take(1.0):
+            answers = b.take(1.0)
+            for (ri, rseq, _) in answers:
                 got = got or rseq == seq
             if not got and time.monotonic() > deadline:
                 raise SystemExit(f"no answer to {seq}")
+            if not answers:
+                # A second without an answer: the pong's writer may not have matched this
+                # reader when the first ping came (each side waits only for its own
+                # matches), so its answer went nowhere. Again.
+                b.write(i, seq, payload)
         if k >= 0:
             rtts.append((time.perf_counter_ns() - start) / 1000)
     b.write(-1, 0, b"")
