@@ -308,6 +308,41 @@ impl Reader {
         Ok(out)
     }
 
+    /// Whether a sample `mask` selects is waiting that `filter` (a query condition's)
+    /// keeps — a sample without data (a dispose) counts, as take hands it out — without
+    /// changing any sample's state: a query condition's trigger.
+    fn selects(&self, py: Python<'_>, mask: u32, filter: Bound<'_, PyAny>) -> PyResult<bool> {
+        let support = self.support.get();
+        let (mut found, mut failed) = (false, None);
+        // `None` stops the read with nothing handed out: at the first sample kept, or at
+        // an exception.
+        let keep = |s: &Sample<DynamicValue>| {
+            let verdict = if s.info.valid_data {
+                support
+                    .object_of(py, &s.data)
+                    .and_then(|obj| filter.call1((obj,)))
+                    .and_then(|v| v.is_truthy())
+            } else {
+                Ok(true)
+            };
+            match verdict {
+                Ok(false) => Some(false),
+                Ok(true) => {
+                    found = true;
+                    None
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            }
+        };
+        self.inner
+            .read_if(1, selection(mask, None), keep)
+            .map_err(|e| dds("read", e))?;
+        failed.map_or(Ok(found), Err)
+    }
+
     /// Waits up to `timeout` seconds for a sample `mask` selects (cyclonedds-python's state
     /// bits; by default one not yet read); false on timeout.
     #[pyo3(signature = (timeout, mask = NOT_READ_ANY))]

@@ -165,6 +165,26 @@ def test_status_listeners_are_called_with_the_status(sides, package, peer):
 
 
 @pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
+def test_a_waitset_wakes_for_a_query_condition_only_when_its_filter_keeps_a_sample(sides,
+                                                                                  package):
+    side = sides[package]
+    S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState
+    writer, reader = matched_pair(side, f"status_query_wait_{package}")
+    Plain = side.types["Plain"]
+    big = side.core.QueryCondition(reader, S.Any | V.Any | I.Any, lambda s: s.value >= 100.0)
+    ws = side.core.WaitSet(side.participant)
+    ws.attach(big)
+    writer.write(Plain(id=1, value=1.0, name="small"))
+    assert until(lambda: reader.read(N=10))
+    started = time.monotonic()
+    assert ws.wait(side.util.duration(milliseconds=300)) == 0
+    assert time.monotonic() - started >= 0.25
+    writer.write(Plain(id=2, value=100.0, name="big"))
+    assert ws.wait(side.util.duration(seconds=5)) == 1
+    assert [s.id for s in reader.take(N=10, condition=big)] == [2]
+
+
+@pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
 def test_a_query_condition_takes_only_what_its_filter_keeps(sides, package):
     side = sides[package]
     S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState

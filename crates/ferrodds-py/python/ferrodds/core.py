@@ -445,6 +445,10 @@ class QueryCondition(_Condition):
         super().__init__(reader, mask)
         self.filter = filter
 
+    def triggered(self) -> bool:
+        # A sample the mask selects and the filter keeps; no sample changes state.
+        return self.reader._native.selects(self.mask, self.filter)
+
 
 class GuardCondition(Entity):
     """A condition the application triggers."""
@@ -494,7 +498,7 @@ class WaitSet(Entity):
     def wait(self, timeout: Optional[int] = None) -> int:
         """Waits up to ``timeout`` nanoseconds; the number of triggered conditions."""
         import time
-        if len(self.conditions) == 1 and isinstance(self.conditions[0], _Condition):
+        if len(self.conditions) == 1 and type(self.conditions[0]) is ReadCondition:
             # The common wait, on one reader: one call into the reader, which returns at
             # once when a sample the condition's mask selects is waiting.
             c = self.conditions[0]
@@ -509,11 +513,13 @@ class WaitSet(Entity):
                 return 0
             readers = [c for c in self.conditions if isinstance(c, _Condition)]
             step = min(left, 0.05)
-            if readers:
+            if readers and not readers[0].reader._peek(readers[0].mask):
                 # Released GIL while waiting on the first reader; the rest are polled.
                 readers[0].reader._native.wait_for_data(step, readers[0].mask)
             else:
-                time.sleep(step)
+                # No reader, or samples waiting that a query condition's filter rejects
+                # (a wait on the mask would return at once): polled.
+                time.sleep(min(step, 0.002))
 
     async def wait_async(self, timeout: Optional[int] = None) -> int:
         import asyncio
