@@ -140,7 +140,11 @@ fn pong(args: &PongArgs) -> Result<(), String> {
     );
     let end = (args.duration > 0).then(|| Instant::now() + Duration::from_secs(args.duration));
     while end.is_none_or(|e| Instant::now() < e) {
-        if reader.wait_for_data(Duration::from_millis(200)) {
+        // Waits until the end (or a second at a time without one): an idle pong sleeps.
+        let left = end.map_or(Duration::from_secs(1), |e| {
+            e.saturating_duration_since(Instant::now())
+        });
+        if reader.wait_for_data(left) {
             for s in reader.take().map_err(|e| e.to_string())? {
                 if s.info.valid_data {
                     writer.write(&s.data).map_err(|e| e.to_string())?;

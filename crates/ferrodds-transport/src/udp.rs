@@ -349,6 +349,11 @@ impl UdpSocket {
             Err(Errno::EAGAIN | Errno::EINTR) => return Ok(None),
             Err(e) => return Err(io::Error::from(e)),
         };
+        if message.bytes == 0 && message.address.is_none_or(|a| a.port() == 0) {
+            // A socket shut for reading ([`UdpSocket::stop_receiving`]) reads nothing, from
+            // nowhere (a real empty datagram has a source port).
+            return Ok(None);
+        }
         let source = message
             .address
             .map(|a| SocketAddrV4::new(a.ip(), a.port()))
@@ -363,6 +368,15 @@ impl UdpSocket {
             source,
             truncated: message.flags.contains(MsgFlags::MSG_TRUNC),
         }))
+    }
+
+    /// Wakes every thread blocked in [`UdpSocket::receive`] on this socket (through any
+    /// handle of it), and makes later receives return at once with nothing: for closing
+    /// without a receive timeout to wait out. Sending still works.
+    pub fn stop_receiving(&self) {
+        // On an unconnected UDP socket Linux answers ENOTCONN, yet marks the socket shut
+        // for reading and wakes its sleepers (which then read nothing): all this needs.
+        let _ = self.socket.shutdown(std::net::Shutdown::Read);
     }
 
     /// A second handle on the same socket (`dup(2)`), e.g. for a receive thread.
@@ -550,5 +564,33 @@ mod tests {
                 .kind(),
             io::ErrorKind::InvalidInput
         );
+    }
+
+    #[test]
+    fn stop_receiving_wakes_a_receive_blocked_without_timeout() {
+        let socket = UdpSocket::bind_unicast(
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+            &SocketOptions::default(),
+        )
+        .unwrap();
+        socket.set_receive_timeout(None).unwrap();
+        let receiving = socket.try_clone().unwrap();
+        let (done, woke) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            let mut buf = [0u8; 64];
+            let _ = done.send(receiving.receive(&mut buf).map(|r| r.is_none()).ok());
+        });
+        // Let the thread block (if it has not yet, the receive returns at once anyway).
+        std::thread::sleep(Duration::from_millis(50));
+        socket.stop_receiving();
+        assert_eq!(woke.recv_timeout(Duration::from_secs(5)), Ok(Some(true)));
+        t.join().unwrap();
+        // Sending still works.
+        let peer = UdpSocket::bind_unicast(
+            SocketAddrV4::new(Ipv4Addr::LOCALHOST, 0),
+            &SocketOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(socket.send_to(b"x", peer.local_address()).unwrap(), 1);
     }
 }

@@ -438,6 +438,16 @@ impl Shared {
         self.lock().closed = true;
         self.changed.notify_all();
         self.timer.notify_all();
+        // The receive threads block without a deadline (an idle participant must not wake
+        // to look at a flag): wake them.
+        let t = &self.transport;
+        for socket in [t.metatraffic_unicast(), t.user_unicast()]
+            .into_iter()
+            .chain(t.spdp_multicast())
+            .chain(t.user_multicast())
+        {
+            socket.stop_receiving();
+        }
     }
 }
 
@@ -466,7 +476,9 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
         sockets.append(&mut user);
     }
     for (i, socket) in sockets.into_iter().enumerate() {
-        socket.set_receive_timeout(Some(Duration::from_millis(100)))?;
+        // `Shared::shut_down` wakes a blocked receive; the timeout is only a safety net
+        // should that ever fail, long enough not to count as an idle wake-up.
+        socket.set_receive_timeout(Some(RECEIVE_SAFETY_TIMEOUT))?;
         let shared = Arc::clone(shared);
         threads.push(
             std::thread::Builder::new()
@@ -485,6 +497,13 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
 
 /// Datagrams up to the UDP maximum.
 const RECEIVE_BUFFER: usize = 65536;
+
+/// How long a receive thread blocks before it looks at the shutdown flag by itself.
+const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The longest the timer thread sleeps without a timer due: it is woken when one comes
+/// due sooner (`Shared::finish`), so this only bounds a change that did not say so.
+const TIMER_IDLE_WAIT: Duration = Duration::from_secs(1);
 
 fn receive_loop(shared: &Shared, socket: &UdpSocket) {
     let mut buf = vec![0u8; RECEIVE_BUFFER];
@@ -571,8 +590,8 @@ fn timer_loop(shared: &Shared) {
             continue;
         }
         let wait = next
-            .map_or(Duration::from_millis(100), |t| t.since(now))
-            .min(Duration::from_millis(100));
+            .map_or(TIMER_IDLE_WAIT, |t| t.since(now))
+            .min(TIMER_IDLE_WAIT);
         core.timer_wakes_at = now.after(wait);
         core = match shared.timer.wait_timeout(core, wait) {
             Ok((c, _)) => c,
