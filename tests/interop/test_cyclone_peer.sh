@@ -102,7 +102,7 @@ assert all(l["instance_state"] == "ALIVE" for l in sub), sub
 got = sorted((l["sample"] for l in valid), key=lambda s: s["stamp"])
 assert got == [w["sample"] for w in written], (got, written)
 assert got[3]["unit"] == "\u00b0C" and got[3]["pos"] == {"x": 3.0, "y": -3.0, "z": 1.5}
-assert got[7]["blob"] == [49, 50, 51, 52, 53, 54, 55] and got[7]["values"] == [1.75, 1.75]
+assert got[7]["blob"] == "MTIzNDU2Nw==" and got[7]["values"] == [1.75, 1.75]  # blob: bytes 49..55
 '
 }
 
