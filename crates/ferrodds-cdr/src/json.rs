@@ -33,15 +33,20 @@ pub trait JsonView: Sized {
     /// The sequence of this type a JSON view describes (octets also take base64 text).
     #[doc(hidden)]
     fn sequence_from_json(value: &Value) -> Result<Vec<Self>, JsonError> {
-        let items = value
-            .as_array()
-            .ok_or_else(|| JsonError::new("an array", found(value)))?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Self::from_json(v).map_err(|e| e.at_index(i)))
-            .collect()
+        elements_from_json(value)
     }
+}
+
+/// The elements of a JSON array, each read as a `T`.
+fn elements_from_json<T: JsonView>(value: &Value) -> Result<Vec<T>, JsonError> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| JsonError::new("an array", found(value)))?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| T::from_json(v).map_err(|e| e.at_index(i)))
+        .collect()
 }
 
 /// The JSON view of a sequence of octets: base64 text.
@@ -59,15 +64,7 @@ pub(crate) fn octets_from_json(value: &Value) -> Result<Vec<u8>, JsonError> {
                 format!("{} ({e})", found(value)),
             )
         }),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                v.as_u64()
-                    .and_then(|b| u8::try_from(b).ok())
-                    .ok_or_else(|| JsonError::new("an integer from 0 to 255", found(v)).at_index(i))
-            })
-            .collect(),
+        Value::Array(_) => elements_from_json::<u8>(value),
         _ => Err(JsonError::new(
             "base64 text or an array of integers from 0 to 255",
             found(value),
@@ -222,7 +219,7 @@ pub fn from_json_str<T: JsonView>(text: &str) -> Result<T, JsonError> {
 }
 
 macro_rules! json_int {
-    ($($ty:ty, $name:literal, $via:ident;)*) => {$(
+    ($($ty:ty, $name:literal, $via:ident $({ $($more:tt)* })?;)*) => {$(
         impl JsonView for $ty {
             fn to_json(&self) -> Value {
                 Value::from(*self)
@@ -236,11 +233,21 @@ macro_rules! json_int {
                         found(value),
                     ))
             }
+            $($($more)*)?
         }
     )*};
 }
 
 json_int! {
+    // A sequence of octets is base64 text (see the module's doc).
+    u8, "uint8", as_u64 {
+        fn sequence_to_json(items: &[u8]) -> Value {
+            octets_to_json(items)
+        }
+        fn sequence_from_json(value: &Value) -> Result<Vec<u8>, JsonError> {
+            octets_from_json(value)
+        }
+    };
     u16, "uint16", as_u64;
     u32, "uint32", as_u64;
     u64, "uint64", as_u64;
@@ -248,24 +255,6 @@ json_int! {
     i16, "int16", as_i64;
     i32, "int32", as_i64;
     i64, "int64", as_i64;
-}
-
-impl JsonView for u8 {
-    fn to_json(&self) -> Value {
-        Value::from(*self)
-    }
-    fn from_json(value: &Value) -> Result<Self, JsonError> {
-        value
-            .as_u64()
-            .and_then(|v| u8::try_from(v).ok())
-            .ok_or_else(|| JsonError::new("an integer in 0..=255 (uint8)", found(value)))
-    }
-    fn sequence_to_json(items: &[u8]) -> Value {
-        octets_to_json(items)
-    }
-    fn sequence_from_json(value: &Value) -> Result<Vec<u8>, JsonError> {
-        octets_from_json(value)
-    }
 }
 
 fn float_to_json(v: f64) -> Value {
@@ -469,7 +458,7 @@ mod tests {
         let e = Vec::<u8>::from_json(&serde_json::json!([1, 256])).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "at [1]: expected an integer from 0 to 255, found number 256"
+            "at [1]: expected an integer in 0..=255 (uint8), found number 256"
         );
     }
 

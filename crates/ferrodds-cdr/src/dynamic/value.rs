@@ -1,6 +1,8 @@
 //! Values of runtime types, and their JSON view (the same as derived types have: see
 //! `crate::json`).
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 use super::{DynamicType, StructType, UnionType};
@@ -129,6 +131,23 @@ impl DynamicValue {
         }
     }
 
+    /// The octets of a sequence (or array dimension) of octets: `Bytes` as they are, a
+    /// `Sequence` of `UInt`s copied when each fits an octet; `None` otherwise.
+    pub fn as_octets(&self) -> Option<Cow<'_, [u8]>> {
+        match self {
+            DynamicValue::Bytes(bytes) => Some(Cow::Borrowed(bytes)),
+            DynamicValue::Sequence(items) => items
+                .iter()
+                .map(|v| match v {
+                    DynamicValue::UInt(b) => u8::try_from(*b).ok(),
+                    _ => None,
+                })
+                .collect::<Option<Vec<u8>>>()
+                .map(Cow::Owned),
+            _ => None,
+        }
+    }
+
     /// The JSON view of this value of `ty`.
     pub fn to_json(&self, ty: &DynamicType) -> Value {
         match (ty, self) {
@@ -148,21 +167,12 @@ impl DynamicValue {
             (_, DynamicValue::Enum(v)) => Value::from(*v),
             (_, DynamicValue::Bitmask(b)) => Value::from(*b),
             (_, DynamicValue::Bytes(bytes)) => octets_to_json(bytes),
-            (DynamicType::Sequence { element, .. }, DynamicValue::Sequence(items))
-                if element.is_octet_like() =>
-            {
-                // Octets given one value each (encoding takes them so): the same base64 view.
-                let bytes: Vec<u8> = items
-                    .iter()
-                    .map(|v| match v {
-                        DynamicValue::UInt(b) => *b as u8,
-                        _ => 0,
-                    })
-                    .collect();
-                octets_to_json(&bytes)
-            }
             (DynamicType::Sequence { element, .. }, DynamicValue::Sequence(items)) => {
-                Value::Array(items.iter().map(|v| v.to_json(element)).collect())
+                // Octets given one value each (encoding takes them so): the same base64 view.
+                match element.is_octet_like().then(|| self.as_octets()).flatten() {
+                    Some(bytes) => octets_to_json(&bytes),
+                    None => Value::Array(items.iter().map(|v| v.to_json(element)).collect()),
+                }
             }
             (
                 DynamicType::Array {
