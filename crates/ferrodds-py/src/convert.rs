@@ -418,15 +418,13 @@ pub(crate) fn to_python<'py>(
         // cyclonedds-python gives it.
         (_, Node::List(_), DynamicValue::Bytes(b)) => PyList::new(py, b.iter())?.into_any(),
         (_, _, DynamicValue::Bytes(b)) => PyBytes::new(py, b).into_any(),
-        (_, Node::Bytes { bytearray }, DynamicValue::Sequence(items)) => {
+        (_, Node::Bytes { bytearray }, DynamicValue::Sequence(_)) => {
             // An array of octets held as bytes.
-            let b: Vec<u8> = items
-                .iter()
-                .map(|v| match v {
-                    DynamicValue::UInt(x) => *x as u8,
-                    _ => 0,
-                })
-                .collect();
+            let b = value.as_octets().ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(
+                    "an array of octets holds a value that is not an octet",
+                )
+            })?;
             if *bytearray {
                 PyByteArray::new(py, &b).into_any()
             } else {

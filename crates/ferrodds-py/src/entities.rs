@@ -312,29 +312,18 @@ impl Reader {
     /// keeps — a sample without data (a dispose) counts, as take hands it out — without
     /// changing any sample's state: a query condition's trigger.
     fn selects(&self, py: Python<'_>, mask: u32, filter: Bound<'_, PyAny>) -> PyResult<bool> {
-        let support = self.support.get();
         let (mut found, mut failed) = (false, None);
         // `None` stops the read with nothing handed out: at the first sample kept, or at
         // an exception.
-        let keep = |s: &Sample<DynamicValue>| {
-            let verdict = if s.info.valid_data {
-                support
-                    .object_of(py, &s.data)
-                    .and_then(|obj| filter.call1((obj,)))
-                    .and_then(|v| v.is_truthy())
-            } else {
-                Ok(true)
-            };
-            match verdict {
-                Ok(false) => Some(false),
-                Ok(true) => {
-                    found = true;
-                    None
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    None
-                }
+        let keep = |s: &Sample<DynamicValue>| match self.kept(py, &filter, s) {
+            Ok(false) => Some(false),
+            Ok(true) => {
+                found = true;
+                None
+            }
+            Err(e) => {
+                failed = Some(e);
+                None
             }
         };
         self.inner
@@ -452,25 +441,13 @@ impl Reader {
             .map_err(|e| dds(what, e))?;
             return self.to_python(py, samples);
         };
-        let support = self.support.get();
         let mut failed = None;
-        let keep = |s: &Sample<DynamicValue>| {
-            if !s.info.valid_data {
-                // An invalid sample (a dispose) has no data for the filter to judge: it
-                // reports its instance's state, and is handed out.
-                return Some(true);
-            }
-            let verdict = support
-                .object_of(py, &s.data)
-                .and_then(|obj| filter.call1((obj,)))
-                .and_then(|v| v.is_truthy());
-            match verdict {
-                Ok(v) => Some(v),
-                // Nothing is handed out: the exception is raised with every sample left.
-                Err(e) => {
-                    failed = Some(e);
-                    None
-                }
+        let keep = |s: &Sample<DynamicValue>| match self.kept(py, filter, s) {
+            Ok(v) => Some(v),
+            // Nothing is handed out: the exception is raised with every sample left.
+            Err(e) => {
+                failed = Some(e);
+                None
             }
         };
         let samples = if take {
@@ -483,6 +460,24 @@ impl Reader {
             Some(e) => Err(e),
             None => self.to_python(py, samples),
         }
+    }
+
+    /// Whether a query condition's `filter` keeps `s`. A sample without data (a dispose)
+    /// has nothing for the filter to judge: it reports its instance's state, and is kept.
+    fn kept(
+        &self,
+        py: Python<'_>,
+        filter: &Bound<'_, PyAny>,
+        s: &Sample<DynamicValue>,
+    ) -> PyResult<bool> {
+        if !s.info.valid_data {
+            return Ok(true);
+        }
+        self.support
+            .get()
+            .object_of(py, &s.data)
+            .and_then(|obj| filter.call1((obj,)))
+            .and_then(|v| v.is_truthy())
     }
 
     fn to_python<'py>(
