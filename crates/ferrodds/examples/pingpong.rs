@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
-use ferrodds_cdr::Cdr;
+use ferrodds_cdr::{Cdr, Octet};
 
 /// `struct Sample { @key int32 id; uint32 seq; sequence<octet> payload; }`
 #[derive(Cdr, Debug, Clone, PartialEq)]
@@ -22,7 +22,10 @@ struct Sample {
     #[cdr(key)]
     id: i32,
     seq: u32,
-    payload: Vec<u8>,
+    // Octet, not u8: `Vec<u8>` is IDL `sequence<uint8>`, a type of its own in XTypes,
+    // and the Python side's `bytes` is `sequence<octet>`; the same type lets a Rust ping
+    // meet a Python pong.
+    payload: Vec<Octet>,
 }
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -119,7 +122,7 @@ fn run() -> Result<(), String> {
             e.reader
                 .wait_for_matched(1, WAIT)
                 .map_err(|e| e.to_string())?;
-            let payload: Vec<u8> = (0..size).map(|i| i as u8).collect();
+            let payload: Vec<Octet> = (0..size).map(|i| Octet(i as u8)).collect();
             let total = instances * per_instance;
             let warmup = total.min(200);
             let mut rtts = Vec::with_capacity(total as usize);
@@ -203,7 +206,7 @@ fn run() -> Result<(), String> {
             let mut sample = Sample {
                 id: 0,
                 seq: 0,
-                payload: vec![0; size],
+                payload: vec![Octet(0); size],
             };
             for k in 0..count {
                 sample.id = (k % 100) as i32;
