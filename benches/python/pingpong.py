@@ -104,7 +104,7 @@ class JsonBackend(IdlBackend):
         """The JSON texts of the valid samples taken (none after `timeout` seconds)."""
         if not self.reader._native.wait_for_data(timeout):
             return []
-        return [text for text, info in self.reader._native.take_json(256) if info[3]]
+        return [text for text, info in self.reader._native.take_json(256) if info.valid_data]
 
     def take(self, timeout):
         out = []

@@ -7,14 +7,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferrodds::dynamic::DynamicValue;
 use ferrodds::{
-    DomainParticipant, DynamicReader, DynamicWriter, InstanceHandle, InstanceState, Sample,
-    SampleInfo, SampleState, Selection, ViewState,
+    DomainParticipant, DynamicReader, DynamicWriter, InstanceHandle, Sample, Selection,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::error::dds;
 use crate::exit::DropReleased;
+use crate::sample_info::{handed_out, handle, PySampleInfo};
 use crate::TypeSupport;
 
 /// A domain participant.
@@ -302,7 +302,10 @@ impl Reader {
         for (text, i) in texts {
             out.append(PyTuple::new(
                 py,
-                [text.into_pyobject(py)?.into_any(), info(py, &i)?],
+                [
+                    text.into_pyobject(py)?.into_any(),
+                    Bound::new(py, PySampleInfo::from(&i))?.into_any(),
+                ],
             )?)?;
         }
         Ok(out)
@@ -480,6 +483,7 @@ impl Reader {
             .and_then(|v| v.is_truthy())
     }
 
+    /// The samples as `take`/`read` return them (see [`handed_out`]).
     fn to_python<'py>(
         &self,
         py: Python<'py>,
@@ -488,44 +492,10 @@ impl Reader {
         let support = self.support.get();
         let out = PyList::empty(py);
         for s in samples {
-            let data = support.object_of(py, &s.data)?;
-            let info = info(py, &s.info)?;
-            out.append(PyTuple::new(py, [data, info])?)?;
+            out.append(handed_out(py, support.object_of(py, &s.data)?, &s.info)?)?;
         }
         Ok(out)
     }
-}
-
-/// A sample info as the tuple `ferrodds.core.SampleInfo` is built from.
-fn info<'py>(py: Python<'py>, i: &SampleInfo) -> PyResult<Bound<'py, PyAny>> {
-    let sample_state: u32 = match i.sample_state {
-        SampleState::Read => 1,
-        SampleState::NotRead => 2,
-    };
-    let view_state: u32 = match i.view_state {
-        ViewState::New => 4,
-        ViewState::NotNew => 8,
-    };
-    let instance_state: u32 = match i.instance_state {
-        InstanceState::Alive => 16,
-        InstanceState::NotAliveDisposed => 32,
-        InstanceState::NotAliveNoWriters => 64,
-    };
-    let timestamp = i
-        .source_timestamp
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    Ok((
-        sample_state,
-        view_state,
-        instance_state,
-        i.valid_data,
-        timestamp,
-        handle(i.instance_handle),
-        handle(i.publication_handle),
-    )
-        .into_pyobject(py)?
-        .into_any())
 }
 
 /// (total, current, last remote's handle) of a *_MATCHED status.
@@ -553,10 +523,6 @@ fn deadline(py: Python<'_>, s: ferrodds::DeadlineMissedStatus) -> PyResult<Bound
 
 fn unknown_status(name: &str) -> PyErr {
     pyo3::exceptions::PyValueError::new_err(format!("no status {name:?}"))
-}
-
-fn handle(h: InstanceHandle) -> u128 {
-    u128::from_be_bytes(h.0)
 }
 
 /// Every state, in cyclonedds-python's bits: sample states 1 and 2, view states 4 and 8,

@@ -10,6 +10,7 @@ mod entities;
 mod error;
 mod exit;
 mod qos;
+mod sample_info;
 mod types;
 
 use std::sync::Arc;
@@ -124,6 +125,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<entities::Topic>()?;
     m.add_class::<entities::Writer>()?;
     m.add_class::<entities::Reader>()?;
+    m.add_class::<sample_info::PySampleInfo>()?;
     m.add("DDSException", m.py().get_type::<error::DDSException>())?;
     m.add_function(wrap_pyfunction!(exit::at_exit, m)?)?;
     Ok(())

@@ -34,16 +34,10 @@ class InstanceState:
     Any = 112
 
 
-@dataclass
-class SampleInfo:
-    """What DDS says about a sample (``sample.sample_info``)."""
-    sample_state: int
-    view_state: int
-    instance_state: int
-    valid_data: bool
-    source_timestamp: Optional[int]
-    instance_handle: int
-    publication_handle: int
+# What DDS says about a sample (``sample.sample_info``): sample_state, view_state,
+# instance_state, valid_data, source_timestamp (ns since the epoch, or None),
+# instance_handle, publication_handle. Native: readers build it with the sample.
+SampleInfo = _native.SampleInfo
 
 
 @dataclass

@@ -11,6 +11,7 @@ from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCon
 from .util import _seconds
 
 _T = TypeVar("_T")
+_ANY = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
 class Subscriber(Entity):
@@ -58,37 +59,28 @@ class DataReader(Entity, Generic[_T]):
     def topic(self):
         return self._topic
 
-    def _samples(self, raw) -> List[_T]:
-        out = []
-        for data, info in raw:
-            info = SampleInfo(*info)
-            if info.valid_data:
-                data.sample_info = info
-                out.append(data)
-            else:
-                out.append(InvalidSample(data, info))
-        return out
-
     @staticmethod
     def _mask(condition) -> int:
         if isinstance(condition, (ReadCondition, QueryCondition)):
             return condition.mask
-        return SampleState.Any | ViewState.Any | InstanceState.Any
+        return _ANY
 
     def read(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
         """Up to ``N`` of the samples ``condition`` (its state mask, and a QueryCondition's
         filter) and ``instance_handle`` select, left in the reader; they, and only they,
         become READ."""
-        raw = self._native.read(N, self._mask(condition), instance_handle,
-                                self._filter(condition))
-        return self._samples(raw)
+        if condition is None:
+            return self._native.read(N, _ANY, instance_handle)
+        return self._native.read(N, self._mask(condition), instance_handle,
+                                 self._filter(condition))
 
     def take(self, N: int = 1, condition=None, instance_handle: Optional[int] = None) -> List[_T]:
         """Up to ``N`` of the samples ``condition`` (its state mask, and a QueryCondition's
         filter) and ``instance_handle`` select, removed from the reader; the others stay."""
-        raw = self._native.take(N, self._mask(condition), instance_handle,
-                                self._filter(condition))
-        return self._samples(raw)
+        if condition is None:
+            return self._native.take(N, _ANY, instance_handle)
+        return self._native.take(N, self._mask(condition), instance_handle,
+                                 self._filter(condition))
 
     @staticmethod
     def _filter(condition):
