@@ -25,24 +25,33 @@ PY_APP = os.path.join(ROOT, "benches", "python", "pingpong.py")
 RUST_APP = os.path.join(ROOT, "target", "release", "examples", "pingpong")
 DOMAIN = 100
 IMPLS = ["rust", "ferrodds", "ferrodds-json-text", "ferrodds-json", "cyclonedds", "rti"]
+# The same two with `transport.wait_spin_us` set (latency only): their waits spin before
+# they sleep. No other implementation here has such a setting.
+SPIN_IMPLS = ["rust+spin", "ferrodds+spin"]
 LABEL = {"rust": "Rust native", "ferrodds": "ferrodds (Python, CDR)",
          "ferrodds-json-text": "ferrodds (Python, JSON text)",
          "ferrodds-json": "ferrodds (Python, JSON + `json`)",
          "cyclonedds": "cyclonedds-python 11",
-         "rti": "RTI connector 1.2 (Connext 6.1)"}
+         "rti": "RTI connector 1.2 (Connext 6.1)",
+         "rust+spin": "Rust native, waits spin",
+         "ferrodds+spin": "ferrodds (Python, CDR), waits spin"}
+SPIN_US = 200
 
 
 def command(impl, role, *args):
+    impl = impl.removesuffix("+spin")
     if impl == "rust":
         return [RUST_APP, role, str(DOMAIN), *map(str, args)]
     return [sys.executable, PY_APP, role, impl, str(DOMAIN), *map(str, args)]
 
 
-def env():
+def env(impl):
     e = dict(os.environ)
     config = os.path.join(tempfile.mkdtemp(prefix="bench-python-"), "ferrodds.toml")
     with open(config, "w") as f:
         f.write('[transport]\ninterface = "lo"\n')
+        if impl.endswith("+spin"):
+            f.write(f"wait_spin_us = {SPIN_US}\n")
     e["FERRODDS_CONFIG"] = config
     e["CYCLONEDDS_URI"] = (
         '<CycloneDDS><Domain id="any"><General><Interfaces>'
@@ -53,7 +62,7 @@ def env():
 
 def pair(impl, server_role, server_args, client_role, client_args, timeout):
     """Runs the server side, then the client; the JSON line the measuring side printed."""
-    e = env()
+    e = env(impl)
     server = subprocess.Popen(command(impl, server_role, *server_args), env=e,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.3)
@@ -104,22 +113,50 @@ def kib(size):
     return f"{size // 1024} KiB"
 
 
-def table(results, impls, header, fmt, ratio):
+def table(results, impls, header, fmt, ratio, native="rust"):
     lines = ["| " + " | ".join(header + [LABEL[i] for i in impls]) + " |",
              "|" + "---|" * (len(header) + len(impls))]
     for cell, by_impl in results.items():
-        native = by_impl["rust"][0]
+        base = by_impl[native][0]
         row = fmt(cell)
         for i in impls:
             v = by_impl[i][0]
             if v is None:
                 row.append("failed")
-            elif i == "rust":
+            elif i == native or base is None:
                 row.append(f"{v:,.0f}")
             else:
-                row.append(f"{v:,.0f} ({ratio(v, native):.2f}x)")
+                row.append(f"{v:,.0f} ({ratio(v, base):.2f}x)")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
+
+
+def spin_table(lat):
+    """The spinning pair, ratio to spinning native, and Python's ratio to cyclonedds-python
+    (which sleeps: it has no such setting)."""
+    lines = ["| instances × samples | payload | " + " | ".join(LABEL[i] for i in SPIN_IMPLS)
+             + " | ferrodds spinning / cyclonedds-python |", "|" + "---|" * 5]
+    for (n, per, size), by_impl in lat.items():
+        native, py = by_impl["rust+spin"][0], by_impl["ferrodds+spin"][0]
+        cyclone = by_impl.get("cyclonedds", (None,))[0]
+        cells = [f"{n} × {per}", kib(size), "failed" if native is None else f"{native:,.0f}",
+                 "failed" if py is None else
+                 f"{py:,.0f}" + (f" ({py / native:.2f}x)" if native else ""),
+                 f"{py / cyclone:.2f}x" if py and cyclone else "—"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def spin_section(lat):
+    return f"""
+The same round trips with waits that spin up to {SPIN_US} µs before they sleep
+(`transport.wait_spin_us = {SPIN_US}` in `FERRODDS_CONFIG`, for both the Rust and the Python
+side; docs/configuration.md): a sample that arrives during the spin is seen without the
+scheduler waking the thread. Median µs, ratio to spinning Rust native, and the spinning
+Python side's ratio to cyclonedds-python above:
+
+{spin_table(lat)}
+"""
 
 
 def main():
@@ -127,8 +164,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one size, fewer samples")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--impls", default=",".join(IMPLS))
+    ap.add_argument("--no-spin", action="store_true",
+                    help="leave out the latency runs with spinning waits")
     a = ap.parse_args()
     impls = a.impls.split(",")
+    spin = not a.no_spin and "rust" in impls and "ferrodds" in impls
     if a.quick:
         lat_cells = [(100, 10, 8192)]
         thr_cells = [(2000, 8192)]
@@ -139,7 +179,7 @@ def main():
                      for b in (2048, 8192, 65536)]
         thr_cells = [(n, b) for n in (10000, 200000) for b in (2048, 8192, 65536)]
     started = time.time()
-    lat = run(lat_cells, latency, impls, a.reps)
+    lat = run(lat_cells, latency, impls + (SPIN_IMPLS if spin else []), a.reps)
     thr = run(thr_cells, throughput, impls, a.reps)
     minutes = (time.time() - started) / 60
     machine = f"{platform.machine()}, {os.cpu_count()} cores, {platform.platform()}"
@@ -173,7 +213,7 @@ same), with its defaults otherwise.
 Round trip, median µs (instances × samples per instance, payload), ratio to native:
 
 {table(lat, impls, ["instances × samples", "payload"], lambda c: [f"{c[0]} × {c[1]}", kib(c[2])], lambda v, n: v / n)}
-
+{spin_section(lat) if spin else ""}
 Throughput, samples/s (samples, payload), ratio to native (higher is better):
 
 {table(thr, impls, ["samples", "payload"], lambda c: [f"{c[0]:,}", kib(c[1])], lambda v, n: v / n)}

@@ -11,6 +11,7 @@ use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -239,7 +240,20 @@ pub enum ConfigProblem {
         /// The size.
         size: u64,
     },
+    /// A wait's spin is longer than [`MAX_WAIT_SPIN`].
+    #[error(
+        "a spin of {micros} µs is longer than the longest allowed, {} µs",
+        MAX_WAIT_SPIN.as_micros()
+    )]
+    SpinTooLong {
+        /// The spin asked for, in microseconds (saturated).
+        micros: u64,
+    },
 }
+
+/// The longest [`TransportConfig::wait_spin`]: a spin is meant to bridge the wake-up of a
+/// sleeping thread (tens of microseconds), not to replace sleeping.
+pub const MAX_WAIT_SPIN: Duration = Duration::from_millis(10);
 
 /// Why a configuration could not be read or is not valid.
 #[derive(Debug, thiserror::Error)]
@@ -297,6 +311,7 @@ pub struct TransportConfig {
     receive_buffer_size: usize,
     send_buffer_size: usize,
     busy_poll: bool,
+    wait_spin: Duration,
 }
 
 /// Builds a [`TransportConfig`]; every setting starts at its default.
@@ -323,6 +338,7 @@ impl Default for TransportConfig {
             receive_buffer_size: DEFAULT_RECEIVE_BUFFER_SIZE,
             send_buffer_size: DEFAULT_SEND_BUFFER_SIZE,
             busy_poll: false,
+            wait_spin: Duration::ZERO,
         }
     }
 }
@@ -438,6 +454,12 @@ impl TransportConfig {
         self.busy_poll
     }
 
+    /// How long a thread waiting for the participant (for data, matches, acknowledgments)
+    /// spins before it sleeps (zero: it sleeps at once).
+    pub fn wait_spin(&self) -> Duration {
+        self.wait_spin
+    }
+
     /// The socket options this configuration asks for, sending multicast from `interface`.
     pub fn socket_options(&self, interface: Ipv4Addr) -> SocketOptions {
         SocketOptions {
@@ -491,6 +513,14 @@ impl TransportConfig {
                     found: self.participants_per_peer,
                     domain_id: self.domain_id,
                     max: max_per_peer,
+                },
+            ));
+        }
+        if self.wait_spin > MAX_WAIT_SPIN {
+            return Err((
+                key("transport.wait_spin_us"),
+                ConfigProblem::SpinTooLong {
+                    micros: u64::try_from(self.wait_spin.as_micros()).unwrap_or(u64::MAX),
                 },
             ));
         }
@@ -561,6 +591,10 @@ impl TransportConfig {
         }
         if let Some(v) = t.busy_poll {
             config.busy_poll = v;
+        }
+        if let Some(v) = t.wait_spin_us {
+            spans.insert("transport.wait_spin_us".to_owned(), v.span());
+            config.wait_spin = Duration::from_micros(v.into_inner());
         }
         if let Some(v) = t.allow_multicast {
             config.allow_multicast = v;
@@ -718,6 +752,15 @@ impl TransportConfigBuilder {
         self
     }
 
+    /// How long a thread waiting for the participant spins, watching for a change, before
+    /// it sleeps (default zero; at most [`MAX_WAIT_SPIN`]). A wake-up that finds the thread
+    /// still spinning costs no trip through the scheduler — tens of microseconds on a
+    /// virtual machine — at the price of the spin's CPU time on every wait.
+    pub fn wait_spin(mut self, spin: Duration) -> Self {
+        self.config.wait_spin = spin;
+        self
+    }
+
     /// The configuration, once checked.
     pub fn build(self) -> Result<TransportConfig, ConfigError> {
         self.config
@@ -816,6 +859,7 @@ struct FileTransport {
     receive_buffer_size: Option<Spanned<ByteSize>>,
     send_buffer_size: Option<Spanned<ByteSize>>,
     busy_poll: Option<bool>,
+    wait_spin_us: Option<Spanned<u64>>,
 }
 
 /// `"auto"` or an integer.
@@ -939,6 +983,7 @@ mod tests {
             receive_buffer_size = "8 MiB"
             send_buffer_size = 65536
             busy_poll = true
+            wait_spin_us = 200
             "#,
         )
         .unwrap();
@@ -962,6 +1007,8 @@ mod tests {
         assert_eq!(config.send_buffer_size(), 65536);
         assert!(config.busy_poll());
         assert!(!TransportConfig::default().busy_poll());
+        assert_eq!(config.wait_spin(), Duration::from_micros(200));
+        assert_eq!(TransportConfig::default().wait_spin(), Duration::ZERO);
     }
 
     #[test]
@@ -987,6 +1034,20 @@ mod tests {
     }
 
     #[test]
+    fn a_spin_longer_than_the_limit_is_refused() {
+        assert_eq!(
+            error("[transport]\nwait_spin_us = 20000\n"),
+            "configuration file `test.toml`, line 2: key `transport.wait_spin_us`: a spin of \
+             20000 µs is longer than the longest allowed, 10000 µs"
+        );
+        let err = TransportConfig::builder()
+            .wait_spin(Duration::from_secs(1))
+            .build()
+            .unwrap_err();
+        assert!(err.to_string().contains("transport.wait_spin_us"), "{err}");
+    }
+
+    #[test]
     fn wrong_type_names_the_key() {
         assert_eq!(
             error("[domain]\nid = \"seven\"\n"),
@@ -1002,7 +1063,7 @@ mod tests {
             "configuration file `test.toml`, line 2: key `transport.interfce`: unknown field \
              `interfce`, expected one of `interface`, `allow_multicast`, `multicast_group`, \
              `multicast_ttl`, `peers`, `participants_per_peer`, `receive_buffer_size`, \
-             `send_buffer_size`, `busy_poll`"
+             `send_buffer_size`, `busy_poll`, `wait_spin_us`"
         );
         assert_eq!(
             error("[transprot]\n"),

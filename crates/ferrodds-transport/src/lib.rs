@@ -39,7 +39,7 @@ pub mod udp;
 
 pub use config::{
     ConfigError, ConfigOrigin, ConfigProblem, ParticipantIndex, Peer, PeerError, TransportConfig,
-    TransportConfigBuilder, CONFIG_ENV_VAR,
+    TransportConfigBuilder, CONFIG_ENV_VAR, MAX_WAIT_SPIN,
 };
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};

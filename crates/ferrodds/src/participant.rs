@@ -171,6 +171,16 @@ impl ParticipantBuilder {
         self
     }
 
+    /// How long a thread waiting on this participant (`wait_for_data`, a wait set, a wait
+    /// for matches or acknowledgments) spins before it sleeps (zero by default;
+    /// `transport.wait_spin_us` in the configuration file). A sample that arrives during
+    /// the spin is seen without the scheduler waking the thread, which on a virtual
+    /// machine is most of a loopback round trip; every wait costs up to the spin in CPU.
+    pub fn wait_spin(mut self, spin: Duration) -> Self {
+        self.config = self.config.wait_spin(spin);
+        self
+    }
+
     /// Whether SPDP uses multicast (else only the peers list).
     pub fn allow_multicast(mut self, allow: bool) -> Self {
         self.config = self.config.allow_multicast(allow);
@@ -239,7 +249,7 @@ impl ParticipantBuilder {
         );
         let mut core = Core::new(node);
         core.collect_transmits();
-        let shared = Shared::new(core, transport)
+        let shared = Shared::new(core, transport, config.wait_spin())
             .map_err(|e| Error::BadParameter(format!("cannot clone a socket: {e}")))?;
         let threads = runtime::start(&shared, config.busy_poll())
             .map_err(|e| Error::BadParameter(format!("cannot start threads: {e}")))?;

@@ -238,6 +238,10 @@ pub(crate) struct Shared {
     epoch: Instant,
     sent: AtomicU64,
     send_failures: AtomicU64,
+    /// Counts [`Shared::finish`] calls: what a spinning waiter watches for a change.
+    generation: AtomicU64,
+    /// How long a waiter spins before it sleeps on `changed`.
+    wait_spin: Duration,
 }
 
 /// What the participant sent, counted per destination.
@@ -250,7 +254,11 @@ pub struct SendStats {
 }
 
 impl Shared {
-    pub(crate) fn new(mut core: Core, transport: UdpTransport) -> std::io::Result<Arc<Shared>> {
+    pub(crate) fn new(
+        mut core: Core,
+        transport: UdpTransport,
+        wait_spin: Duration,
+    ) -> std::io::Result<Arc<Shared>> {
         let send_socket = transport.user_unicast().try_clone()?;
         let epoch = Instant::now();
         core.node.set_wall_clock(SystemTime::now());
@@ -259,6 +267,8 @@ impl Shared {
             changed: Condvar::new(),
             timer: Condvar::new(),
             send_socket,
+            generation: AtomicU64::new(0),
+            wait_spin,
             transport,
             shutdown: AtomicBool::new(false),
             epoch,
@@ -315,6 +325,9 @@ impl Shared {
         let wake_timer = !core.deferred.is_empty()
             || core.next_timeout().is_some_and(|t| t < core.timer_wakes_at);
         drop(core);
+        // Before sending: a spinning waiter sees its sample while this thread sends the
+        // acknowledgments.
+        self.generation.fetch_add(1, Ordering::Release);
         self.send(transmits);
         if wake_waiters {
             self.changed.notify_all();
@@ -398,6 +411,7 @@ impl Shared {
         mut done: impl FnMut(&mut Core) -> bool,
     ) -> bool {
         let deadline = Instant::now() + timeout;
+        let mut spin_until: Option<Instant> = None;
         let mut core = self.lock();
         loop {
             if done(&mut core) {
@@ -409,6 +423,19 @@ impl Shared {
             let now = Instant::now();
             if now >= deadline {
                 return false;
+            }
+            // First a spin, without the lock, until a `finish` has been (the change a
+            // sleeping waiter would be woken for) or the spin is over; then sleep.
+            let spin_end = *spin_until.get_or_insert(now + self.wait_spin);
+            if now < spin_end {
+                let seen = self.generation.load(Ordering::Acquire);
+                drop(core);
+                let end = spin_end.min(deadline);
+                while self.generation.load(Ordering::Acquire) == seen && Instant::now() < end {
+                    std::hint::spin_loop();
+                }
+                core = self.lock();
+                continue;
             }
             core = self.wait_changed(core, deadline - now);
         }

@@ -369,3 +369,50 @@ fn publishers_and_subscribers_refuse_a_topic_of_another_participant() {
     let own = b.create_topic::<Note>("theirs").unwrap();
     assert!(publisher.create_writer(&own, Qos::writer()).is_ok());
 }
+
+#[test]
+fn a_spinning_wait_sees_data_during_and_after_its_spin_and_times_out_without() {
+    let spin = Duration::from_millis(5);
+    let a = participant(33);
+    let b = DomainParticipant::builder()
+        .unwrap()
+        .domain_id(33)
+        .interface("lo")
+        .unwrap()
+        .allow_multicast(false)
+        .wait_spin(spin)
+        .build()
+        .unwrap();
+    let qos = || Qos::reader().reliable().keep_all();
+    let reader = b
+        .create_reader(&b.create_topic::<Note>("spin").unwrap(), qos())
+        .unwrap();
+    let writer = Arc::new(
+        a.create_writer(
+            &a.create_topic::<Note>("spin").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap(),
+    );
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    // Nothing written: false, whether the timeout is shorter or longer than the spin.
+    assert!(!reader.wait_for_data(Duration::from_millis(2)));
+    assert!(!reader.wait_for_data(Duration::from_millis(30)));
+    // Written at once (during the spin) and after it (found by the sleeping wait).
+    for (id, delay) in [(1, Duration::ZERO), (2, spin * 10)] {
+        let w = Arc::clone(&writer);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            w.write(&Note {
+                id,
+                text: "spun".into(),
+            })
+            .unwrap();
+        });
+        assert!(reader.wait_for_data(T), "sample {id} not seen");
+        let got = reader.take().unwrap();
+        assert_eq!(got.iter().map(|s| s.data.id).collect::<Vec<_>>(), [id]);
+        t.join().unwrap();
+    }
+}
