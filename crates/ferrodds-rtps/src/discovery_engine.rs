@@ -16,7 +16,8 @@
 //!   address of the SPDP datagram; any other UDPv4 unicast locator is rewritten to the
 //!   source address with its announced port (a multi-homed or NATed peer is still reached
 //!   where it spoke from). So an SPDP message can never make us send discovery or user
-//!   traffic to a third party's address. Locators of kinds we cannot send to are not kept.
+//!   traffic to a third party's address. Locators of kinds no transport of ours sends to
+//!   are not kept (`DiscoveryConfig::other_locator_kinds` names the others).
 //!   An endpoint's (SEDP) unicast locators are kept only on addresses of its participant's
 //!   locators; with none left, the participant's default locators apply.
 //! - **Identities are consistent.** An SPDP participant GUID must have the GUID prefix of
@@ -154,6 +155,11 @@ pub struct DiscoveryConfig {
     /// read a TypeObject with a sequence or array that it receives over TypeLookup; see
     /// `docs/interop.md`). The TypeLookup service answers either way.
     pub type_information: bool,
+    /// Locator kinds besides UDPv4 that the driver's transports send to (shared memory,
+    /// UDPv6), in order of preference. A remote's unicast locators of these kinds are kept
+    /// as announced (bounded like the others); of any other kind, dropped. UDPv4 is always
+    /// kept, bound to the sender's address.
+    pub other_locator_kinds: Vec<i32>,
 }
 
 /// What discovery refused, counted (see the module documentation).
@@ -1022,6 +1028,7 @@ impl Discovery {
     fn bind_locators(&mut self, data: &mut ParticipantData, origin: &Locator) {
         let source = origin.as_udpv4().map(|a| *a.ip());
         let max = self.limits.max_locators;
+        let other_kinds = &self.config.other_locator_kinds;
         for list in [
             &mut data.metatraffic_unicast_locators,
             &mut data.default_unicast_locators,
@@ -1031,8 +1038,8 @@ impl Discovery {
                 let bound = match (source, l.as_udpv4()) {
                     // The driver did not say where the datagram came from.
                     (None, _) => Some(l),
-                    // A kind we cannot send to (UDPv6, shared memory): not kept.
-                    (Some(_), None) => None,
+                    // Another kind: kept when a transport of ours sends to it.
+                    (Some(_), None) => other_kinds.contains(&l.kind).then_some(l),
                     (Some(src), Some(addr)) if *addr.ip() == src => Some(l),
                     (Some(src), Some(addr)) => {
                         self.stats.locators_rewritten += 1;
@@ -1117,6 +1124,12 @@ impl Discovery {
                     &mut self.stats.locators_dropped,
                 ),
                 Some(_) => self.stats.locators_dropped += 1,
+                None if self.config.other_locator_kinds.contains(&l.kind) => push_bounded(
+                    &mut data.unicast_locators,
+                    l,
+                    max,
+                    &mut self.stats.locators_dropped,
+                ),
                 None => {}
             }
         }

@@ -40,6 +40,11 @@ fn prefix(n: u32) -> GuidPrefix {
 
 /// A participant running discovery, with a user writer on topic "t".
 fn local(limits: Limits) -> ParticipantCore {
+    local_reaching(limits, Vec::new())
+}
+
+/// [`local`], with transports that also send to `other_locator_kinds`.
+fn local_reaching(limits: Limits, other_locator_kinds: Vec<i32>) -> ParticipantCore {
     let mut own = ParticipantData::new(LOCAL);
     own.metatraffic_unicast_locators = vec![v4(127, 0, 0, 1, 7410)];
     own.default_unicast_locators = vec![v4(127, 0, 0, 1, 7411)];
@@ -48,6 +53,7 @@ fn local(limits: Limits) -> ParticipantCore {
         spdp_destinations: vec![Locator::udpv4(SPDP_GROUP, 7400)],
         announce_period: Duration::from_secs(2),
         type_information: true,
+        other_locator_kinds,
     };
     let mut c = ParticipantCore::new(NOW, Participant::with_limits(LOCAL, limits), config);
     c.rtps.add_writer(Writer::new(
@@ -315,6 +321,30 @@ fn announced_locators_are_bound_to_the_sender_address() {
             "sent to {l:?}"
         );
     }
+}
+
+#[test]
+fn locators_of_a_kind_a_transport_reaches_are_kept_as_announced() {
+    // A vendor kind standing for shared memory; UDPv6, which no transport here sends to.
+    const SHM: i32 = 0x0100_0000;
+    let other = |kind| Locator {
+        kind,
+        port: 7,
+        address: [0xfe; 16],
+    };
+    let mut c = local_reaching(Limits::default(), vec![SHM]);
+    let mut data = remote(1);
+    data.metatraffic_unicast_locators = vec![
+        other(SHM),
+        other(Locator::KIND_UDPV6),
+        v4(127, 0, 0, 1, 7412),
+    ];
+    feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &data));
+    let known = c.discovery.remote_participants().next().unwrap();
+    assert_eq!(
+        known.metatraffic_unicast_locators,
+        [other(SHM), v4(127, 0, 0, 1, 7412)]
+    );
 }
 
 #[test]

@@ -11,9 +11,13 @@
 //!   or not at all (for busy-polling).
 //! - [`interface`]: listing the host's IPv4 interfaces and choosing one by name, address or
 //!   automatically.
-//! - [`transport`]: [`UdpTransport`], the sockets of one participant, bound on the first
-//!   free participant index (as Cyclone DDS and Fast DDS do), with the SPDP destinations:
-//!   the multicast group and a list of unicast peers for networks without multicast.
+//! - [`transport`]: the seam the runtime drives — the [`Transport`] trait (send to the
+//!   locator kinds it names, hand out [`ReceiveChannel`]s) and [`Transports`], a
+//!   participant's list of them, which picks one per destination by locator kind.
+//! - [`udp_transport`]: [`UdpTransport`], the UDPv4 transport: the sockets of one
+//!   participant, bound on the first free participant index (as Cyclone DDS and Fast DDS
+//!   do), with the SPDP destinations: the multicast group and a list of unicast peers for
+//!   networks without multicast.
 //! - [`config`]: [`TransportConfig`], from code (a builder) or from the TOML file named by
 //!   `FERRODDS_CONFIG` (see `docs/configuration.md`).
 //! - [`locator`]: RTPS locators and their socket addresses.
@@ -36,6 +40,7 @@ pub mod locator;
 pub mod ports;
 pub mod transport;
 pub mod udp;
+pub mod udp_transport;
 
 pub use config::{
     ConfigError, ConfigOrigin, ConfigProblem, ParticipantIndex, Peer, PeerError, TransportConfig,
@@ -44,7 +49,8 @@ pub use config::{
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};
-pub use transport::{MulticastStatus, TransportError, UdpTransport};
+pub use transport::{Datagram, ReceiveChannel, SendError, Traffic, Transport, Transports};
 pub use udp::{
     BufferSize, BufferSizes, Received, SendSummary, SocketError, SocketOptions, UdpSocket,
 };
+pub use udp_transport::{MulticastStatus, TransportError, UdpTransport};

@@ -1,329 +1,235 @@
-//! The UDPv4 sockets of one participant, opened from a [`TransportConfig`].
+//! The seam between the runtime and the ways it reaches other participants: a
+//! [`Transport`] sends datagrams to the locator kinds it knows, and hands the runtime its
+//! [`ReceiveChannel`]s, each of which the runtime serves with a thread (or, in the
+//! busy-poll mode, polls). The runtime holds a list of transports and picks one per
+//! destination by the locator's kind, so UDPv4 ([`crate::UdpTransport`]) is one
+//! implementation among those to come (shared memory, UDPv6) rather than the only path.
+//!
+//! A transport moves opaque datagrams: it never parses RTPS. Where DDS Security will later
+//! transform submessages and payloads is above this seam, in the protocol crate, so every
+//! transport carries what it is given.
 
-use std::collections::HashSet;
+use std::fmt;
 use std::io;
-use std::net::{Ipv4Addr, SocketAddrV4};
+use std::sync::Arc;
 
-use crate::config::{ParticipantIndex, TransportConfig};
-use crate::interface::{InterfaceError, NetworkInterface};
 use crate::locator::Locator;
-use crate::ports::{PortError, PortMapping, Ports};
-use crate::udp::{SocketError, SocketOptions, UdpSocket};
 
-/// Whether a participant uses multicast, and if not, why.
+/// What a receive channel carries; the busy-poll mode spins only on user traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum MulticastStatus {
-    /// SPDP and user multicast sockets are open; SPDP is sent to the group.
-    Enabled,
-    /// `allow_multicast` is false.
-    DisabledByConfig,
-    /// The interface does not have `IFF_MULTICAST` (on Linux, `lo` until
-    /// `ip link set lo multicast on`).
-    InterfaceNotMulticast,
+pub enum Traffic {
+    /// Discovery (SPDP and SEDP): rare, always received by a sleeping thread.
+    Metatraffic,
+    /// User data and its reliability messages.
+    User,
 }
 
-/// Why a participant's transport could not be opened.
+/// A datagram received into the caller's buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Datagram {
+    /// Bytes written at the start of the buffer.
+    pub len: usize,
+    /// Where it came from (for UDP, the sender's address and port: discovery binds a
+    /// participant's unicast locators to it).
+    pub source: Locator,
+    /// The datagram was longer than the buffer and its tail is lost.
+    pub truncated: bool,
+}
+
+/// One way in: a socket, later a shared-memory subscriber.
+pub trait ReceiveChannel: Send + Sync + fmt::Debug {
+    /// What it carries.
+    fn traffic(&self) -> Traffic;
+
+    /// Waits for one datagram and writes it into `buffer`. `Ok(None)` when woken with
+    /// nothing (a timeout, a signal, or [`ReceiveChannel::stop_receiving`]).
+    fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>>;
+
+    /// One datagram if one is waiting, without blocking (the busy-poll mode).
+    fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>>;
+
+    /// Wakes every thread blocked in [`ReceiveChannel::receive`], and makes later receives
+    /// return at once with nothing: how the runtime stops its receive threads without
+    /// timeouts to wait out.
+    fn stop_receiving(&self);
+}
+
+/// A way to reach other participants, for the locator kinds it names.
+pub trait Transport: Send + Sync + fmt::Debug {
+    /// A short name for logs ("udpv4").
+    fn name(&self) -> &'static str;
+
+    /// The `LOCATOR_KIND_*` values it sends to.
+    fn locator_kinds(&self) -> &[i32];
+
+    /// Sends one datagram to `destination`, a locator of one of its kinds.
+    fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()>;
+
+    /// Its ways in, each to be served by the runtime until it stops them.
+    fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>>;
+}
+
+/// The transports of one participant, in order of preference: a destination goes to the
+/// first whose kinds include its kind.
+#[derive(Debug, Default)]
+pub struct Transports {
+    transports: Vec<Box<dyn Transport>>,
+}
+
+/// Why a datagram did not go out.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum TransportError {
-    /// No interface matches the configuration.
-    #[error(transparent)]
-    Interface(#[from] InterfaceError),
-    /// The domain or participant index has no ports.
-    #[error(transparent)]
-    Port(#[from] PortError),
-    /// A fixed participant index whose ports another socket holds.
-    #[error("participant index {participant_index} in domain {domain_id} is taken: {source}")]
-    ParticipantIndexInUse {
-        /// The domain.
-        domain_id: u32,
-        /// The index.
-        participant_index: u32,
-        /// The failed bind.
-        #[source]
-        source: SocketError,
+pub enum SendError {
+    /// No transport of the participant sends to the destination's kind.
+    #[error("no transport sends to locator kind {kind}")]
+    Unreachable {
+        /// The destination's kind.
+        kind: i32,
     },
-    /// Automatic selection found every index taken.
-    #[error(
-        "no free participant index in domain {domain_id}: the unicast ports of indices 0 to \
-         {max_participant_index} are all taken (raise max_participant_index)"
-    )]
-    NoFreeParticipantIndex {
-        /// The domain.
-        domain_id: u32,
-        /// The highest index tried.
-        max_participant_index: u32,
-    },
-    /// A socket could not be made.
-    #[error(transparent)]
-    Socket(#[from] SocketError),
-    /// A peer's host name could not be resolved.
-    #[error("cannot resolve peer `{peer}`: {source}")]
-    Peer {
-        /// The peer as configured.
-        peer: String,
-        /// The resolver's error.
+    /// The transport tried and failed.
+    #[error("{transport}: {source}")]
+    Failed {
+        /// Its name.
+        transport: &'static str,
+        /// The system's error.
         #[source]
         source: io::Error,
     },
 }
 
-/// The sockets of one participant in one domain: metatraffic and user unicast, bound on a
-/// participant index found free on this host, and — when multicast is enabled — the SPDP
-/// and user multicast sockets, shared with the host's other participants.
-///
-/// It sends and receives datagrams; it knows nothing of what they hold.
-#[derive(Debug)]
-pub struct UdpTransport {
-    domain_id: u32,
-    participant_id: u32,
-    ports: Ports,
-    interface: NetworkInterface,
-    multicast: MulticastStatus,
-    multicast_group: Ipv4Addr,
-    metatraffic_unicast: UdpSocket,
-    user_unicast: UdpSocket,
-    spdp_multicast: Option<UdpSocket>,
-    user_multicast: Option<UdpSocket>,
-    spdp_destinations: Vec<Locator>,
-}
-
-impl UdpTransport {
-    /// Chooses the interface, binds the unicast sockets on the first free participant index
-    /// (or the fixed one), opens the multicast sockets if multicast is enabled, and resolves
-    /// the peers (which may block on DNS for peers given by name).
-    pub fn open(config: &TransportConfig) -> Result<UdpTransport, TransportError> {
-        let interface = config.interface().resolve()?;
-        let multicast = if !config.allow_multicast() {
-            MulticastStatus::DisabledByConfig
-        } else if !interface.multicast {
-            MulticastStatus::InterfaceNotMulticast
-        } else {
-            MulticastStatus::Enabled
-        };
-        let options = config.socket_options(interface.address);
-        let domain_id = config.domain_id();
-        let (participant_id, metatraffic_unicast, user_unicast) = bind_unicast_pair(
-            domain_id,
-            config.participant_index(),
-            config.max_participant_index(),
-            &options,
-        )?;
-        let ports = Ports::new(domain_id, participant_id)?;
-        let group = config.multicast_group();
-        let (spdp_multicast, user_multicast) = if multicast == MulticastStatus::Enabled {
-            (
-                Some(UdpSocket::bind_multicast(
-                    group,
-                    ports.spdp_multicast,
-                    interface.address,
-                    &options,
-                )?),
-                Some(UdpSocket::bind_multicast(
-                    group,
-                    ports.user_multicast,
-                    interface.address,
-                    &options,
-                )?),
-            )
-        } else {
-            (None, None)
-        };
-        let spdp_destinations = spdp_destinations(config, &interface, multicast, ports)?;
-        Ok(UdpTransport {
-            domain_id,
-            participant_id,
-            ports,
-            interface,
-            multicast,
-            multicast_group: group,
-            metatraffic_unicast,
-            user_unicast,
-            spdp_multicast,
-            user_multicast,
-            spdp_destinations,
-        })
+impl Transports {
+    /// No transport yet.
+    pub fn new() -> Self {
+        Transports::default()
     }
 
-    /// The domain id.
-    pub fn domain_id(&self) -> u32 {
-        self.domain_id
+    /// Adds `transport`, after (less preferred than) those already held.
+    pub fn push(&mut self, transport: Box<dyn Transport>) {
+        self.transports.push(transport);
     }
 
-    /// The participant index the unicast sockets are bound on.
-    pub fn participant_id(&self) -> u32 {
-        self.participant_id
+    /// The transport that sends to `kind`, if any.
+    pub fn for_kind(&self, kind: i32) -> Option<&dyn Transport> {
+        self.transports
+            .iter()
+            .find(|t| t.locator_kinds().contains(&kind))
+            .map(|t| &**t)
     }
 
-    /// The four ports.
-    pub fn ports(&self) -> Ports {
-        self.ports
+    /// The locator kinds the transports send to, in order of preference.
+    pub fn locator_kinds(&self) -> impl Iterator<Item = i32> + '_ {
+        self.transports
+            .iter()
+            .flat_map(|t| t.locator_kinds().iter().copied())
     }
 
-    /// The interface in use.
-    pub fn interface(&self) -> &NetworkInterface {
-        &self.interface
+    /// Whether some transport sends to `kind`.
+    pub fn reaches(&self, kind: i32) -> bool {
+        self.for_kind(kind).is_some()
     }
 
-    /// Whether multicast is used.
-    pub fn multicast(&self) -> MulticastStatus {
-        self.multicast
-    }
-
-    /// Metatraffic (discovery) unicast socket; also the one to send discovery traffic from.
-    pub fn metatraffic_unicast(&self) -> &UdpSocket {
-        &self.metatraffic_unicast
-    }
-
-    /// User data unicast socket; also the one to send user data from.
-    pub fn user_unicast(&self) -> &UdpSocket {
-        &self.user_unicast
-    }
-
-    /// SPDP multicast socket, when multicast is enabled.
-    pub fn spdp_multicast(&self) -> Option<&UdpSocket> {
-        self.spdp_multicast.as_ref()
-    }
-
-    /// User data multicast socket, when multicast is enabled.
-    pub fn user_multicast(&self) -> Option<&UdpSocket> {
-        self.user_multicast.as_ref()
-    }
-
-    /// `interface:metatraffic unicast port`, to announce in SPDP.
-    pub fn metatraffic_unicast_locator(&self) -> Locator {
-        Locator::udpv4(self.interface.address, self.ports.metatraffic_unicast)
-    }
-
-    /// `interface:user unicast port`, to announce in SPDP.
-    pub fn default_unicast_locator(&self) -> Locator {
-        Locator::udpv4(self.interface.address, self.ports.user_unicast)
-    }
-
-    /// `group:SPDP port`, when multicast is enabled.
-    pub fn metatraffic_multicast_locator(&self) -> Option<Locator> {
-        (self.multicast == MulticastStatus::Enabled)
-            .then(|| Locator::udpv4(self.multicast_group, self.ports.spdp_multicast))
-    }
-
-    /// `group:user multicast port`, when multicast is enabled.
-    pub fn default_multicast_locator(&self) -> Option<Locator> {
-        (self.multicast == MulticastStatus::Enabled)
-            .then(|| Locator::udpv4(self.multicast_group, self.ports.user_multicast))
-    }
-
-    /// Where SPDP announcements go: the multicast group when multicast is enabled, and each
-    /// peer (a peer without a port stands for the metatraffic ports of participant indices
-    /// 0 to `participants_per_peer - 1`). With multicast off and no peers, this host's own
-    /// interface address stands in as the one peer, so participants on one host still find
-    /// each other. Own announcements may come back; the receiver ignores its own GUID.
-    pub fn spdp_destinations(&self) -> &[Locator] {
-        &self.spdp_destinations
-    }
-}
-
-/// Binds the metatraffic and user unicast sockets on `0.0.0.0`, on the fixed index or on
-/// the first index from 0 whose two ports are both free.
-fn bind_unicast_pair(
-    domain_id: u32,
-    index: ParticipantIndex,
-    max_participant_index: u32,
-    options: &SocketOptions,
-) -> Result<(u32, UdpSocket, UdpSocket), TransportError> {
-    let mapping = PortMapping::DEFAULT;
-    let bind = |participant_id: u32| -> Result<(UdpSocket, UdpSocket), BindFailure> {
-        let ports = mapping
-            .ports(domain_id, participant_id)
-            .map_err(BindFailure::Port)?;
-        let any = |port| SocketAddrV4::new(Ipv4Addr::UNSPECIFIED, port);
-        let metatraffic = UdpSocket::bind_unicast(any(ports.metatraffic_unicast), options)
-            .map_err(BindFailure::Socket)?;
-        let user = UdpSocket::bind_unicast(any(ports.user_unicast), options)
-            .map_err(BindFailure::Socket)?;
-        Ok((metatraffic, user))
-    };
-    match index {
-        ParticipantIndex::Fixed(participant_index) => match bind(participant_index) {
-            Ok((m, u)) => Ok((participant_index, m, u)),
-            Err(BindFailure::Port(e)) => Err(e.into()),
-            Err(BindFailure::Socket(e)) if e.is_address_in_use() => {
-                Err(TransportError::ParticipantIndexInUse {
-                    domain_id,
-                    participant_index,
-                    source: e,
-                })
-            }
-            Err(BindFailure::Socket(e)) => Err(e.into()),
-        },
-        ParticipantIndex::Auto => {
-            // Bounded by max_participant_index, which the configuration checked against the
-            // domain's port range.
-            for participant_id in 0..=max_participant_index {
-                match bind(participant_id) {
-                    Ok((m, u)) => return Ok((participant_id, m, u)),
-                    Err(BindFailure::Socket(e)) if e.is_address_in_use() => continue,
-                    Err(BindFailure::Port(e)) => return Err(e.into()),
-                    Err(BindFailure::Socket(e)) => return Err(e.into()),
-                }
-            }
-            Err(TransportError::NoFreeParticipantIndex {
-                domain_id,
-                max_participant_index,
+    /// Sends `datagram` to `destination` through the transport for its kind.
+    pub fn send(&self, datagram: &[u8], destination: &Locator) -> Result<(), SendError> {
+        let transport = self
+            .for_kind(destination.kind)
+            .ok_or(SendError::Unreachable {
+                kind: destination.kind,
+            })?;
+        transport
+            .send(datagram, destination)
+            .map_err(|source| SendError::Failed {
+                transport: transport.name(),
+                source,
             })
+    }
+
+    /// Every transport's receive channels.
+    pub fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
+        let mut all = Vec::new();
+        for t in &self.transports {
+            all.extend(t.receive_channels()?);
         }
+        Ok(all)
     }
 }
 
-enum BindFailure {
-    Port(PortError),
-    Socket(SocketError),
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
 
-fn spdp_destinations(
-    config: &TransportConfig,
-    interface: &NetworkInterface,
-    multicast: MulticastStatus,
-    ports: Ports,
-) -> Result<Vec<Locator>, TransportError> {
-    let mapping = PortMapping::DEFAULT;
-    let domain_id = config.domain_id();
-    let mut destinations = Vec::new();
-    let mut seen = HashSet::new();
-    let mut add = |locator: Locator| {
-        if seen.insert(locator) {
-            destinations.push(locator);
+    /// A transport that records what it was asked to send.
+    #[derive(Debug, Default)]
+    struct Recorder {
+        kinds: Vec<i32>,
+        sent: Mutex<Vec<(Vec<u8>, Locator)>>,
+        fail: bool,
+    }
+
+    impl Transport for Arc<Recorder> {
+        fn name(&self) -> &'static str {
+            "recorder"
         }
-    };
-    if multicast == MulticastStatus::Enabled {
-        add(Locator::udpv4(
-            config.multicast_group(),
-            ports.spdp_multicast,
-        ));
-    }
-    let mut peers: Vec<(Ipv4Addr, Option<u16>)> = Vec::new();
-    for peer in config.peers() {
-        let address = peer.resolve().map_err(|source| TransportError::Peer {
-            peer: peer.to_string(),
-            source,
-        })?;
-        peers.push((address, peer.port()));
-    }
-    if multicast != MulticastStatus::Enabled && peers.is_empty() {
-        peers.push((interface.address, None));
-    }
-    for (address, port) in peers {
-        match port {
-            Some(port) => add(Locator::udpv4(address, port)),
-            None => {
-                for participant_id in 0..config.participants_per_peer() {
-                    add(Locator::udpv4(
-                        address,
-                        mapping.metatraffic_unicast_port(domain_id, participant_id)?,
-                    ));
-                }
+        fn locator_kinds(&self) -> &[i32] {
+            &self.kinds
+        }
+        fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
+            if self.fail {
+                return Err(io::Error::other("refused"));
             }
+            self.sent
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((datagram.to_vec(), *destination));
+            Ok(())
+        }
+        fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
+            Ok(Vec::new())
         }
     }
-    Ok(destinations)
+
+    fn locator(kind: i32) -> Locator {
+        Locator {
+            kind,
+            port: 7,
+            address: [1; 16],
+        }
+    }
+
+    #[test]
+    fn each_destination_goes_to_the_first_transport_of_its_kind() {
+        const SHM: i32 = 0x0100_0000;
+        let shm = Arc::new(Recorder {
+            kinds: vec![SHM],
+            ..Recorder::default()
+        });
+        let udp = Arc::new(Recorder {
+            kinds: vec![Locator::KIND_UDPV4, SHM],
+            ..Recorder::default()
+        });
+        let mut ts = Transports::new();
+        ts.push(Box::new(Arc::clone(&shm)));
+        ts.push(Box::new(Arc::clone(&udp)));
+        ts.send(b"a", &locator(SHM)).unwrap();
+        ts.send(b"b", &locator(Locator::KIND_UDPV4)).unwrap();
+        let err = ts.send(b"c", &locator(Locator::KIND_UDPV6)).unwrap_err();
+        assert!(matches!(err, SendError::Unreachable { kind: 2 }), "{err}");
+        assert_eq!(err.to_string(), "no transport sends to locator kind 2");
+        let sent = |r: &Recorder| r.sent.lock().unwrap().clone();
+        assert_eq!(sent(&shm), [(b"a".to_vec(), locator(SHM))]);
+        assert_eq!(sent(&udp), [(b"b".to_vec(), locator(Locator::KIND_UDPV4))]);
+        assert!(ts.reaches(SHM) && !ts.reaches(Locator::KIND_UDPV6));
+    }
+
+    #[test]
+    fn a_failed_send_names_the_transport() {
+        let mut ts = Transports::new();
+        ts.push(Box::new(Arc::new(Recorder {
+            kinds: vec![Locator::KIND_UDPV4],
+            fail: true,
+            ..Recorder::default()
+        })));
+        let err = ts.send(b"x", &locator(Locator::KIND_UDPV4)).unwrap_err();
+        assert_eq!(err.to_string(), "recorder: refused");
+    }
 }

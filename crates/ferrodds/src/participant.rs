@@ -16,7 +16,7 @@ use ferrodds_rtps::wire::{GuidPrefix, Locator};
 use ferrodds_rtps::{
     DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriterStats,
 };
-use ferrodds_transport::{InterfaceSelector, TransportConfig, UdpTransport};
+use ferrodds_transport::{InterfaceSelector, TransportConfig, Transports, UdpTransport};
 
 use crate::error::{Error, Result};
 use crate::qos::Qos;
@@ -235,6 +235,17 @@ impl ParticipantBuilder {
             .iter()
             .filter_map(|l| rtps_locator(*l))
             .collect();
+        let local = runtime::LocalAddress {
+            participant_index: transport.participant_id(),
+            metatraffic_unicast: transport.metatraffic_unicast_locator(),
+        };
+        let mut transports = Transports::new();
+        transports.push(Box::new(transport));
+        // Discovery keeps a remote's locators of these kinds (UDPv4 always).
+        let other_locator_kinds = transports
+            .locator_kinds()
+            .filter(|&k| k != Locator::KIND_UDPV4)
+            .collect();
         let shared_now = ferrodds_rtps::Timestamp(0);
         let rtps = Participant::with_limits(prefix, self.limits);
         let node = ParticipantCore::new(
@@ -245,11 +256,12 @@ impl ParticipantBuilder {
                 spdp_destinations,
                 announce_period: announce_period(self.announce_period, self.lease_duration),
                 type_information: self.type_information,
+                other_locator_kinds,
             },
         );
         let mut core = Core::new(node);
         core.collect_transmits();
-        let shared = Shared::new(core, transport, config.wait_spin())
+        let shared = Shared::new(core, transports, local, config.wait_spin())
             .map_err(|e| Error::BadParameter(format!("cannot clone a socket: {e}")))?;
         let threads = runtime::start(&shared, config.busy_poll())
             .map_err(|e| Error::BadParameter(format!("cannot start threads: {e}")))?;
@@ -289,7 +301,7 @@ impl DomainParticipant {
 
     /// The participant index the transport chose (it decides the unicast ports).
     pub fn participant_index(&self) -> u32 {
-        self.inner.shared.transport.participant_id()
+        self.inner.shared.local.participant_index
     }
 
     /// A topic of type `T`.
@@ -475,7 +487,7 @@ impl DomainParticipant {
 
     /// The unicast address discovery traffic reaches this participant at.
     pub fn metatraffic_address(&self) -> Option<SocketAddrV4> {
-        SocketAddrV4::try_from(self.inner.shared.transport.metatraffic_unicast_locator()).ok()
+        SocketAddrV4::try_from(self.inner.shared.local.metatraffic_unicast).ok()
     }
 
     /// Remote participants discovered so far.

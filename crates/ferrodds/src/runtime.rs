@@ -20,7 +20,7 @@ use std::time::{Duration, Instant, SystemTime};
 use ferrodds_rtps::dcps::{Preparation, Prepared};
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Event, ParticipantCore, Timestamp, Transmit};
-use ferrodds_transport::{UdpSocket, UdpTransport};
+use ferrodds_transport::{ReceiveChannel, SendError, Traffic, Transports};
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -232,16 +232,30 @@ pub(crate) struct Shared {
     pub(crate) core: Mutex<Core>,
     pub(crate) changed: Condvar,
     timer: Condvar,
-    send_socket: UdpSocket,
-    pub(crate) transport: UdpTransport,
+    transports: Transports,
+    /// Every transport's ways in, each served by a thread of [`start`] (or polled); kept
+    /// here so that [`Shared::shut_down`] can stop them.
+    channels: Vec<Arc<dyn ReceiveChannel>>,
+    /// Where this participant is: its index and discovery unicast address.
+    pub(crate) local: LocalAddress,
     shutdown: AtomicBool,
     epoch: Instant,
     sent: AtomicU64,
     send_failures: AtomicU64,
+    unreachable: AtomicU64,
     /// Counts [`Shared::finish`] calls: what a spinning waiter watches for a change.
     generation: AtomicU64,
     /// How long a waiter spins before it sleeps on `changed`.
     wait_spin: Duration,
+}
+
+/// What the participant's transports chose for it when they opened.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalAddress {
+    /// The participant index (it decides the unicast ports).
+    pub(crate) participant_index: u32,
+    /// The unicast locator discovery traffic reaches it at.
+    pub(crate) metatraffic_unicast: ferrodds_transport::Locator,
 }
 
 /// What the participant sent, counted per destination.
@@ -251,29 +265,35 @@ pub struct SendStats {
     pub datagrams: u64,
     /// Sends the operating system refused (the datagram is lost; reliable writers repeat it).
     pub failed: u64,
+    /// Destinations of a locator kind no transport of the participant sends to (kept by
+    /// discovery only when one does, so this counts what slipped past it).
+    pub unreachable: u64,
 }
 
 impl Shared {
     pub(crate) fn new(
         mut core: Core,
-        transport: UdpTransport,
+        transports: Transports,
+        local: LocalAddress,
         wait_spin: Duration,
     ) -> std::io::Result<Arc<Shared>> {
-        let send_socket = transport.user_unicast().try_clone()?;
+        let channels = transports.receive_channels()?;
         let epoch = Instant::now();
         core.node.set_wall_clock(SystemTime::now());
         Ok(Arc::new(Shared {
             core: Mutex::new(core),
             changed: Condvar::new(),
             timer: Condvar::new(),
-            send_socket,
+            transports,
+            channels,
+            local,
             generation: AtomicU64::new(0),
             wait_spin,
-            transport,
             shutdown: AtomicBool::new(false),
             epoch,
             sent: AtomicU64::new(0),
             send_failures: AtomicU64::new(0),
+            unreachable: AtomicU64::new(0),
         }))
     }
 
@@ -292,15 +312,14 @@ impl Shared {
     pub(crate) fn send(&self, transmits: Vec<Transmit>) {
         for t in transmits {
             for dest in &t.destinations {
-                let Some(addr) = dest.as_udpv4() else {
-                    continue;
-                };
                 // A failed send is a lost datagram: reliability repairs it. Counted, so
                 // that a peer announcing an address we cannot send to shows.
-                match self.send_socket.send_to(&t.payload, addr) {
-                    Ok(_) => self.sent.fetch_add(1, Ordering::Relaxed),
-                    Err(_) => self.send_failures.fetch_add(1, Ordering::Relaxed),
+                let counter = match self.transports.send(&t.payload, &transport_locator(dest)) {
+                    Ok(()) => &self.sent,
+                    Err(SendError::Unreachable { .. }) => &self.unreachable,
+                    Err(_) => &self.send_failures,
                 };
+                counter.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
@@ -310,6 +329,7 @@ impl Shared {
         SendStats {
             datagrams: self.sent.load(Ordering::Relaxed),
             failed: self.send_failures.load(Ordering::Relaxed),
+            unreachable: self.unreachable.load(Ordering::Relaxed),
         }
     }
 
@@ -467,32 +487,24 @@ impl Shared {
         self.timer.notify_all();
         // The receive threads block without a deadline (an idle participant must not wake
         // to look at a flag): wake them.
-        let t = &self.transport;
-        for socket in [t.metatraffic_unicast(), t.user_unicast()]
-            .into_iter()
-            .chain(t.spdp_multicast())
-            .chain(t.user_multicast())
-        {
-            socket.stop_receiving();
+        for channel in &self.channels {
+            channel.stop_receiving();
         }
     }
 }
 
-/// Starts the receive threads (one per socket, or, with `busy_poll`, one spinning thread
-/// for the user traffic sockets) and the timer thread.
+/// Starts the receive threads (one per receive channel, or, with `busy_poll`, one spinning
+/// thread for the user traffic channels) and the timer thread.
 pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Vec<JoinHandle<()>>> {
-    let mut sockets = vec![shared.transport.metatraffic_unicast().try_clone()?];
-    if let Some(s) = shared.transport.spdp_multicast() {
-        sockets.push(s.try_clone()?);
-    }
-    let mut user = vec![shared.transport.user_unicast().try_clone()?];
-    if let Some(s) = shared.transport.user_multicast() {
-        user.push(s.try_clone()?);
-    }
+    let (user, mut blocking): (Vec<_>, Vec<_>) = shared
+        .channels
+        .iter()
+        .cloned()
+        .partition(|c| c.traffic() == Traffic::User);
     let mut threads = Vec::new();
     if busy_poll {
         // Discovery traffic keeps its blocking threads: it is rare, and a spinning thread
-        // per socket would need a core each.
+        // per channel would need a core each.
         let shared = Arc::clone(shared);
         threads.push(
             std::thread::Builder::new()
@@ -500,17 +512,14 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
                 .spawn(move || poll_loop(&shared, &user))?,
         );
     } else {
-        sockets.append(&mut user);
+        blocking.extend(user);
     }
-    for (i, socket) in sockets.into_iter().enumerate() {
-        // `Shared::shut_down` wakes a blocked receive; the timeout is only a safety net
-        // should that ever fail, long enough not to count as an idle wake-up.
-        socket.set_receive_timeout(Some(RECEIVE_SAFETY_TIMEOUT))?;
+    for (i, channel) in blocking.into_iter().enumerate() {
         let shared = Arc::clone(shared);
         threads.push(
             std::thread::Builder::new()
                 .name(format!("ferrodds-recv-{i}"))
-                .spawn(move || receive_loop(&shared, &socket))?,
+                .spawn(move || receive_loop(&shared, &*channel))?,
         );
     }
     let timer_shared = Arc::clone(shared);
@@ -522,20 +531,26 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
     Ok(threads)
 }
 
+/// The protocol crate's locator as the transport crate spells it (same three fields).
+fn transport_locator(l: &Locator) -> ferrodds_transport::Locator {
+    ferrodds_transport::Locator {
+        kind: l.kind,
+        port: l.port,
+        address: l.address,
+    }
+}
+
 /// Datagrams up to the UDP maximum.
 const RECEIVE_BUFFER: usize = 65536;
-
-/// How long a receive thread blocks before it looks at the shutdown flag by itself.
-const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The longest the timer thread sleeps without a timer due: it is woken when one comes
 /// due sooner (`Shared::finish`), so this only bounds a change that did not say so.
 const TIMER_IDLE_WAIT: Duration = Duration::from_secs(1);
 
-fn receive_loop(shared: &Shared, socket: &UdpSocket) {
+fn receive_loop(shared: &Shared, channel: &dyn ReceiveChannel) {
     let mut buf = vec![0u8; RECEIVE_BUFFER];
     while !shared.is_shut_down() {
-        match socket.receive(&mut buf) {
+        match channel.receive(&mut buf) {
             Ok(Some(received)) => handle(shared, &buf, received),
             Ok(None) => continue,
             Err(_) => {
@@ -549,13 +564,13 @@ fn receive_loop(shared: &Shared, socket: &UdpSocket) {
 
 /// The busy-poll receive loop: non-blocking receives on each socket in turn, never
 /// sleeping while the participant lives.
-fn poll_loop(shared: &Shared, sockets: &[UdpSocket]) {
+fn poll_loop(shared: &Shared, channels: &[Arc<dyn ReceiveChannel>]) {
     let mut buf = vec![0u8; RECEIVE_BUFFER];
     let mut idle_rounds = 0u32;
     while !shared.is_shut_down() {
         let mut idle = true;
-        for socket in sockets {
-            match socket.try_receive(&mut buf) {
+        for channel in channels {
+            match channel.try_receive(&mut buf) {
                 Ok(Some(received)) => {
                     idle = false;
                     handle(shared, &buf, received);
@@ -579,7 +594,7 @@ fn poll_loop(shared: &Shared, sockets: &[UdpSocket]) {
 }
 
 /// Hands one received datagram to the protocol.
-fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Received) {
+fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Datagram) {
     let datagram = buf.get(..received.len).filter(|_| !received.truncated);
     let now = shared.now();
     let mut core = shared.lock();
@@ -589,7 +604,12 @@ fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Received) {
     };
     // The source address decides where discovery may send to (see the locator rule
     // in ferrodds_rtps::discovery_engine).
-    let origin = Locator::udpv4(*received.source.ip(), received.source.port());
+    let source = received.source;
+    let origin = Locator {
+        kind: source.kind,
+        port: source.port,
+        address: source.address,
+    };
     core.node.handle_datagram(now, origin, datagram);
     // What the datagram made due at once (an ACKNACK answering a HEARTBEAT) goes out
     // from here rather than a turn of the timer thread later.
@@ -646,6 +666,7 @@ mod tests {
             spdp_destinations: Vec::new(),
             announce_period: Duration::from_secs(2),
             type_information: true,
+            other_locator_kinds: Vec::new(),
         };
         let mut node = ParticipantCore::new(now, Participant::new(prefix), config);
         let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];
@@ -685,10 +706,9 @@ mod tests {
             .allow_multicast(false)
             .build()
             .unwrap();
-        let source = std::net::SocketAddrV4::new(std::net::Ipv4Addr::LOCALHOST, 9);
-        let received = ferrodds_transport::Received {
+        let received = ferrodds_transport::Datagram {
             len: 20,
-            source,
+            source: ferrodds_transport::Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 9),
             truncated: true,
         };
         let before = p.receive_stats();
