@@ -38,7 +38,7 @@ mod types;
 mod user_data;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -332,12 +332,34 @@ fn parse_size(s: &str) -> Result<u32, String> {
 pub(crate) struct Stop {
     flag: Arc<AtomicBool>,
     error: Arc<Mutex<Option<String>>>,
+    /// Wakes [`run_loop`] at once when the run is stopped (it sleeps until its next tick).
+    woken: Arc<(Mutex<()>, Condvar)>,
 }
 
 impl Stop {
     /// Asks the run to end.
     pub(crate) fn stop(&self) {
         self.flag.store(true, Ordering::Release);
+        let (lock, woken) = &*self.woken;
+        // Taken so that a sleeper between its check and its wait is not missed.
+        drop(lock.lock().unwrap_or_else(|p| p.into_inner()));
+        woken.notify_all();
+    }
+
+    /// Sleeps until `until` or until the run is stopped.
+    fn sleep_until(&self, until: Instant) {
+        let (lock, woken) = &*self.woken;
+        let mut guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        while !self.is_stopped() {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            guard = woken
+                .wait_timeout(guard, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
     }
 
     /// Ends the run with an error (the first one is kept).
@@ -359,9 +381,15 @@ impl Stop {
     }
 }
 
+/// How often a pinging run looks after its pings (a resend when one went unanswered).
+pub(crate) const PING_MAINTAIN: Duration = Duration::from_millis(100);
+/// How often the other modes look for newly discovered peers (a peer found in between is
+/// answered through a writer made on its first ping): seldom, so that an idle run sleeps.
+pub(crate) const MAINTAIN: Duration = Duration::from_secs(1);
+
 /// What the run loop tells a mode.
 pub(crate) enum Tick {
-    /// About 100 ms passed: maintenance.
+    /// The maintenance period passed.
     Maintain,
     /// A second passed (or the run ends): report the interval of this length.
     Second(Duration),
@@ -369,7 +397,12 @@ pub(crate) enum Tick {
 
 /// Ticks until `stop` or the end of `duration`, reporting each second and a last partial
 /// interval at the end.
-pub(crate) fn run_loop(stop: &Stop, duration: Option<Duration>, mut f: impl FnMut(Tick)) {
+pub(crate) fn run_loop(
+    stop: &Stop,
+    duration: Option<Duration>,
+    maintain_every: Duration,
+    mut f: impl FnMut(Tick),
+) {
     let start = Instant::now();
     let end = duration.map(|d| start + d);
     let mut last_report = start;
@@ -392,20 +425,12 @@ pub(crate) fn run_loop(stop: &Stop, duration: Option<Duration>, mut f: impl FnMu
             };
         }
         f(Tick::Maintain);
-        let mut wake = (Instant::now() + Duration::from_millis(100)).min(next_report);
+        let mut wake = (Instant::now() + maintain_every).min(next_report);
         if let Some(e) = end {
             wake = wake.min(e);
         }
-        let sleep = wake.saturating_duration_since(Instant::now());
-        // Sleep in short steps so that a stop (count reached, signal) is seen quickly.
-        let until = Instant::now() + sleep;
-        while !stop.is_stopped() && Instant::now() < until {
-            std::thread::sleep(
-                until
-                    .saturating_duration_since(Instant::now())
-                    .min(Duration::from_millis(10)),
-            );
-        }
+        // Woken early by a stop (count reached, signal, error), so an idle run sleeps.
+        stop.sleep_until(wake);
     }
     let now = Instant::now();
     if now > last_report + Duration::from_millis(50) {

@@ -221,54 +221,58 @@ pub(crate) fn run<T: PerfSample>(
     let cpu_start = CpuTime::now();
     let mut cpu_last = cpu_start;
     let mut next_seq = 0u32;
-    run_loop(stop, settings.duration, |tick| match tick {
-        Tick::Maintain => {
-            node.maintain();
-            let ready = node.ready_peers().len();
-            pinger.ready.store(ready, Ordering::Relaxed);
-            if !pinger.one_at_a_time || ready == 0 {
-                return;
-            }
-            let resend = {
-                let mut st = pinger.lock();
-                match st.current {
-                    None => true,
-                    Some((_, at)) if at.elapsed() >= PING_TIMEOUT => {
-                        if st.seen < st.expected {
-                            st.timeouts += 1;
-                        }
-                        true
-                    }
-                    Some(_) => false,
+    run_loop(
+        stop,
+        settings.duration,
+        super::PING_MAINTAIN,
+        |tick| match tick {
+            Tick::Maintain => {
+                node.maintain();
+                let ready = node.ready_peers().len();
+                pinger.ready.store(ready, Ordering::Relaxed);
+                if !pinger.one_at_a_time || ready == 0 {
+                    return;
                 }
-            };
-            if resend {
-                let seq = pinger
-                    .lock()
-                    .current
-                    .map_or(next_seq, |(c, _)| c.wrapping_add(1));
-                next_seq = seq.wrapping_add(1);
-                pinger.send(T::make(seq, 0, config.baggage), seq);
+                let resend = {
+                    let mut st = pinger.lock();
+                    match st.current {
+                        None => true,
+                        Some((_, at)) if at.elapsed() >= PING_TIMEOUT => {
+                            if st.seen < st.expected {
+                                st.timeouts += 1;
+                            }
+                            true
+                        }
+                        Some(_) => false,
+                    }
+                };
+                if resend {
+                    let seq = pinger
+                        .lock()
+                        .current
+                        .map_or(next_seq, |(c, _)| c.wrapping_add(1));
+                    next_seq = seq.wrapping_add(1);
+                    pinger.send(T::make(seq, 0, config.baggage), seq);
+                }
             }
-        }
-        Tick::Second(dt) => {
-            let (summary, n, timeouts, peers, total) = {
-                let mut st = pinger.lock();
-                let summary = st.interval.summary();
-                st.interval.reset();
-                let n = std::mem::take(&mut st.interval_roundtrips);
-                (summary, n, st.timeouts, st.peers.len(), st.roundtrips)
-            };
-            reporter.progress(if config.count.is_some() { total } else { 0 });
-            let cpu_now = CpuTime::now();
-            let cpu = cpu_now.since(cpu_last);
-            cpu_last = cpu_now;
-            let Some(s) = summary else {
-                return;
-            };
-            let t = reporter.elapsed();
-            let rate = n as f64 / dt.as_secs_f64();
-            reporter.emit(
+            Tick::Second(dt) => {
+                let (summary, n, timeouts, peers, total) = {
+                    let mut st = pinger.lock();
+                    let summary = st.interval.summary();
+                    st.interval.reset();
+                    let n = std::mem::take(&mut st.interval_roundtrips);
+                    (summary, n, st.timeouts, st.peers.len(), st.roundtrips)
+                };
+                reporter.progress(if config.count.is_some() { total } else { 0 });
+                let cpu_now = CpuTime::now();
+                let cpu = cpu_now.since(cpu_last);
+                cpu_last = cpu_now;
+                let Some(s) = summary else {
+                    return;
+                };
+                let t = reporter.elapsed();
+                let rate = n as f64 / dt.as_secs_f64();
+                reporter.emit(
                 &format!(
                     "{t:8.3} ping {n} round trips ({}/s) from {peers} peer(s): rtt {}, half p50 {:.2} µs, timeouts {timeouts}, cpu {:.0}%",
                     fmt_rate(rate).trim_end(),
@@ -283,8 +287,9 @@ pub(crate) fn run<T: PerfSample>(
                     "timeouts": timeouts, "cpu": cpu.json(dt),
                 }),
             );
-        }
-    });
+            }
+        },
+    );
     node.close();
     reporter.finish();
 

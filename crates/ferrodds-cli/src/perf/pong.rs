@@ -26,34 +26,39 @@ pub(crate) fn run<T: PerfSample>(settings: &Settings, stop: &Stop) -> Result<(),
     let cpu_start = CpuTime::now();
     let mut cpu_last = cpu_start;
     let mut last = 0u64;
-    run_loop(stop, settings.duration, |tick| match tick {
-        Tick::Maintain => node.maintain(),
-        Tick::Second(dt) => {
-            reporter.progress(0);
-            let total = node.pings_answered.load(Ordering::Relaxed);
-            let n = total - last;
-            last = total;
-            let cpu_now = CpuTime::now();
-            let cpu = cpu_now.since(cpu_last);
-            cpu_last = cpu_now;
-            if n == 0 {
-                return;
+    run_loop(
+        stop,
+        settings.duration,
+        super::MAINTAIN,
+        |tick| match tick {
+            Tick::Maintain => node.maintain(),
+            Tick::Second(dt) => {
+                reporter.progress(0);
+                let total = node.pings_answered.load(Ordering::Relaxed);
+                let n = total - last;
+                last = total;
+                let cpu_now = CpuTime::now();
+                let cpu = cpu_now.since(cpu_last);
+                cpu_last = cpu_now;
+                if n == 0 {
+                    return;
+                }
+                let t = reporter.elapsed();
+                let rate = n as f64 / dt.as_secs_f64();
+                reporter.emit(
+                    &format!(
+                        "{t:8.3} pong answered {n} pings ({}/s), total {total}, cpu {:.0}%",
+                        fmt_rate(rate).trim_end(),
+                        cpu.percent_of(dt)
+                    ),
+                    &json!({
+                        "mode": "pong", "kind": "interval", "t": round3(t), "answered": n,
+                        "rate": round3(rate), "total": total, "cpu": cpu.json(dt),
+                    }),
+                );
             }
-            let t = reporter.elapsed();
-            let rate = n as f64 / dt.as_secs_f64();
-            reporter.emit(
-                &format!(
-                    "{t:8.3} pong answered {n} pings ({}/s), total {total}, cpu {:.0}%",
-                    fmt_rate(rate).trim_end(),
-                    cpu.percent_of(dt)
-                ),
-                &json!({
-                    "mode": "pong", "kind": "interval", "t": round3(t), "answered": n,
-                    "rate": round3(rate), "total": total, "cpu": cpu.json(dt),
-                }),
-            );
-        }
-    });
+        },
+    );
     node.close();
     reporter.finish();
     let wall = start.elapsed();

@@ -181,28 +181,32 @@ pub(crate) fn run<T: PerfSample>(
     let mut cpu_last = cpu_start;
     // The run loop's end (duration) stops the publisher, which then lingers for
     // acknowledgments; the summary waits for it.
-    run_loop(stop, settings.duration, |tick| match tick {
-        Tick::Maintain => node.maintain(),
-        Tick::Second(dt) => {
-            let (n, bytes, written, timeouts, latency) = {
-                let mut st = lock(&stats);
-                let c = &mut st.counters;
-                let n = std::mem::take(&mut c.interval_written);
-                let bytes = std::mem::take(&mut c.interval_bytes);
-                let (written, timeouts) = (c.written, c.timeouts);
-                let latency = st.interval.summary();
-                st.interval.reset();
-                (n, bytes, written, timeouts, latency)
-            };
-            reporter.progress(written);
-            let cpu_now = CpuTime::now();
-            let cpu = cpu_now.since(cpu_last);
-            cpu_last = cpu_now;
-            let t = reporter.elapsed();
-            let secs = dt.as_secs_f64();
-            let rate = n as f64 / secs;
-            let mbps = bytes as f64 / secs / 1e6;
-            reporter.emit(
+    run_loop(
+        stop,
+        settings.duration,
+        super::MAINTAIN,
+        |tick| match tick {
+            Tick::Maintain => node.maintain(),
+            Tick::Second(dt) => {
+                let (n, bytes, written, timeouts, latency) = {
+                    let mut st = lock(&stats);
+                    let c = &mut st.counters;
+                    let n = std::mem::take(&mut c.interval_written);
+                    let bytes = std::mem::take(&mut c.interval_bytes);
+                    let (written, timeouts) = (c.written, c.timeouts);
+                    let latency = st.interval.summary();
+                    st.interval.reset();
+                    (n, bytes, written, timeouts, latency)
+                };
+                reporter.progress(written);
+                let cpu_now = CpuTime::now();
+                let cpu = cpu_now.since(cpu_last);
+                cpu_last = cpu_now;
+                let t = reporter.elapsed();
+                let secs = dt.as_secs_f64();
+                let rate = n as f64 / secs;
+                let mbps = bytes as f64 / secs / 1e6;
+                reporter.emit(
                 &format!(
                     "{t:8.3} pub {n} samples ({}samples/s, {mbps:.2} MB/s), total {written}, write {}, timeouts {timeouts}, cpu {:.0}%",
                     fmt_rate(rate),
@@ -216,8 +220,9 @@ pub(crate) fn run<T: PerfSample>(
                     "cpu": cpu.json(dt),
                 }),
             );
-        }
-    });
+            }
+        },
+    );
     stop.stop();
     let publishing = publisher.join().unwrap_or_else(|_| start.elapsed());
     node.close();

@@ -196,29 +196,34 @@ pub(crate) fn run<T: PerfSample>(
     let start = Instant::now();
     let cpu_start = CpuTime::now();
     let mut cpu_last = cpu_start;
-    run_loop(stop, settings.duration, |tick| match tick {
-        Tick::Maintain => node.maintain(),
-        Tick::Second(dt) => {
-            reporter.progress(0);
-            let (c, total, size, writers, latency) = {
-                let mut st = sub.lock();
-                let c = std::mem::take(&mut st.interval);
-                let latency = st.interval_latency.summary();
-                st.interval_latency.reset();
-                (c, st.total, st.last_size, st.tracker.writers(), latency)
-            };
-            let cpu_now = CpuTime::now();
-            let cpu = cpu_now.since(cpu_last);
-            cpu_last = cpu_now;
-            if c.received == 0 {
-                return;
-            }
-            let t = reporter.elapsed();
-            let secs = dt.as_secs_f64();
-            let rate = c.received as f64 / secs;
-            let mbps = c.bytes as f64 / secs / 1e6;
-            let lat = latency.map_or(String::new(), |l| format!(", latency {}", l.short_text()));
-            reporter.emit(
+    run_loop(
+        stop,
+        settings.duration,
+        super::MAINTAIN,
+        |tick| match tick {
+            Tick::Maintain => node.maintain(),
+            Tick::Second(dt) => {
+                reporter.progress(0);
+                let (c, total, size, writers, latency) = {
+                    let mut st = sub.lock();
+                    let c = std::mem::take(&mut st.interval);
+                    let latency = st.interval_latency.summary();
+                    st.interval_latency.reset();
+                    (c, st.total, st.last_size, st.tracker.writers(), latency)
+                };
+                let cpu_now = CpuTime::now();
+                let cpu = cpu_now.since(cpu_last);
+                cpu_last = cpu_now;
+                if c.received == 0 {
+                    return;
+                }
+                let t = reporter.elapsed();
+                let secs = dt.as_secs_f64();
+                let rate = c.received as f64 / secs;
+                let mbps = c.bytes as f64 / secs / 1e6;
+                let lat =
+                    latency.map_or(String::new(), |l| format!(", latency {}", l.short_text()));
+                reporter.emit(
                 &format!(
                     "{t:8.3} sub {} samples ({}samples/s, {mbps:.2} MB/s, {:.2} Mb/s), lost {}, size {size}, total {} lost {} from {writers} writer(s){lat}, cpu {:.0}%",
                     c.received,
@@ -237,8 +242,9 @@ pub(crate) fn run<T: PerfSample>(
                     "latency_us": latency.map(|l| l.json()), "cpu": cpu.json(dt),
                 }),
             );
-        }
-    });
+            }
+        },
+    );
     node.close();
     reporter.finish();
 
