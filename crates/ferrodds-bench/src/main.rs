@@ -28,8 +28,8 @@ use std::time::Instant;
 use machine::Machine;
 use results::Results;
 use suite::{
-    FloorRecord, LatencyRun, MatrixRun, PairRun, Plan, Runner, Sections, ThroughputRun, Tools,
-    Variant,
+    FloorRecord, IdleRun, LatencyRun, MatrixRun, PairRun, Plan, Runner, Sections, ThroughputRun,
+    Tools, Variant,
 };
 
 const USAGE: &str = "\
@@ -66,6 +66,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             latency: true,
             throughput: true,
             matrix: true,
+            idle: true,
         },
         ferrodds: None,
         floor: None,
@@ -98,12 +99,14 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                     latency: false,
                     throughput: false,
                     matrix: false,
+                    idle: false,
                 };
                 for part in list.split(',') {
                     match part.trim() {
                         "latency" => o.sections.latency = true,
                         "throughput" => o.sections.throughput = true,
                         "matrix" => o.sections.matrix = true,
+                        "idle" => o.sections.idle = true,
                         other => return Err(format!("--only: unknown part {other:?}")),
                     }
                 }
@@ -323,6 +326,28 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
                 }
             }
         }
+        if r.sections.idle {
+            for variant in order(vec![Variant::Cyclone, Variant::Ours]) {
+                let (wakeups_per_s, threads, error) = match runner.idle(variant, plan.idle_seconds)
+                {
+                    Ok((w, t)) => (Some(w), Some(t), None),
+                    Err(e) => (None, None, Some(e)),
+                };
+                let text = match (wakeups_per_s, &error) {
+                    (Some(w), _) => format!("{w:.1} wake-ups/s"),
+                    (None, e) => format!("FAILED: {}", e.as_deref().unwrap_or("?")),
+                };
+                progress.step(&format!("idle pong {}", variant.label()), &text);
+                r.idle.push(IdleRun {
+                    variant,
+                    rep,
+                    wakeups_per_s,
+                    threads,
+                    error,
+                });
+                save(r);
+            }
+        }
     }
 }
 
@@ -404,6 +429,7 @@ fn run(o: Options) -> Result<(), String> {
         floor: Vec::new(),
         throughput: Vec::new(),
         matrix: Vec::new(),
+        idle: Vec::new(),
     };
     // What else runs here: one second of /proc/stat before the first pair and after the last.
     r.machine.cpu_busy_before = machine::cpu_busy(std::time::Duration::from_secs(1));
@@ -480,6 +506,8 @@ mod tests {
         let o = parse_options(&args("--reps 3 --only latency,matrix --docs d")).unwrap();
         assert_eq!(o.reps, 3);
         assert!(o.sections.latency && o.sections.matrix && !o.sections.throughput);
+        assert!(!o.sections.idle);
+        assert!(parse_options(&args("--only idle")).unwrap().sections.idle);
         assert_eq!(o.docs, PathBuf::from("d"));
         assert!(parse_options(&args("--quick")).unwrap().quick);
         assert!(parse_options(&args("render")).unwrap().render_only);

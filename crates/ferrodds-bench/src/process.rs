@@ -122,6 +122,11 @@ impl Running {
         })
     }
 
+    /// The child's process id.
+    pub(crate) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     /// True once the child has ended.
     pub(crate) fn has_ended(&mut self) -> bool {
         if self.status.is_none() {

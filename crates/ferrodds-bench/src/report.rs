@@ -204,6 +204,9 @@ pub(crate) fn render(r: &Results) -> String {
     if r.sections.matrix {
         matrix(&mut s, r);
     }
+    if r.sections.idle {
+        idle(&mut s, r);
+    }
 
     let mut notes: Vec<String> = r.notes.clone();
     notes.extend(r.failures());
@@ -364,6 +367,39 @@ fn throughput(s: &mut String, r: &Results) {
         let _ = writeln!(s, "| {label} | {unbatched} | {} |", ratio(u_mb, b_mb));
     }
     let _ = writeln!(s, "\n![Throughput by payload](bench/throughput.svg)\n");
+}
+
+fn idle(s: &mut String, r: &Results) {
+    let _ = writeln!(s, "### Idle: wake-ups of a pong nobody pings\n");
+    let _ = writeln!(
+        s,
+        "Each tool's pong runs alone (`ddsperf pong`, `ferrodds perf pong`); after {} s its \
+         threads' context switches (voluntary and not, `/proc/<pid>/task/*/status`) are \
+         counted over {} s. Each is a wake-up of a thread that slept (or was pushed off its \
+         core): what an idle participant costs a machine that has other work. Median over \
+         the repetitions; ratio = FerroDDS / Cyclone.\n",
+        crate::suite::IDLE_SETTLE.as_secs(),
+        r.plan.idle_seconds
+    );
+    let _ = writeln!(
+        s,
+        "| | Cyclone wake-ups/s | FerroDDS wake-ups/s | ratio | threads Cyclone / FerroDDS |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    let one = |v: f64| format!("{v:.1}");
+    let whole = |v: f64| format!("{v:.0}");
+    let _ = writeln!(
+        s,
+        "| idle pong | {} | {} | {} | {} / {} |\n",
+        cell(r.idle(Variant::Cyclone, false), one),
+        cell(r.idle(Variant::Ours, false), one),
+        ratio(
+            r.idle(Variant::Ours, false),
+            r.idle(Variant::Cyclone, false)
+        ),
+        cell(r.idle(Variant::Cyclone, true), whole),
+        cell(r.idle(Variant::Ours, true), whole)
+    );
 }
 
 fn matrix(s: &mut String, r: &Results) {

@@ -7,7 +7,8 @@ use crate::machine::Machine;
 use crate::parse::RoundTrip;
 use crate::stats::{median, LatencyFigures, ThroughputFigures};
 use crate::suite::{
-    FloorRecord, LatencyRun, MatrixCell, MatrixRun, PairRun, Plan, Sections, ThroughputRun, Variant,
+    FloorRecord, IdleRun, LatencyRun, MatrixCell, MatrixRun, PairRun, Plan, Sections,
+    ThroughputRun, Variant,
 };
 
 /// A whole run of the suite.
@@ -37,6 +38,9 @@ pub(crate) struct Results {
     pub(crate) throughput: Vec<ThroughputRun>,
     /// Keyed-matrix runs.
     pub(crate) matrix: Vec<MatrixRun>,
+    /// Idle pongs.
+    #[serde(default)]
+    pub(crate) idle: Vec<IdleRun>,
 }
 
 /// A figure over repetitions.
@@ -147,6 +151,22 @@ impl Results {
     }
 
     /// The runs that measured nothing, one line each.
+    /// An idle pong's wake-ups per second (`threads`: its thread count instead), over
+    /// repetitions.
+    pub(crate) fn idle(&self, variant: Variant, threads: bool) -> Option<Agg> {
+        agg(self
+            .idle
+            .iter()
+            .filter(|r| r.variant == variant)
+            .filter_map(|r| {
+                if threads {
+                    r.threads.map(|t| t as f64)
+                } else {
+                    r.wakeups_per_s
+                }
+            }))
+    }
+
     pub(crate) fn failures(&self) -> Vec<String> {
         let latency = self
             .latency
@@ -178,6 +198,14 @@ impl Results {
             .chain(floor)
             .chain(throughput)
             .chain(matrix)
+            .chain(self.idle.iter().filter_map(|r| {
+                let e = r.error.as_ref()?;
+                Some(format!(
+                    "idle {}, repetition {}: {e}",
+                    r.variant.label(),
+                    r.rep + 1
+                ))
+            }))
             .collect()
     }
 }

@@ -102,6 +102,9 @@ pub(crate) struct Plan {
     pub(crate) matrix: Vec<MatrixCell>,
     /// The longest a matrix ping may run before it is stopped, s.
     pub(crate) matrix_max_seconds: u32,
+    /// How long an idle pong's wake-ups are counted, s (after [`IDLE_SETTLE`]).
+    #[serde(default)]
+    pub(crate) idle_seconds: u32,
 }
 
 /// The largest IPv4 UDP datagram: the floor's stand-in for larger payloads.
@@ -132,6 +135,7 @@ impl Plan {
             throughput_seconds: 5,
             matrix,
             matrix_max_seconds: 15,
+            idle_seconds: 10,
         }
     }
 
@@ -158,6 +162,7 @@ impl Plan {
                 },
             ],
             matrix_max_seconds: 10,
+            idle_seconds: 3,
         }
     }
 
@@ -173,6 +178,9 @@ impl Plan {
         if sections.matrix {
             per_rep += self.matrix.len() * 2;
         }
+        if sections.idle {
+            per_rep += 2;
+        }
         per_rep * self.reps as usize
     }
 }
@@ -186,6 +194,24 @@ pub(crate) struct Sections {
     pub(crate) throughput: bool,
     /// The keyed latency matrix.
     pub(crate) matrix: bool,
+    /// An idle pong's wake-ups per second.
+    #[serde(default)]
+    pub(crate) idle: bool,
+}
+
+/// One idle pong: how often its threads woke, from `/proc`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct IdleRun {
+    /// Whose pong.
+    pub(crate) variant: Variant,
+    /// Repetition (from 0).
+    pub(crate) rep: u32,
+    /// Context switches per second, summed over its threads.
+    pub(crate) wakeups_per_s: Option<f64>,
+    /// Its threads.
+    pub(crate) threads: Option<usize>,
+    /// Why there is no figure.
+    pub(crate) error: Option<String>,
 }
 
 /// One pair's run: who, which repetition, its per-second lines and what they reduce to.
@@ -312,6 +338,9 @@ const PASSIVE_HEAD_START: Duration = Duration::from_millis(200);
 const SUB_TAIL: Duration = Duration::from_millis(1500);
 /// How long a process may take to end after SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How long an idle pong runs before its wake-ups are counted (discovery of nobody, the
+/// first announcements).
+pub(crate) const IDLE_SETTLE: Duration = Duration::from_secs(3);
 
 fn ended_text(e: &Ended) -> String {
     format!("{}: {}", e.name, e.how)
@@ -501,6 +530,34 @@ impl Runner {
         (Ok((lines, totals)), exits)
     }
 
+    /// Runs `variant`'s pong alone (no ping anywhere) and counts its threads' context
+    /// switches over `seconds`: how often an idle participant wakes.
+    pub(crate) fn idle(&mut self, variant: Variant, seconds: u32) -> Result<(f64, usize), String> {
+        let s = |x: &dyn ToString| x.to_string();
+        let lifetime = seconds + PASSIVE_EXTRA_SECONDS;
+        let cmd = if variant.is_cyclone() {
+            self.ddsperf(&[s(&"-D"), s(&lifetime), s(&"pong")])
+        } else {
+            self.ours(&[s(&"pong"), s(&"-D"), s(&lifetime)])
+        };
+        let name = self.name(&format!("{}-idle-pong", variant.slug()));
+        let mut pong = Running::start(&name, cmd, &self.tools.logs.clone())?;
+        std::thread::sleep(IDLE_SETTLE);
+        let before = process_switches(pong.id());
+        std::thread::sleep(Duration::from_secs(u64::from(seconds)));
+        let after = process_switches(pong.id());
+        let ended = pong.has_ended();
+        let stopped = pong.stop(STOP_GRACE);
+        match (before, after) {
+            _ if ended => Err(format!("the pong ended early ({})", stopped.how)),
+            (Ok((a, _)), Ok((b, threads))) => Ok((
+                b.saturating_sub(a) as f64 / f64::from(seconds.max(1)),
+                threads,
+            )),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        }
+    }
+
     /// Measures the UDP floor in `mode` ("block" or "busy") at `size`.
     pub(crate) fn floor(
         &mut self,
@@ -525,6 +582,37 @@ impl Runner {
                 )
             })
     }
+}
+
+/// Context switches, voluntary and not, that a `/proc/<pid>/task/<tid>/status` text
+/// counts.
+pub(crate) fn context_switches(status: &str) -> Option<u64> {
+    let mut total = None;
+    for line in status.lines() {
+        if let Some(rest) = line
+            .strip_prefix("voluntary_ctxt_switches:")
+            .or_else(|| line.strip_prefix("nonvoluntary_ctxt_switches:"))
+        {
+            *total.get_or_insert(0) += rest.trim().parse::<u64>().ok()?;
+        }
+    }
+    total
+}
+
+/// The context switches of every thread of process `pid`, and how many threads it has.
+fn process_switches(pid: u32) -> Result<(u64, usize), String> {
+    let dir = format!("/proc/{pid}/task");
+    let tasks = std::fs::read_dir(&dir).map_err(|e| format!("{dir}: {e}"))?;
+    let (mut total, mut threads) = (0, 0);
+    for task in tasks.flatten() {
+        // A thread that ended between the listing and the read is left out.
+        if let Ok(status) = std::fs::read_to_string(task.path().join("status")) {
+            total += context_switches(&status)
+                .ok_or_else(|| format!("{dir}: no context switch counts"))?;
+            threads += 1;
+        }
+    }
+    Ok((total, threads))
 }
 
 /// The publisher's arguments (before the common ones `ddsperf` and `ours` add): both tools
@@ -565,10 +653,24 @@ mod tests {
             latency: true,
             throughput: true,
             matrix: true,
+            idle: true,
         };
-        // 5 sizes × (2 floors + 2 pairs), 6 × 2, 36 × 2; twice.
-        assert_eq!(p.runs(&all, false, false), 2 * (20 + 12 + 72));
-        assert_eq!(p.runs(&all, true, true), 2 * (25 + 18 + 72));
+        // 5 sizes × (2 floors + 2 pairs), 6 × 2, 36 × 2, 2 idle pongs; twice.
+        assert_eq!(p.runs(&all, false, false), 2 * (20 + 12 + 72 + 2));
+        assert_eq!(p.runs(&all, true, true), 2 * (25 + 18 + 72 + 2));
+    }
+
+    #[test]
+    fn context_switches_are_summed_from_a_status_text() {
+        let status = "Name:\tferrodds-recv-0\nState:\tS (sleeping)\n\
+                      voluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t3\n";
+        assert_eq!(context_switches(status), Some(123));
+        assert_eq!(context_switches("Name:\tx\n"), None);
+        assert_eq!(
+            context_switches("voluntary_ctxt_switches:\tmany\n"),
+            None,
+            "a count that is not a number is no count"
+        );
     }
 
     #[test]
