@@ -633,7 +633,7 @@ pub fn participant_datagram(data: &[u8]) {
         spdp_destinations: vec![Locator::udpv4(SPDP_GROUP, 7400)],
         announce_period: Duration::from_secs(2),
         type_information: true,
-        other_locator_kinds: Vec::new(),
+        other_locators: Vec::new(),
     };
     let mut core =
         ParticipantCore::new(now, Participant::with_limits(LOCAL, limits.clone()), config);

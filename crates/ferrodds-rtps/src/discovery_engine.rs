@@ -16,8 +16,9 @@
 //!   address of the SPDP datagram; any other UDPv4 unicast locator is rewritten to the
 //!   source address with its announced port (a multi-homed or NATed peer is still reached
 //!   where it spoke from). So an SPDP message can never make us send discovery or user
-//!   traffic to a third party's address. Locators of kinds no transport of ours sends to
-//!   are not kept (`DiscoveryConfig::other_locator_kinds` names the others).
+//!   traffic to a third party's address. Locators no transport of ours sends to are not
+//!   kept (`DiscoveryConfig::other_locators` names what else we reach; a list holding
+//!   one of those keeps only those).
 //!   An endpoint's (SEDP) unicast locators are kept only on addresses of its participant's
 //!   locators; with none left, the participant's default locators apply.
 //! - **Identities are consistent.** An SPDP participant GUID must have the GUID prefix of
@@ -155,11 +156,13 @@ pub struct DiscoveryConfig {
     /// read a TypeObject with a sequence or array that it receives over TypeLookup; see
     /// `docs/interop.md`). The TypeLookup service answers either way.
     pub type_information: bool,
-    /// Locator kinds besides UDPv4 that the driver's transports send to (shared memory,
-    /// UDPv6), in order of preference. A remote's unicast locators of these kinds are kept
-    /// as announced (bounded like the others); of any other kind, dropped. UDPv4 is always
-    /// kept, bound to the sender's address.
-    pub other_locator_kinds: Vec<i32>,
+    /// What the driver's transports reach besides UDPv4 (this process's participants,
+    /// later shared memory): locators whose kind and address match one of these (the port
+    /// is the peer's own) are kept as announced, bounded like the others, and preferred —
+    /// a unicast list holding one drops its UDPv4 locators, so that a peer is not sent
+    /// everything twice. Other kinds are dropped. UDPv4 is always kept, bound to the
+    /// sender's address.
+    pub other_locators: Vec<Locator>,
 }
 
 /// What discovery refused, counted (see the module documentation).
@@ -664,7 +667,8 @@ impl Discovery {
                 return;
             }
         }
-        let locators = self.config.own.default_unicast_locators.clone();
+        let mut locators = self.config.own.default_unicast_locators.clone();
+        prefer_reachable(&mut locators, &self.config.other_locators);
         let reader_reliable = r.qos.reliability.kind == ReliabilityKind::Reliable;
         let writer_reliable = w.qos.reliability.kind == ReliabilityKind::Reliable;
         let transient_local = r.qos.durability >= Durability::TransientLocal;
@@ -1028,7 +1032,7 @@ impl Discovery {
     fn bind_locators(&mut self, data: &mut ParticipantData, origin: &Locator) {
         let source = origin.as_udpv4().map(|a| *a.ip());
         let max = self.limits.max_locators;
-        let other_kinds = &self.config.other_locator_kinds;
+        let other = &self.config.other_locators;
         for list in [
             &mut data.metatraffic_unicast_locators,
             &mut data.default_unicast_locators,
@@ -1039,7 +1043,7 @@ impl Discovery {
                     // The driver did not say where the datagram came from.
                     (None, _) => Some(l),
                     // Another kind: kept when a transport of ours sends to it.
-                    (Some(_), None) => other_kinds.contains(&l.kind).then_some(l),
+                    (Some(_), None) => reachable(other, &l).then_some(l),
                     (Some(src), Some(addr)) if *addr.ip() == src => Some(l),
                     (Some(src), Some(addr)) => {
                         self.stats.locators_rewritten += 1;
@@ -1050,6 +1054,7 @@ impl Discovery {
                     push_bounded(list, l, max, &mut self.stats.locators_dropped);
                 }
             }
+            prefer_reachable(list, other);
         }
         for list in [
             &mut data.metatraffic_multicast_locators,
@@ -1124,7 +1129,7 @@ impl Discovery {
                     &mut self.stats.locators_dropped,
                 ),
                 Some(_) => self.stats.locators_dropped += 1,
-                None if self.config.other_locator_kinds.contains(&l.kind) => push_bounded(
+                None if reachable(&self.config.other_locators, &l) => push_bounded(
                     &mut data.unicast_locators,
                     l,
                     max,
@@ -1133,6 +1138,7 @@ impl Discovery {
                 None => {}
             }
         }
+        prefer_reachable(&mut data.unicast_locators, &self.config.other_locators);
         let announced = std::mem::take(&mut data.multicast_locators);
         for l in announced {
             push_bounded(
@@ -1572,4 +1578,23 @@ fn key_only_payload(guid: Guid) -> Vec<u8> {
     let _ = b.push_guid(crate::wire::parameter_list::pid::ENDPOINT_GUID, guid);
     b.finish();
     out
+}
+
+/// Whether `l`, of a kind other than UDPv4, is one the transports reach (`other`: kind and
+/// address; the port is the peer's).
+fn reachable(other: &[Locator], l: &Locator) -> bool {
+    other
+        .iter()
+        .any(|o| o.kind == l.kind && o.address == l.address)
+}
+
+/// Keeps only the locators of `list` that a transport other than UDP reaches, when it has
+/// any (the UDPv4 ones would carry everything a second time).
+fn prefer_reachable(list: &mut Vec<Locator>, other: &[Locator]) {
+    if list
+        .iter()
+        .any(|l| l.kind != Locator::KIND_UDPV4 && reachable(other, l))
+    {
+        list.retain(|l| l.kind != Locator::KIND_UDPV4);
+    }
 }

@@ -43,8 +43,8 @@ fn local(limits: Limits) -> ParticipantCore {
     local_reaching(limits, Vec::new())
 }
 
-/// [`local`], with transports that also send to `other_locator_kinds`.
-fn local_reaching(limits: Limits, other_locator_kinds: Vec<i32>) -> ParticipantCore {
+/// [`local`], with transports that also reach `other_locators`.
+fn local_reaching(limits: Limits, other_locators: Vec<Locator>) -> ParticipantCore {
     let mut own = ParticipantData::new(LOCAL);
     own.metatraffic_unicast_locators = vec![v4(127, 0, 0, 1, 7410)];
     own.default_unicast_locators = vec![v4(127, 0, 0, 1, 7411)];
@@ -53,7 +53,7 @@ fn local_reaching(limits: Limits, other_locator_kinds: Vec<i32>) -> ParticipantC
         spdp_destinations: vec![Locator::udpv4(SPDP_GROUP, 7400)],
         announce_period: Duration::from_secs(2),
         type_information: true,
-        other_locator_kinds,
+        other_locators,
     };
     let mut c = ParticipantCore::new(NOW, Participant::with_limits(LOCAL, limits), config);
     c.rtps.add_writer(Writer::new(
@@ -324,27 +324,38 @@ fn announced_locators_are_bound_to_the_sender_address() {
 }
 
 #[test]
-fn locators_of_a_kind_a_transport_reaches_are_kept_as_announced() {
-    // A vendor kind standing for shared memory; UDPv6, which no transport here sends to.
-    const SHM: i32 = 0x0100_0000;
-    let other = |kind| Locator {
+fn locators_a_transport_reaches_are_kept_as_announced_and_preferred() {
+    // A vendor kind standing for this process's participants; UDPv6, which no transport
+    // here sends to; the same vendor kind with another process's address.
+    const IN_PROCESS: i32 = 0x4644_0001;
+    let other = |kind, address, port| Locator {
         kind,
-        port: 7,
-        address: [0xfe; 16],
+        port,
+        address: [address; 16],
     };
-    let mut c = local_reaching(Limits::default(), vec![SHM]);
+    let mut c = local_reaching(Limits::default(), vec![other(IN_PROCESS, 0xfe, 1)]);
     let mut data = remote(1);
-    data.metatraffic_unicast_locators = vec![
-        other(SHM),
-        other(Locator::KIND_UDPV6),
+    data.default_unicast_locators = vec![
+        other(IN_PROCESS, 0xfe, 7),
+        other(Locator::KIND_UDPV6, 0xfe, 7),
         v4(127, 0, 0, 1, 7412),
     ];
     feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &data));
-    let known = c.discovery.remote_participants().next().unwrap();
-    assert_eq!(
-        known.metatraffic_unicast_locators,
-        [other(SHM), v4(127, 0, 0, 1, 7412)]
-    );
+    let mut elsewhere = remote(2);
+    elsewhere.default_unicast_locators = vec![other(IN_PROCESS, 0xab, 7), v4(127, 0, 0, 1, 7414)];
+    feed(&mut c, from_loopback(), &spdp(prefix(2), 1, &elsewhere));
+    let known = |n| {
+        c.discovery
+            .remote_participants()
+            .find(|p| p.guid.prefix == prefix(n))
+            .unwrap()
+            .default_unicast_locators
+            .clone()
+    };
+    // Reached in process: that locator only (UDP would carry everything twice).
+    assert_eq!(known(1), [other(IN_PROCESS, 0xfe, 7)]);
+    // Another process's: by UDP.
+    assert_eq!(known(2), [v4(127, 0, 0, 1, 7414)]);
 }
 
 #[test]

@@ -312,6 +312,7 @@ pub struct TransportConfig {
     send_buffer_size: usize,
     busy_poll: bool,
     wait_spin: Duration,
+    in_process: bool,
 }
 
 /// Builds a [`TransportConfig`]; every setting starts at its default.
@@ -339,6 +340,7 @@ impl Default for TransportConfig {
             send_buffer_size: DEFAULT_SEND_BUFFER_SIZE,
             busy_poll: false,
             wait_spin: Duration::ZERO,
+            in_process: true,
         }
     }
 }
@@ -458,6 +460,12 @@ impl TransportConfig {
     /// spins before it sleeps (zero: it sleeps at once).
     pub fn wait_spin(&self) -> Duration {
         self.wait_spin
+    }
+
+    /// Whether participants of this process exchange user traffic through the in-process
+    /// transport rather than UDP (default true).
+    pub fn in_process(&self) -> bool {
+        self.in_process
     }
 
     /// The socket options this configuration asks for, sending multicast from `interface`.
@@ -591,6 +599,9 @@ impl TransportConfig {
         }
         if let Some(v) = t.busy_poll {
             config.busy_poll = v;
+        }
+        if let Some(v) = t.in_process {
+            config.in_process = v;
         }
         if let Some(v) = t.wait_spin_us {
             spans.insert("transport.wait_spin_us".to_owned(), v.span());
@@ -761,6 +772,13 @@ impl TransportConfigBuilder {
         self
     }
 
+    /// Whether participants of this process exchange user traffic through a queue instead
+    /// of UDP (default true; discovery stays on UDP either way).
+    pub fn in_process(mut self, on: bool) -> Self {
+        self.config.in_process = on;
+        self
+    }
+
     /// The configuration, once checked.
     pub fn build(self) -> Result<TransportConfig, ConfigError> {
         self.config
@@ -860,6 +878,7 @@ struct FileTransport {
     send_buffer_size: Option<Spanned<ByteSize>>,
     busy_poll: Option<bool>,
     wait_spin_us: Option<Spanned<u64>>,
+    in_process: Option<bool>,
 }
 
 /// `"auto"` or an integer.
@@ -984,6 +1003,7 @@ mod tests {
             send_buffer_size = 65536
             busy_poll = true
             wait_spin_us = 200
+            in_process = false
             "#,
         )
         .unwrap();
@@ -1009,6 +1029,7 @@ mod tests {
         assert!(!TransportConfig::default().busy_poll());
         assert_eq!(config.wait_spin(), Duration::from_micros(200));
         assert_eq!(TransportConfig::default().wait_spin(), Duration::ZERO);
+        assert!(!config.in_process() && TransportConfig::default().in_process());
     }
 
     #[test]
@@ -1063,7 +1084,7 @@ mod tests {
             "configuration file `test.toml`, line 2: key `transport.interfce`: unknown field \
              `interfce`, expected one of `interface`, `allow_multicast`, `multicast_group`, \
              `multicast_ttl`, `peers`, `participants_per_peer`, `receive_buffer_size`, \
-             `send_buffer_size`, `busy_poll`, `wait_spin_us`"
+             `send_buffer_size`, `busy_poll`, `wait_spin_us`, `in_process`"
         );
         assert_eq!(
             error("[transprot]\n"),

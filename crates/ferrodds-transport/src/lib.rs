@@ -14,6 +14,8 @@
 //! - [`transport`]: the seam the runtime drives — the [`Transport`] trait (send to the
 //!   locator kinds it names, hand out [`ReceiveChannel`]s) and [`Transports`], a
 //!   participant's list of them, which picks one per destination by locator kind.
+//! - [`in_process`]: [`InProcessTransport`], participants of one process handing each
+//!   other datagrams through a queue (a vendor locator kind with the process's address).
 //! - [`udp_transport`]: [`UdpTransport`], the UDPv4 transport: the sockets of one
 //!   participant, bound on the first free participant index (as Cyclone DDS and Fast DDS
 //!   do), with the SPDP destinations: the multicast group and a list of unicast peers for
@@ -35,6 +37,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod in_process;
 pub mod interface;
 pub mod locator;
 pub mod ports;
@@ -46,6 +49,7 @@ pub use config::{
     ConfigError, ConfigOrigin, ConfigProblem, ParticipantIndex, Peer, PeerError, TransportConfig,
     TransportConfigBuilder, CONFIG_ENV_VAR, MAX_WAIT_SPIN,
 };
+pub use in_process::{InProcessTransport, KIND_IN_PROCESS};
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};

@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::locator::Locator;
@@ -62,6 +63,12 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// The `LOCATOR_KIND_*` values it sends to.
     fn locator_kinds(&self) -> &[i32];
 
+    /// Whether it sends to `locator` (by default: to every locator of its kinds; a
+    /// transport that reaches only some, such as this process's participants, says which).
+    fn reaches(&self, locator: &Locator) -> bool {
+        self.locator_kinds().contains(&locator.kind)
+    }
+
     /// Sends one datagram to `destination`, a locator of one of its kinds.
     fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()>;
 
@@ -70,10 +77,12 @@ pub trait Transport: Send + Sync + fmt::Debug {
 }
 
 /// The transports of one participant, in order of preference: a destination goes to the
-/// first whose kinds include its kind.
+/// first that reaches it.
 #[derive(Debug, Default)]
 pub struct Transports {
     transports: Vec<Box<dyn Transport>>,
+    /// Datagrams each sent (same order).
+    sent: Vec<AtomicU64>,
 }
 
 /// Why a datagram did not go out.
@@ -106,41 +115,46 @@ impl Transports {
     /// Adds `transport`, after (less preferred than) those already held.
     pub fn push(&mut self, transport: Box<dyn Transport>) {
         self.transports.push(transport);
+        self.sent.push(AtomicU64::new(0));
     }
 
-    /// The transport that sends to `kind`, if any.
-    pub fn for_kind(&self, kind: i32) -> Option<&dyn Transport> {
+    /// Each transport's name and the datagrams it sent.
+    pub fn sent(&self) -> Vec<(&'static str, u64)> {
         self.transports
             .iter()
-            .find(|t| t.locator_kinds().contains(&kind))
-            .map(|t| &**t)
+            .zip(&self.sent)
+            .map(|(t, n)| (t.name(), n.load(Ordering::Relaxed)))
+            .collect()
     }
 
-    /// The locator kinds the transports send to, in order of preference.
-    pub fn locator_kinds(&self) -> impl Iterator<Item = i32> + '_ {
-        self.transports
-            .iter()
-            .flat_map(|t| t.locator_kinds().iter().copied())
+    /// The transport that sends to `locator`, if any: the first that reaches it.
+    pub fn for_locator(&self, locator: &Locator) -> Option<&dyn Transport> {
+        self.index_for(locator).map(|i| &*self.transports[i])
     }
 
-    /// Whether some transport sends to `kind`.
-    pub fn reaches(&self, kind: i32) -> bool {
-        self.for_kind(kind).is_some()
+    fn index_for(&self, locator: &Locator) -> Option<usize> {
+        self.transports.iter().position(|t| t.reaches(locator))
     }
 
-    /// Sends `datagram` to `destination` through the transport for its kind.
+    /// Whether some transport sends to `locator`.
+    pub fn reaches(&self, locator: &Locator) -> bool {
+        self.for_locator(locator).is_some()
+    }
+
+    /// Sends `datagram` to `destination` through the first transport that reaches it.
     pub fn send(&self, datagram: &[u8], destination: &Locator) -> Result<(), SendError> {
-        let transport = self
-            .for_kind(destination.kind)
-            .ok_or(SendError::Unreachable {
-                kind: destination.kind,
-            })?;
+        let i = self.index_for(destination).ok_or(SendError::Unreachable {
+            kind: destination.kind,
+        })?;
+        let transport = &self.transports[i];
         transport
             .send(datagram, destination)
             .map_err(|source| SendError::Failed {
                 transport: transport.name(),
                 source,
-            })
+            })?;
+        self.sent[i].fetch_add(1, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Every transport's receive channels.
@@ -218,7 +232,8 @@ mod tests {
         let sent = |r: &Recorder| r.sent.lock().unwrap().clone();
         assert_eq!(sent(&shm), [(b"a".to_vec(), locator(SHM))]);
         assert_eq!(sent(&udp), [(b"b".to_vec(), locator(Locator::KIND_UDPV4))]);
-        assert!(ts.reaches(SHM) && !ts.reaches(Locator::KIND_UDPV6));
+        assert!(ts.reaches(&locator(SHM)) && !ts.reaches(&locator(Locator::KIND_UDPV6)));
+        assert_eq!(ts.sent(), [("recorder", 1), ("recorder", 1)]);
     }
 
     #[test]

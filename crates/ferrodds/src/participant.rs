@@ -16,7 +16,9 @@ use ferrodds_rtps::wire::{GuidPrefix, Locator};
 use ferrodds_rtps::{
     DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriterStats,
 };
-use ferrodds_transport::{InterfaceSelector, TransportConfig, Transports, UdpTransport};
+use ferrodds_transport::{
+    InProcessTransport, InterfaceSelector, TransportConfig, Transports, UdpTransport,
+};
 
 use crate::error::{Error, Result};
 use crate::qos::Qos;
@@ -171,6 +173,14 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Whether user traffic with the other participants of this process goes through a
+    /// queue instead of UDP (on by default; `transport.in_process` in the configuration
+    /// file). Discovery stays on UDP either way.
+    pub fn in_process(mut self, on: bool) -> Self {
+        self.config = self.config.in_process(on);
+        self
+    }
+
     /// How long a thread waiting on this participant (`wait_for_data`, a wait set, a wait
     /// for matches or acknowledgments) spins before it sleeps (zero by default;
     /// `transport.wait_spin_us` in the configuration file). A sample that arrives during
@@ -240,12 +250,18 @@ impl ParticipantBuilder {
             metatraffic_unicast: transport.metatraffic_unicast_locator(),
         };
         let mut transports = Transports::new();
+        // What discovery keeps of a peer's locators besides UDPv4, and prefers.
+        let mut other_locators = Vec::new();
+        if config.in_process() {
+            // First: preferred to UDP for the participants of this process. Announced
+            // first among the user unicast locators (other vendors skip its kind).
+            let in_process = InProcessTransport::open();
+            let l = runtime::rtps_locator(in_process.locator());
+            own.default_unicast_locators.insert(0, l);
+            other_locators.push(l);
+            transports.push(Box::new(in_process));
+        }
         transports.push(Box::new(transport));
-        // Discovery keeps a remote's locators of these kinds (UDPv4 always).
-        let other_locator_kinds = transports
-            .locator_kinds()
-            .filter(|&k| k != Locator::KIND_UDPV4)
-            .collect();
         let shared_now = ferrodds_rtps::Timestamp(0);
         let rtps = Participant::with_limits(prefix, self.limits);
         let node = ParticipantCore::new(
@@ -256,7 +272,7 @@ impl ParticipantBuilder {
                 spdp_destinations,
                 announce_period: announce_period(self.announce_period, self.lease_duration),
                 type_information: self.type_information,
-                other_locator_kinds,
+                other_locators,
             },
         );
         let mut core = Core::new(node);
@@ -459,6 +475,12 @@ impl DomainParticipant {
     /// Datagrams sent, and sends the operating system refused (the datagram is lost).
     pub fn send_stats(&self) -> SendStats {
         self.inner.shared.send_stats()
+    }
+
+    /// Each transport's name (`"in-process"`, `"udpv4"`) and the datagrams it sent, in the
+    /// order the participant prefers them.
+    pub fn datagrams_by_transport(&self) -> Vec<(&'static str, u64)> {
+        self.inner.shared.sent_by_transport()
     }
 
     /// What discovery refused, counted: discovery data that did not parse, participants

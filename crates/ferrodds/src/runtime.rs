@@ -324,6 +324,11 @@ impl Shared {
         }
     }
 
+    /// Each transport's name and the datagrams it sent.
+    pub(crate) fn sent_by_transport(&self) -> Vec<(&'static str, u64)> {
+        self.transports.sent()
+    }
+
     /// Datagrams sent, and sends that failed.
     pub(crate) fn send_stats(&self) -> SendStats {
         SendStats {
@@ -531,6 +536,15 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
     Ok(threads)
 }
 
+/// The transport crate's locator as the protocol crate spells it (same three fields).
+pub(crate) fn rtps_locator(l: ferrodds_transport::Locator) -> Locator {
+    Locator {
+        kind: l.kind,
+        port: l.port,
+        address: l.address,
+    }
+}
+
 /// The protocol crate's locator as the transport crate spells it (same three fields).
 fn transport_locator(l: &Locator) -> ferrodds_transport::Locator {
     ferrodds_transport::Locator {
@@ -604,12 +618,7 @@ fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Datagram) {
     };
     // The source address decides where discovery may send to (see the locator rule
     // in ferrodds_rtps::discovery_engine).
-    let source = received.source;
-    let origin = Locator {
-        kind: source.kind,
-        port: source.port,
-        address: source.address,
-    };
+    let origin = rtps_locator(received.source);
     core.node.handle_datagram(now, origin, datagram);
     // What the datagram made due at once (an ACKNACK answering a HEARTBEAT) goes out
     // from here rather than a turn of the timer thread later.
@@ -666,7 +675,7 @@ mod tests {
             spdp_destinations: Vec::new(),
             announce_period: Duration::from_secs(2),
             type_information: true,
-            other_locator_kinds: Vec::new(),
+            other_locators: Vec::new(),
         };
         let mut node = ParticipantCore::new(now, Participant::new(prefix), config);
         let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];

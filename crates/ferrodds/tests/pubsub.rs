@@ -529,3 +529,62 @@ fn untyped_and_typed_endpoints_exchange_samples_and_find_each_others_types() {
         }
     );
 }
+
+#[test]
+fn participants_of_one_process_exchange_user_data_in_process_unless_told_not_to() {
+    for in_process in [true, false] {
+        let make = || {
+            DomainParticipant::builder()
+                .unwrap()
+                .domain_id(35)
+                .interface("lo")
+                .unwrap()
+                .allow_multicast(false)
+                .in_process(in_process)
+                .build()
+                .unwrap()
+        };
+        let (a, b) = (make(), make());
+        let topic = format!("in-process-{in_process}");
+        let writer = a
+            .create_writer(
+                &a.create_topic::<Reading>(&topic).unwrap(),
+                Qos::writer().reliable().keep_all(),
+            )
+            .unwrap();
+        let reader = b
+            .create_reader(
+                &b.create_topic::<Reading>(&topic).unwrap(),
+                Qos::reader().reliable().keep_all(),
+            )
+            .unwrap();
+        writer.wait_for_matched(1, T).unwrap();
+        reader.wait_for_matched(1, T).unwrap();
+        for i in 0..20 {
+            writer.write(&reading(i)).unwrap();
+        }
+        writer.wait_for_acknowledgments(T).unwrap();
+        let got: Vec<Reading> = take_up_to(&reader, 20)
+            .into_iter()
+            .map(|s| s.data)
+            .collect();
+        assert_eq!(got, (0..20).map(reading).collect::<Vec<_>>());
+        let sent = |p: &DomainParticipant, name| {
+            p.datagrams_by_transport()
+                .into_iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, c)| c)
+        };
+        if in_process {
+            assert!(
+                sent(&a, "in-process").unwrap() >= 20,
+                "{:?}",
+                a.datagrams_by_transport()
+            );
+            assert!(sent(&b, "in-process").unwrap() > 0, "the acknowledgments");
+        } else {
+            assert_eq!(sent(&a, "in-process"), None);
+        }
+        assert!(sent(&a, "udpv4").unwrap() > 0, "discovery stays on UDP");
+    }
+}

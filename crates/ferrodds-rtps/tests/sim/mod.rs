@@ -123,7 +123,7 @@ impl Network {
             spdp_destinations: Vec::new(),
             announce_period: Duration::from_secs(3600),
             type_information: true,
-            other_locator_kinds: Vec::new(),
+            other_locators: Vec::new(),
         };
         let mut node = ParticipantCore::new(self.now, Participant::new(prefix), silent);
         node.set_wall_clock(wall_at_zero());
@@ -154,7 +154,7 @@ impl Network {
                 spdp_destinations: destinations.clone(),
                 announce_period: Duration::from_millis(500),
                 type_information: true,
-                other_locator_kinds: Vec::new(),
+                other_locators: Vec::new(),
             };
             net.run_discovery(i, config);
         }

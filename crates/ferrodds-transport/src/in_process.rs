@@ -1,0 +1,261 @@
+//! The in-process transport: participants of one process hand each other datagrams
+//! through a queue instead of a socket (no system call to send, one copy).
+//!
+//! Each participant has an inbox, registered under a port number unique in the process; its
+//! locator is of kind [`KIND_IN_PROCESS`] with the process's address (the process id and a
+//! random tag, so that another process's locator, which it announces over SPDP like any
+//! other, is never mistaken for one of ours). Other vendors ignore a locator kind they do
+//! not know. Discovery keeps such a locator only when its address is this process's
+//! ([`InProcessTransport::reaches`]), and then prefers it to the UDP ones.
+
+use std::collections::hash_map::RandomState;
+use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasher;
+use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
+
+use crate::locator::Locator;
+use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
+
+/// The locator kind of the in-process transport (vendor-specific: "FD" and 1).
+pub const KIND_IN_PROCESS: i32 = 0x4644_0001;
+
+/// The most bytes an inbox holds before a send is refused (a lost datagram, which reliable
+/// writers repeat, as a full socket buffer would lose it).
+const INBOX_BYTES: usize = 8 << 20;
+
+/// The inboxes of this process's participants, by port.
+fn registry() -> MutexGuard<'static, HashMap<u32, Weak<Inbox>>> {
+    static REGISTRY: OnceLock<Mutex<HashMap<u32, Weak<Inbox>>>> = OnceLock::new();
+    REGISTRY
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// This process's address in in-process locators: `FDIP`, the process id, and 8 random
+/// bytes (a process id alone is reused across containers and restarts).
+pub fn process_address() -> [u8; 16] {
+    static ADDRESS: OnceLock<[u8; 16]> = OnceLock::new();
+    *ADDRESS.get_or_init(|| {
+        let mut a = [0u8; 16];
+        a[..4].copy_from_slice(b"FDIP");
+        a[4..8].copy_from_slice(&std::process::id().to_be_bytes());
+        // `RandomState` is seeded from the system's randomness once per process.
+        let random = RandomState::new().hash_one(std::time::SystemTime::now());
+        a[8..].copy_from_slice(&random.to_be_bytes());
+        a
+    })
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    /// Datagrams with the port of the inbox they came from.
+    datagrams: VecDeque<(u32, Vec<u8>)>,
+    bytes: usize,
+    stopped: bool,
+}
+
+#[derive(Debug, Default)]
+struct Inbox {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl Inbox {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// One participant's end of the in-process transport.
+#[derive(Debug)]
+pub struct InProcessTransport {
+    port: u32,
+    inbox: Arc<Inbox>,
+}
+
+impl InProcessTransport {
+    /// Registers a new inbox for a participant.
+    pub fn open() -> InProcessTransport {
+        static NEXT_PORT: AtomicU32 = AtomicU32::new(1);
+        let port = NEXT_PORT.fetch_add(1, Ordering::Relaxed);
+        let inbox = Arc::new(Inbox::default());
+        registry().insert(port, Arc::downgrade(&inbox));
+        InProcessTransport { port, inbox }
+    }
+
+    /// Where the other participants of this process reach this one.
+    pub fn locator(&self) -> Locator {
+        Locator {
+            kind: KIND_IN_PROCESS,
+            port: self.port,
+            address: process_address(),
+        }
+    }
+}
+
+impl Drop for InProcessTransport {
+    fn drop(&mut self) {
+        registry().remove(&self.port);
+        self.inbox.lock().stopped = true;
+        self.inbox.ready.notify_all();
+    }
+}
+
+impl Transport for InProcessTransport {
+    fn name(&self) -> &'static str {
+        "in-process"
+    }
+
+    fn locator_kinds(&self) -> &[i32] {
+        &[KIND_IN_PROCESS]
+    }
+
+    /// Only this process's locators: another process announces the same kind.
+    fn reaches(&self, locator: &Locator) -> bool {
+        locator.kind == KIND_IN_PROCESS && locator.address == process_address()
+    }
+
+    fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
+        if !self.reaches(destination) {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrNotAvailable,
+                "an in-process locator of another process",
+            ));
+        }
+        let inbox = registry()
+            .get(&destination.port)
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no such participant"))?;
+        let mut q = inbox.lock();
+        if q.stopped || q.bytes + datagram.len() > INBOX_BYTES {
+            return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
+        }
+        q.bytes += datagram.len();
+        q.datagrams.push_back((self.port, datagram.to_vec()));
+        drop(q);
+        inbox.ready.notify_one();
+        Ok(())
+    }
+
+    fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
+        Ok(vec![Arc::new(InboxChannel {
+            inbox: Arc::clone(&self.inbox),
+        })])
+    }
+}
+
+/// How long a receive waits before its thread looks at the shutdown flag by itself.
+const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug)]
+struct InboxChannel {
+    inbox: Arc<Inbox>,
+}
+
+impl InboxChannel {
+    fn pop(q: &mut Queue, buffer: &mut [u8]) -> Option<Datagram> {
+        let (from, bytes) = q.datagrams.pop_front()?;
+        q.bytes -= bytes.len();
+        let len = bytes.len().min(buffer.len());
+        buffer[..len].copy_from_slice(&bytes[..len]);
+        Some(Datagram {
+            len,
+            source: Locator {
+                kind: KIND_IN_PROCESS,
+                port: from,
+                address: process_address(),
+            },
+            truncated: len < bytes.len(),
+        })
+    }
+}
+
+impl ReceiveChannel for InboxChannel {
+    fn traffic(&self) -> Traffic {
+        Traffic::User
+    }
+
+    fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        let mut q = self.inbox.lock();
+        if q.datagrams.is_empty() && !q.stopped {
+            q = self
+                .inbox
+                .ready
+                .wait_timeout(q, RECEIVE_SAFETY_TIMEOUT)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        // What is queued is handed out even once stopped: the runtime stops asking.
+        Ok(InboxChannel::pop(&mut q, buffer))
+    }
+
+    fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        Ok(InboxChannel::pop(&mut self.inbox.lock(), buffer))
+    }
+
+    fn stop_receiving(&self) {
+        self.inbox.lock().stopped = true;
+        self.inbox.ready.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn participants_of_one_process_reach_each_other_and_no_one_else() {
+        let (a, b) = (InProcessTransport::open(), InProcessTransport::open());
+        let b_in = b.receive_channels().unwrap().remove(0);
+        a.send(b"hello", &b.locator()).unwrap();
+        let mut buf = [0u8; 3];
+        let got = b_in.try_receive(&mut buf).unwrap().unwrap();
+        assert_eq!((got.len, got.truncated, &buf), (3, true, b"hel"));
+        assert_eq!(got.source, a.locator());
+        assert!(b_in.try_receive(&mut buf).unwrap().is_none());
+        // Another process's locator of the same kind, and a participant that is gone.
+        let mut elsewhere = b.locator();
+        elsewhere.address[15] ^= 1;
+        assert!(!a.reaches(&elsewhere) && a.reaches(&b.locator()));
+        assert!(a.send(b"x", &elsewhere).is_err());
+        let gone = b.locator();
+        drop(b);
+        assert_eq!(
+            a.send(b"x", &gone).unwrap_err().kind(),
+            io::ErrorKind::NotConnected
+        );
+    }
+
+    #[test]
+    fn a_full_inbox_refuses_and_a_stopped_one_wakes_its_reader() {
+        let (a, b) = (InProcessTransport::open(), InProcessTransport::open());
+        let big = vec![0u8; 1 << 20];
+        for _ in 0..INBOX_BYTES >> 20 {
+            a.send(&big, &b.locator()).unwrap();
+        }
+        assert_eq!(
+            a.send(&big, &b.locator()).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        let b_in = b.receive_channels().unwrap().remove(0);
+        let mut buf = vec![0u8; 1 << 20];
+        for _ in 0..INBOX_BYTES >> 20 {
+            assert!(b_in.receive(&mut buf).unwrap().is_some());
+        }
+        // Empty: a receive blocks until the channel is stopped.
+        let waiter = {
+            let c = Arc::clone(&b_in);
+            std::thread::spawn(move || c.receive(&mut [0u8; 8]).unwrap())
+        };
+        b_in.stop_receiving();
+        assert!(waiter.join().unwrap().is_none());
+        assert!(
+            a.send(b"x", &b.locator()).is_err(),
+            "a stopped inbox takes nothing"
+        );
+    }
+}
