@@ -36,18 +36,19 @@ fn registry() -> MutexGuard<'static, HashMap<u32, Weak<Inbox>>> {
 }
 
 /// This process's address in in-process locators: `FDIP`, the process id, and 8 random
-/// bytes (a process id alone is reused across containers and restarts).
+/// bytes (a process id alone is reused across containers and restarts). The process id is
+/// read at each call, not kept: a child made by `fork` (Python's `multiprocessing` does
+/// that) inherits the random bytes and the registry, and must not take its parent's
+/// participants for its own.
 pub fn process_address() -> [u8; 16] {
-    static ADDRESS: OnceLock<[u8; 16]> = OnceLock::new();
-    *ADDRESS.get_or_init(|| {
-        let mut a = [0u8; 16];
-        a[..4].copy_from_slice(b"FDIP");
-        a[4..8].copy_from_slice(&std::process::id().to_be_bytes());
-        // `RandomState` is seeded from the system's randomness once per process.
-        let random = RandomState::new().hash_one(std::time::SystemTime::now());
-        a[8..].copy_from_slice(&random.to_be_bytes());
-        a
-    })
+    static TAG: OnceLock<u64> = OnceLock::new();
+    // `RandomState` is seeded from the system's randomness once per process.
+    let tag = *TAG.get_or_init(|| RandomState::new().hash_one(std::time::SystemTime::now()));
+    let mut a = [0u8; 16];
+    a[..4].copy_from_slice(b"FDIP");
+    a[4..8].copy_from_slice(&std::process::id().to_be_bytes());
+    a[8..].copy_from_slice(&tag.to_be_bytes());
+    a
 }
 
 #[derive(Debug, Default)]
@@ -75,6 +76,8 @@ impl Inbox {
 pub struct InProcessTransport {
     port: u32,
     inbox: Arc<Inbox>,
+    /// [`process_address`] when it opened (sends compare with this, no system call).
+    address: [u8; 16],
 }
 
 impl InProcessTransport {
@@ -84,7 +87,11 @@ impl InProcessTransport {
         let port = NEXT_PORT.fetch_add(1, Ordering::Relaxed);
         let inbox = Arc::new(Inbox::default());
         registry().insert(port, Arc::downgrade(&inbox));
-        InProcessTransport { port, inbox }
+        InProcessTransport {
+            port,
+            inbox,
+            address: process_address(),
+        }
     }
 
     /// Where the other participants of this process reach this one.
@@ -92,7 +99,7 @@ impl InProcessTransport {
         Locator {
             kind: KIND_IN_PROCESS,
             port: self.port,
-            address: process_address(),
+            address: self.address,
         }
     }
 }
@@ -116,7 +123,7 @@ impl Transport for InProcessTransport {
 
     /// Only this process's locators: another process announces the same kind.
     fn reaches(&self, locator: &Locator) -> bool {
-        locator.kind == KIND_IN_PROCESS && locator.address == process_address()
+        locator.kind == KIND_IN_PROCESS && locator.address == self.address
     }
 
     fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
@@ -144,6 +151,7 @@ impl Transport for InProcessTransport {
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
         Ok(vec![Arc::new(InboxChannel {
             inbox: Arc::clone(&self.inbox),
+            address: self.address,
         })])
     }
 }
@@ -154,10 +162,12 @@ const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 struct InboxChannel {
     inbox: Arc<Inbox>,
+    /// The process's address, for the source locators.
+    address: [u8; 16],
 }
 
 impl InboxChannel {
-    fn pop(q: &mut Queue, buffer: &mut [u8]) -> Option<Datagram> {
+    fn pop(&self, q: &mut Queue, buffer: &mut [u8]) -> Option<Datagram> {
         let (from, bytes) = q.datagrams.pop_front()?;
         q.bytes -= bytes.len();
         let len = bytes.len().min(buffer.len());
@@ -167,7 +177,7 @@ impl InboxChannel {
             source: Locator {
                 kind: KIND_IN_PROCESS,
                 port: from,
-                address: process_address(),
+                address: self.address,
             },
             truncated: len < bytes.len(),
         })
@@ -190,11 +200,11 @@ impl ReceiveChannel for InboxChannel {
                 .0;
         }
         // What is queued is handed out even once stopped: the runtime stops asking.
-        Ok(InboxChannel::pop(&mut q, buffer))
+        Ok(self.pop(&mut q, buffer))
     }
 
     fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
-        Ok(InboxChannel::pop(&mut self.inbox.lock(), buffer))
+        Ok(self.pop(&mut self.inbox.lock(), buffer))
     }
 
     fn stop_receiving(&self) {
