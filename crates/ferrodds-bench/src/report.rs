@@ -27,11 +27,11 @@ pub(crate) fn splice(doc: &str, section: &str) -> String {
 /// A payload size as people write it: 64 B, 16 KiB, 1 MiB, 11 MB.
 pub(crate) fn size_label(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
-    } else if bytes >= 1_000_000 && bytes % 1_000_000 == 0 {
+    } else if bytes >= 1_000_000 && bytes.is_multiple_of(1_000_000) {
         format!("{} MB", bytes / 1_000_000)
-    } else if bytes >= 1024 && bytes % 1024 == 0 {
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
         format!("{} KiB", bytes / 1024)
     } else {
         format!("{bytes} B")

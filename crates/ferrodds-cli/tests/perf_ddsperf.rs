@@ -691,3 +691,281 @@ fn bad_options_are_one_line_and_a_failure() {
         assert!(text.contains(mode), "{text}");
     }
 }
+
+// Shared memory (issue 13): FerroDDS processes of one host reach each other through
+// iceoryx2; everyone else, and every process where shared memory cannot be set up, over UDP.
+
+/// The datagrams a `ferrodds perf` summary says `transport` sent.
+fn datagrams(summary: &Value, transport: &str) -> u64 {
+    summary["datagrams"][transport].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn one_writer_reaches_a_ferrodds_sub_over_shared_memory_and_a_ddsperf_sub_over_udp() {
+    if !have_ddsperf(
+        "one_writer_reaches_a_ferrodds_sub_over_shared_memory_and_a_ddsperf_sub_over_udp",
+    ) {
+        return;
+    }
+    let _serial = serial();
+    loopback_multicast();
+    let domain = 41;
+    let sub = |transport| {
+        ferrodds(&[
+            "sub",
+            "-d",
+            &d(domain),
+            "-i",
+            "lo",
+            "-D",
+            PASSIVE_SECONDS,
+            "--json",
+            "--transport",
+            transport,
+        ])
+    };
+    let ferro_sub = start("ferrodds-sub", sub("shm"));
+    let cyclone_sub = start(
+        "ddsperf-sub",
+        ddsperf(domain, &["-D", PASSIVE_SECONDS, "sub"]),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let publisher = start(
+        "ferrodds-pub",
+        ferrodds(&[
+            "pub",
+            "-d",
+            &d(domain),
+            "-i",
+            "lo",
+            "-D",
+            ACTIVE_SECONDS,
+            "--size",
+            "64KiB",
+            "--rate",
+            "500",
+            "--json",
+            "--transport",
+            "shm",
+        ]),
+    )
+    .wait();
+    let ferro_sub = ferro_sub.stop_after(Duration::from_millis(700));
+    let cyclone_sub = cyclone_sub.stop_after(Duration::ZERO);
+    let all = || {
+        format!(
+            "{}\n{}\n{}",
+            publisher.show(),
+            ferro_sub.show(),
+            cyclone_sub.show()
+        )
+    };
+    assert!(publisher.status.success(), "{}", all());
+    let p = publisher.summary();
+    let s = ferro_sub.summary();
+    let written = p["samples"].as_u64().unwrap();
+    let received = s["samples"].as_u64().unwrap();
+    assert!(received > 0 && received <= written, "{}", all());
+    assert_eq!(s["lost"], 0, "{}", all());
+    assert!(ferro_sub.status.success(), "{}", all());
+    // The FerroDDS reader was sent its data, and answered, over shared memory; Cyclone's
+    // over UDP (each 64 KiB sample is several datagrams either way).
+    assert!(datagrams(&p, "shared-memory") >= received, "{}", all());
+    assert!(datagrams(&s, "shared-memory") > 0, "{}", all());
+    let (cyclone_received, lost) = ddsperf_received(&cyclone_sub.stdout)
+        .unwrap_or_else(|| panic!("ddsperf sub received nothing\n{}", all()));
+    assert!(
+        cyclone_received > 0 && cyclone_received <= written,
+        "{}",
+        all()
+    );
+    assert!(lost * 100 <= cyclone_received, "{}", all());
+    assert!(datagrams(&p, "udpv4") >= cyclone_received, "{}", all());
+}
+
+/// `ferrodds perf ARGS` in a mount namespace of its own, after `setup` (shell commands run
+/// as root there).
+fn in_mount_namespace(setup: &str, args: &[&str]) -> Command {
+    let mut c = Command::new("unshare");
+    c.args(["--mount", "sh", "-c"])
+        .arg(format!("{setup} && exec \"$0\" perf \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_ferrodds"))
+        .args(args);
+    c
+}
+
+fn can_unshare(test: &str) -> bool {
+    let ok = Command::new("unshare")
+        .args(["--mount", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        cannot_run::skip(
+            test,
+            "cannot make a mount namespace (needs root and unshare)",
+        );
+    }
+    ok
+}
+
+#[test]
+fn without_shared_memory_participants_say_so_once_and_use_udp() {
+    if !can_unshare("without_shared_memory_participants_say_so_once_and_use_udp") {
+        return;
+    }
+    let domain = 42;
+    // A read-only /dev/shm: iceoryx2 can make nothing.
+    let no_shm = "mount -t tmpfs -o ro tmpfs /dev/shm";
+    let (sub, publisher) = pair(
+        (
+            "ferrodds-sub",
+            in_mount_namespace(
+                no_shm,
+                &[
+                    "sub",
+                    "-d",
+                    &d(domain),
+                    "-i",
+                    "lo",
+                    "-D",
+                    PASSIVE_SECONDS,
+                    "--json",
+                ],
+            ),
+        ),
+        (
+            "ferrodds-pub",
+            in_mount_namespace(
+                no_shm,
+                &[
+                    "pub",
+                    "-d",
+                    &d(domain),
+                    "-i",
+                    "lo",
+                    "-D",
+                    ACTIVE_SECONDS,
+                    "--size",
+                    "1KiB",
+                    "--json",
+                ],
+            ),
+        ),
+    );
+    let all = || format!("{}\n{}", publisher.show(), sub.show());
+    assert!(publisher.status.success(), "{}", all());
+    for f in [&sub, &publisher] {
+        let warnings: Vec<&str> = f
+            .stderr
+            .lines()
+            .filter(|l| l.contains("shared memory unavailable"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{}", all());
+        assert!(warnings[0].contains("reached over UDP"), "{}", all());
+    }
+    let (p, s) = (publisher.summary(), sub.summary());
+    let received = s["samples"].as_u64().unwrap();
+    assert!(received > 0, "{}", all());
+    assert_eq!(s["lost"], 0, "{}", all());
+    assert!(p["datagrams"].get("shared-memory").is_none(), "{}", all());
+    // Samples share datagrams (writer batching): only that UDP carried them.
+    assert!(datagrams(&p, "udpv4") > 100, "{}", all());
+    // And with shared memory asked for by name, the run refuses in one line.
+    let refused = start(
+        "ferrodds-pub-shm",
+        in_mount_namespace(
+            no_shm,
+            &["pub", "-d", &d(domain), "-D", "1", "--transport", "shm"],
+        ),
+    )
+    .wait();
+    assert!(!refused.status.success(), "{}", refused.show());
+    assert!(
+        refused
+            .stderr
+            .trim_end()
+            .ends_with("--transport shm: shared memory is not available here"),
+        "{}",
+        refused.show()
+    );
+}
+
+#[test]
+fn a_writer_killed_in_the_middle_of_large_samples_leaves_the_reader_going_and_nothing_behind() {
+    let test =
+        "a_writer_killed_in_the_middle_of_large_samples_leaves_the_reader_going_and_nothing_behind";
+    if !can_unshare(test) {
+        return;
+    }
+    let _serial = serial();
+    loopback_multicast();
+    let domain = 43;
+    let dir = std::env::temp_dir().join(format!("ferrodds-shm-kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Every process in one mount namespace with a /dev/shm and an iceoryx2 directory of its
+    // own, so that what is left at the end is what these processes left.
+    let script = format!(
+        r#"set -u
+mount -t tmpfs tmpfs /dev/shm
+mkdir -p /tmp/iceoryx2 && mount -t tmpfs tmpfs /tmp/iceoryx2
+F="$0"; OUT="{out}"; D={domain}
+"$F" perf sub -d $D -i lo -D 20 --json --transport shm > "$OUT/sub.json" 2> "$OUT/sub.err" &
+SUB=$!
+sleep 0.5
+"$F" perf pub -d $D -i lo -s 4MiB --transport shm -D 15 > /dev/null 2>&1 &
+P1=$!
+sleep 1.5
+kill -9 $P1
+wait $P1
+"$F" perf pub -d $D -i lo -s 4MiB --transport shm -D 2 --json > "$OUT/pub.json" 2> "$OUT/pub.err"
+kill -TERM $SUB
+wait $SUB
+echo "sub exit $?"
+ls -A /dev/shm
+find /tmp/iceoryx2 -type f
+"#,
+        out = dir.display(),
+    );
+    let run = start("namespace", {
+        let mut c = Command::new("unshare");
+        c.args([
+            "--mount",
+            "sh",
+            "-c",
+            &script,
+            env!("CARGO_BIN_EXE_ferrodds"),
+        ]);
+        c
+    })
+    .wait();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+    let (sub_out, pub_out, sub_err) = (read("sub.json"), read("pub.json"), read("sub.err"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let all = format!("{}\nsub:\n{sub_out}{sub_err}\npub:\n{pub_out}", run.show());
+    let summary = |out: &str| -> Value {
+        out.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["kind"] == "summary")
+            .unwrap_or_else(|| panic!("no summary\n{all}"))
+    };
+    let (s, p) = (summary(&sub_out), summary(&pub_out));
+    assert!(run.stdout.contains("sub exit 0"), "{all}");
+    // The reader heard both writers and received from the second after the first died.
+    assert_eq!(s["writers"], 2, "{all}");
+    assert_eq!(s["lost"], 0, "{all}");
+    let second = p["samples"].as_u64().unwrap();
+    assert!(
+        second > 0 && datagrams(&p, "shared-memory") > second,
+        "{all}"
+    );
+    assert!(s["samples"].as_u64().unwrap() > 0, "{all}");
+    // Nothing left but iceoryx2's one global file: no segment, no node, no service.
+    let left: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("sub exit"))
+        .skip(1)
+        .filter(|l| !l.ends_with(".global_mgmt"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}\n{all}");
+}

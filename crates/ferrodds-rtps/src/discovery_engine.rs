@@ -157,11 +157,11 @@ pub struct DiscoveryConfig {
     /// `docs/interop.md`). The TypeLookup service answers either way.
     pub type_information: bool,
     /// What the driver's transports reach besides UDPv4 (this process's participants,
-    /// later shared memory): locators whose kind and address match one of these (the port
-    /// is the peer's own) are kept as announced, bounded like the others, and preferred —
-    /// a unicast list holding one drops its UDPv4 locators, so that a peer is not sent
-    /// everything twice. Other kinds are dropped. UDPv4 is always kept, bound to the
-    /// sender's address.
+    /// this host's), most preferred first: locators whose kind and address match one of
+    /// these (the port is the peer's own) are kept as announced, bounded like the others,
+    /// and preferred — a unicast list holding one keeps only the locators of the first of
+    /// these it matches, so that a peer is not sent everything twice. Other kinds are
+    /// dropped. UDPv4 is always kept, bound to the sender's address.
     pub other_locators: Vec<Locator>,
 }
 
@@ -1588,13 +1588,13 @@ fn reachable(other: &[Locator], l: &Locator) -> bool {
         .any(|o| o.kind == l.kind && o.address == l.address)
 }
 
-/// Keeps only the locators of `list` that a transport other than UDP reaches, when it has
-/// any (the UDPv4 ones would carry everything a second time).
+/// Keeps only the locators of `list` that the most preferred transport other than UDP
+/// reaches, when it reaches any: `other` is in the driver's order of preference (this
+/// process before this host), and the UDPv4 locators, or a second kind, would carry
+/// everything again.
 fn prefer_reachable(list: &mut Vec<Locator>, other: &[Locator]) {
-    if list
-        .iter()
-        .any(|l| l.kind != Locator::KIND_UDPV4 && reachable(other, l))
-    {
-        list.retain(|l| l.kind != Locator::KIND_UDPV4);
+    let same = |o: &Locator, l: &Locator| o.kind == l.kind && o.address == l.address;
+    if let Some(best) = other.iter().find(|o| list.iter().any(|l| same(o, l))) {
+        list.retain(|l| same(best, l));
     }
 }

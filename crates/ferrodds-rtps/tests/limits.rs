@@ -325,25 +325,41 @@ fn announced_locators_are_bound_to_the_sender_address() {
 
 #[test]
 fn locators_a_transport_reaches_are_kept_as_announced_and_preferred() {
-    // A vendor kind standing for this process's participants; UDPv6, which no transport
-    // here sends to; the same vendor kind with another process's address.
+    // Vendor kinds standing for this process's participants and this host's; UDPv6, which
+    // no transport here sends to; the same vendor kinds with other addresses.
     const IN_PROCESS: i32 = 0x4644_0001;
+    const SHARED_MEMORY: i32 = 0x4644_0002;
     let other = |kind, address, port| Locator {
         kind,
         port,
         address: [address; 16],
     };
-    let mut c = local_reaching(Limits::default(), vec![other(IN_PROCESS, 0xfe, 1)]);
+    let mut c = local_reaching(
+        Limits::default(),
+        vec![other(IN_PROCESS, 0xfe, 1), other(SHARED_MEMORY, 0x5d, 2)],
+    );
     let mut data = remote(1);
     data.default_unicast_locators = vec![
         other(IN_PROCESS, 0xfe, 7),
+        other(SHARED_MEMORY, 0x5d, 8),
         other(Locator::KIND_UDPV6, 0xfe, 7),
         v4(127, 0, 0, 1, 7412),
     ];
     feed(&mut c, from_loopback(), &spdp(prefix(1), 1, &data));
     let mut elsewhere = remote(2);
-    elsewhere.default_unicast_locators = vec![other(IN_PROCESS, 0xab, 7), v4(127, 0, 0, 1, 7414)];
+    elsewhere.default_unicast_locators = vec![
+        other(IN_PROCESS, 0xab, 7),
+        other(SHARED_MEMORY, 0xab, 8),
+        v4(127, 0, 0, 1, 7414),
+    ];
     feed(&mut c, from_loopback(), &spdp(prefix(2), 1, &elsewhere));
+    let mut same_host = remote(3);
+    same_host.default_unicast_locators = vec![
+        other(IN_PROCESS, 0xab, 7),
+        other(SHARED_MEMORY, 0x5d, 9),
+        v4(127, 0, 0, 1, 7416),
+    ];
+    feed(&mut c, from_loopback(), &spdp(prefix(3), 1, &same_host));
     let known = |n| {
         c.discovery
             .remote_participants()
@@ -352,10 +368,13 @@ fn locators_a_transport_reaches_are_kept_as_announced_and_preferred() {
             .default_unicast_locators
             .clone()
     };
-    // Reached in process: that locator only (UDP would carry everything twice).
+    // Reached in process: that locator only (UDP or shared memory would carry
+    // everything again).
     assert_eq!(known(1), [other(IN_PROCESS, 0xfe, 7)]);
-    // Another process's: by UDP.
+    // Another host's: by UDP.
     assert_eq!(known(2), [v4(127, 0, 0, 1, 7414)]);
+    // Another process of this host: by shared memory.
+    assert_eq!(known(3), [other(SHARED_MEMORY, 0x5d, 9)]);
 }
 
 #[test]

@@ -313,6 +313,7 @@ pub struct TransportConfig {
     busy_poll: bool,
     wait_spin: Duration,
     in_process: bool,
+    shared_memory: bool,
 }
 
 /// Builds a [`TransportConfig`]; every setting starts at its default.
@@ -341,6 +342,7 @@ impl Default for TransportConfig {
             busy_poll: false,
             wait_spin: Duration::ZERO,
             in_process: true,
+            shared_memory: true,
         }
     }
 }
@@ -466,6 +468,12 @@ impl TransportConfig {
     /// transport rather than UDP (default true).
     pub fn in_process(&self) -> bool {
         self.in_process
+    }
+
+    /// Whether participants of this host exchange user traffic through shared memory
+    /// rather than UDP (default true).
+    pub fn shared_memory(&self) -> bool {
+        self.shared_memory
     }
 
     /// The socket options this configuration asks for, sending multicast from `interface`.
@@ -602,6 +610,9 @@ impl TransportConfig {
         }
         if let Some(v) = t.in_process {
             config.in_process = v;
+        }
+        if let Some(v) = t.shared_memory {
+            config.shared_memory = v;
         }
         if let Some(v) = t.wait_spin_us {
             spans.insert("transport.wait_spin_us".to_owned(), v.span());
@@ -779,6 +790,13 @@ impl TransportConfigBuilder {
         self
     }
 
+    /// Whether participants of this host exchange user traffic through shared memory
+    /// instead of UDP (default true; discovery stays on UDP either way).
+    pub fn shared_memory(mut self, on: bool) -> Self {
+        self.config.shared_memory = on;
+        self
+    }
+
     /// The configuration, once checked.
     pub fn build(self) -> Result<TransportConfig, ConfigError> {
         self.config
@@ -879,6 +897,7 @@ struct FileTransport {
     busy_poll: Option<bool>,
     wait_spin_us: Option<Spanned<u64>>,
     in_process: Option<bool>,
+    shared_memory: Option<bool>,
 }
 
 /// `"auto"` or an integer.
@@ -1004,6 +1023,7 @@ mod tests {
             busy_poll = true
             wait_spin_us = 200
             in_process = false
+            shared_memory = false
             "#,
         )
         .unwrap();
@@ -1030,6 +1050,7 @@ mod tests {
         assert_eq!(config.wait_spin(), Duration::from_micros(200));
         assert_eq!(TransportConfig::default().wait_spin(), Duration::ZERO);
         assert!(!config.in_process() && TransportConfig::default().in_process());
+        assert!(!config.shared_memory() && TransportConfig::default().shared_memory());
     }
 
     #[test]
@@ -1084,7 +1105,7 @@ mod tests {
             "configuration file `test.toml`, line 2: key `transport.interfce`: unknown field \
              `interfce`, expected one of `interface`, `allow_multicast`, `multicast_group`, \
              `multicast_ttl`, `peers`, `participants_per_peer`, `receive_buffer_size`, \
-             `send_buffer_size`, `busy_poll`, `wait_spin_us`, `in_process`"
+             `send_buffer_size`, `busy_poll`, `wait_spin_us`, `in_process`, `shared_memory`"
         );
         assert_eq!(
             error("[transprot]\n"),

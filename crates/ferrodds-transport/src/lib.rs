@@ -16,6 +16,9 @@
 //!   participant's list of them, which picks one per destination by locator kind.
 //! - [`in_process`]: [`InProcessTransport`], participants of one process handing each
 //!   other datagrams through a queue (a vendor locator kind with the process's address).
+//! - [`shared_memory`]: [`SharedMemoryTransport`], the participants of one host handing
+//!   each other datagrams through iceoryx2 (an inbox service per participant; a vendor
+//!   locator kind with the host's address).
 //! - [`udp_transport`]: [`UdpTransport`], the UDPv4 transport: the sockets of one
 //!   participant, bound on the first free participant index (as Cyclone DDS and Fast DDS
 //!   do), with the SPDP destinations: the multicast group and a list of unicast peers for
@@ -28,11 +31,12 @@
 //! which this crate does not depend on), runs no threads and keeps no clock — the runtime
 //! in `ferrodds` drives the sockets. It does not change system settings: when the kernel
 //! caps a buffer size (Linux's `net.core.rmem_max`) it reports it and goes on. IPv6,
-//! shared memory, TCP and batching of sends (`sendmmsg`, GSO) are not here yet. It is
+//! TCP and batching of sends (`sendmmsg`, GSO) are not here yet. It is
 //! written for Unix and tested on Linux.
 //!
-//! It holds no `unsafe` code: `socket2` sets the socket options and `nix` lists interfaces
-//! and receives into `&mut [u8]`, both behind safe interfaces.
+//! It holds no `unsafe` code: `socket2` sets the socket options, `nix` lists interfaces
+//! and receives into `&mut [u8]`, and iceoryx2 maps the shared segments, all behind safe
+//! interfaces.
 
 #![forbid(unsafe_code)]
 
@@ -41,6 +45,7 @@ pub mod in_process;
 pub mod interface;
 pub mod locator;
 pub mod ports;
+pub mod shared_memory;
 pub mod transport;
 pub mod udp;
 pub mod udp_transport;
@@ -53,6 +58,7 @@ pub use in_process::{InProcessTransport, KIND_IN_PROCESS};
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};
+pub use shared_memory::{SharedMemoryError, SharedMemoryTransport, KIND_SHARED_MEMORY};
 pub use transport::{Datagram, ReceiveChannel, SendError, Traffic, Transport, Transports};
 pub use udp::{
     BufferSize, BufferSizes, Received, SendSummary, SocketError, SocketOptions, UdpSocket,

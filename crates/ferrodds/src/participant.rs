@@ -17,7 +17,8 @@ use ferrodds_rtps::{
     DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriterStats,
 };
 use ferrodds_transport::{
-    InProcessTransport, InterfaceSelector, TransportConfig, Transports, UdpTransport,
+    InProcessTransport, InterfaceSelector, SharedMemoryTransport, TransportConfig, Transports,
+    UdpTransport,
 };
 
 use crate::error::{Error, Result};
@@ -181,6 +182,15 @@ impl ParticipantBuilder {
         self
     }
 
+    /// Whether user traffic with the other FerroDDS participants of this host goes through
+    /// shared memory instead of UDP (on by default; `transport.shared_memory` in the
+    /// configuration file). Where shared memory cannot be set up the participant says so
+    /// in one warning and uses UDP. Discovery stays on UDP either way.
+    pub fn shared_memory(mut self, on: bool) -> Self {
+        self.config = self.config.shared_memory(on);
+        self
+    }
+
     /// How long a thread waiting on this participant (`wait_for_data`, a wait set, a wait
     /// for matches or acknowledgments) spins before it sleeps (zero by default;
     /// `transport.wait_spin_us` in the configuration file). A sample that arrives during
@@ -260,6 +270,21 @@ impl ParticipantBuilder {
             own.default_unicast_locators.insert(0, l);
             other_locators.push(l);
             transports.push(Box::new(in_process));
+        }
+        if config.shared_memory() {
+            // Next: preferred to UDP for the participants of this host, announced after
+            // the in-process locator (discovery prefers the first kind a peer shares).
+            match SharedMemoryTransport::open() {
+                Ok(shm) => {
+                    let l = runtime::rtps_locator(shm.locator());
+                    own.default_unicast_locators.insert(other_locators.len(), l);
+                    other_locators.push(l);
+                    transports.push(Box::new(shm));
+                }
+                Err(e) => runtime::warn_user(format_args!(
+                    "FerroDDS: shared memory unavailable ({e}); this host's participants are reached over UDP"
+                )),
+            }
         }
         transports.push(Box::new(transport));
         let shared_now = ferrodds_rtps::Timestamp(0);

@@ -554,6 +554,16 @@ fn transport_locator(l: &Locator) -> ferrodds_transport::Locator {
     }
 }
 
+/// Tells the user something they must act on or know (a fallback): through `tracing` when
+/// the application installed a subscriber, otherwise as one line on standard error.
+pub(crate) fn warn_user(message: std::fmt::Arguments<'_>) {
+    if tracing::dispatcher::has_been_set() {
+        tracing::warn!("{message}");
+    } else {
+        eprintln!("{message}");
+    }
+}
+
 /// Datagrams up to the UDP maximum.
 const RECEIVE_BUFFER: usize = 65536;
 
@@ -598,7 +608,7 @@ fn poll_loop(shared: &Shared, channels: &[Arc<dyn ReceiveChannel>]) {
             // Now and then let another runnable thread have this core (without sleeping):
             // where threads outnumber cores, a spinner that never yields delays the very
             // thread that would send the next sample by a whole time slice.
-            if idle_rounds % 64 == 0 {
+            if idle_rounds.is_multiple_of(64) {
                 std::thread::yield_now();
             } else {
                 std::hint::spin_loop();

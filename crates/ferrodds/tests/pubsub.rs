@@ -531,8 +531,14 @@ fn untyped_and_typed_endpoints_exchange_samples_and_find_each_others_types() {
 }
 
 #[test]
-fn participants_of_one_process_exchange_user_data_in_process_unless_told_not_to() {
-    for in_process in [true, false] {
+fn participants_exchange_user_data_in_process_then_over_shared_memory_then_over_udp() {
+    // The transport each setting leaves for user data between two participants of one
+    // process (and so of one host).
+    for (in_process, shared_memory, expected) in [
+        (true, true, "in-process"),
+        (false, true, "shared-memory"),
+        (false, false, "udpv4"),
+    ] {
         let make = || {
             DomainParticipant::builder()
                 .unwrap()
@@ -541,11 +547,12 @@ fn participants_of_one_process_exchange_user_data_in_process_unless_told_not_to(
                 .unwrap()
                 .allow_multicast(false)
                 .in_process(in_process)
+                .shared_memory(shared_memory)
                 .build()
                 .unwrap()
         };
         let (a, b) = (make(), make());
-        let topic = format!("in-process-{in_process}");
+        let topic = format!("transport-{expected}");
         let writer = a
             .create_writer(
                 &a.create_topic::<Reading>(&topic).unwrap(),
@@ -560,6 +567,7 @@ fn participants_of_one_process_exchange_user_data_in_process_unless_told_not_to(
             .unwrap();
         writer.wait_for_matched(1, T).unwrap();
         reader.wait_for_matched(1, T).unwrap();
+        let udp_before = sent(&a, "udpv4").unwrap();
         for i in 0..20 {
             writer.write(&reading(i)).unwrap();
         }
@@ -568,23 +576,30 @@ fn participants_of_one_process_exchange_user_data_in_process_unless_told_not_to(
             .into_iter()
             .map(|s| s.data)
             .collect();
-        assert_eq!(got, (0..20).map(reading).collect::<Vec<_>>());
-        let sent = |p: &DomainParticipant, name| {
-            p.datagrams_by_transport()
-                .into_iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, c)| c)
-        };
-        if in_process {
-            assert!(
-                sent(&a, "in-process").unwrap() >= 20,
-                "{:?}",
-                a.datagrams_by_transport()
-            );
-            assert!(sent(&b, "in-process").unwrap() > 0, "the acknowledgments");
-        } else {
-            assert_eq!(sent(&a, "in-process"), None);
+        assert_eq!(got, (0..20).map(reading).collect::<Vec<_>>(), "{expected}");
+        let counts = a.datagrams_by_transport();
+        assert!(sent(&a, expected).unwrap() >= 20, "{expected}: {counts:?}");
+        assert!(sent(&b, expected).unwrap() > 0, "the acknowledgments");
+        for other in ["in-process", "shared-memory"] {
+            if other != expected {
+                assert!(sent(&a, other).unwrap_or(0) == 0, "{expected}: {counts:?}");
+            }
         }
-        assert!(sent(&a, "udpv4").unwrap() > 0, "discovery stays on UDP");
+        if expected != "udpv4" {
+            // Discovery only (an SPDP or SEDP repeat may fall in the window).
+            assert!(
+                sent(&a, "udpv4").unwrap() - udp_before < 20,
+                "{expected}: {counts:?}"
+            );
+        }
+        assert_eq!(sent(&a, "in-process").is_some(), in_process);
+        assert_eq!(sent(&a, "shared-memory").is_some(), shared_memory);
+    }
+
+    fn sent(p: &DomainParticipant, name: &str) -> Option<u64> {
+        p.datagrams_by_transport()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, c)| c)
     }
 }

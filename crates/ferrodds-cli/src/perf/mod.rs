@@ -125,6 +125,23 @@ struct CommonArgs {
     /// sleeping (a core kept busy; FERRODDS_CONFIG's transport.busy_poll).
     #[arg(long)]
     busy_poll: bool,
+    /// How user data reaches FerroDDS peers on this host: "shm" over shared memory (an
+    /// error where it cannot be set up), "udp" over UDP alone, "auto" as configured
+    /// (shared memory on by default, with UDP where it is not available). Discovery, and
+    /// peers of other vendors, use UDP in every case.
+    #[arg(long, value_enum, default_value = "auto")]
+    transport: TransportChoice,
+}
+
+/// `--transport`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TransportChoice {
+    /// As the configuration says.
+    Auto,
+    /// UDP only (no shared memory, no in-process queues).
+    Udp,
+    /// Shared memory, required.
+    Shm,
 }
 
 #[derive(Args, Debug)]
@@ -216,6 +233,7 @@ pub(crate) struct Settings {
     pub(crate) json: bool,
     pub(crate) trigger: Trigger,
     pub(crate) busy_poll: bool,
+    pub(crate) transport: TransportChoice,
     /// Writer batching on the data writer.
     pub(crate) batch: bool,
 }
@@ -242,6 +260,7 @@ impl Settings {
             json: c.json,
             trigger: c.trigger,
             busy_poll: c.busy_poll,
+            transport: c.transport,
             batch: false,
         })
     }

@@ -24,7 +24,7 @@ use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos, Sample, Topic};
 
 use super::types::PerfSample;
 use super::user_data::ddsperf_user_data;
-use super::{History, Settings, Trigger};
+use super::{History, Settings, TransportChoice, Trigger};
 
 /// ddsperf's topics' max blocking time (`dds_qset_reliability (…, DDS_SECS (10))`).
 const MAX_BLOCKING: Duration = Duration::from_secs(10);
@@ -156,6 +156,17 @@ pub(crate) struct Node<T> {
 }
 
 impl<T: PerfSample> Node<T> {
+    /// The datagrams each transport sent (in the summaries: which way the data went).
+    pub(crate) fn datagrams(&self) -> serde_json::Value {
+        let counts = self.pong_writers.participant.datagrams_by_transport();
+        serde_json::Value::Object(
+            counts
+                .into_iter()
+                .map(|(name, n)| (name.to_owned(), n.into()))
+                .collect(),
+        )
+    }
+
     /// Creates the participant and every endpoint; `with_data_reader` for `sub`.
     pub(crate) fn new(settings: &Settings, with_data_reader: bool) -> Result<Self, String> {
         // ddsperf recognises its peers by the participant's USER_DATA.
@@ -167,7 +178,20 @@ impl<T: PerfSample> Node<T> {
         if let Some(interface) = &settings.interface {
             builder = builder.interface(interface).map_err(|e| e.to_string())?;
         }
+        match settings.transport {
+            TransportChoice::Auto => {}
+            TransportChoice::Udp => builder = builder.in_process(false).shared_memory(false),
+            TransportChoice::Shm => builder = builder.shared_memory(true),
+        }
         let participant = builder.build().map_err(|e| e.to_string())?;
+        if settings.transport == TransportChoice::Shm
+            && !participant
+                .datagrams_by_transport()
+                .iter()
+                .any(|(name, _)| *name == "shared-memory")
+        {
+            return Err("--transport shm: shared memory is not available here".into());
+        }
         let r = if settings.reliable { 'R' } else { 'U' };
         let topic = |kind: &str| {
             participant

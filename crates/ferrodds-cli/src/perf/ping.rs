@@ -324,7 +324,7 @@ pub(crate) fn run<T: PerfSample>(
     reporter.emit(
         &text,
         &json!({
-            "mode": "ping", "kind": "summary", "seconds": super::stats::round3(wall.as_secs_f64()),
+            "mode": "ping", "kind": "summary", "datagrams": node.datagrams(), "seconds": super::stats::round3(wall.as_secs_f64()),
             "roundtrips": st.roundtrips, "rate": super::stats::round3(rate),
             "peers": st.peers.len(), "size": size, "timeouts": st.timeouts, "untimed": st.untimed,
             "rtt_us": summary.map(|s| s.json()), "half_rtt_us": summary.map(|s| s.halved().json()),

@@ -75,7 +75,7 @@ pub(crate) fn run<T: PerfSample>(settings: &Settings, stop: &Stop) -> Result<(),
             cpu.percent_of(wall)
         ),
         &json!({
-            "mode": "pong", "kind": "summary", "seconds": round3(wall.as_secs_f64()),
+            "mode": "pong", "kind": "summary", "datagrams": node.datagrams(), "seconds": round3(wall.as_secs_f64()),
             "answered": total, "rate": round3(rate), "cpu": cpu.json(wall),
         }),
     );

@@ -253,7 +253,7 @@ pub(crate) fn run<T: PerfSample>(
     reporter.emit(
         &text,
         &json!({
-            "mode": "pub", "kind": "summary", "seconds": round3(secs),
+            "mode": "pub", "kind": "summary", "datagrams": node.datagrams(), "seconds": round3(secs),
             "samples": st.counters.written, "size": size, "rate": round3(rate),
             "mb_per_s": round3(mbps), "readers": readers, "timeouts": st.counters.timeouts,
             "write_us": latency.map(|l| l.json()), "cpu": cpu.json(publishing),

@@ -284,7 +284,7 @@ pub(crate) fn run<T: PerfSample>(
     reporter.emit(
         &text,
         &json!({
-            "mode": "sub", "kind": "summary", "seconds": round3(secs),
+            "mode": "sub", "kind": "summary", "datagrams": node.datagrams(), "seconds": round3(secs),
             "samples": st.total.received, "bytes": st.total.bytes,
             "writers": st.tracker.writers(), "rate": round3(rate), "mb_per_s": round3(mbps),
             "lost": st.total.lost, "late": st.total.late, "pings_answered": st.pings_answered,

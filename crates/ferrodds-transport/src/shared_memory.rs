@@ -1,0 +1,519 @@
+//! The shared-memory transport: the participants of one host hand each other datagrams
+//! through iceoryx2 instead of the loopback interface (a copy into a shared segment and a
+//! wake-up, no trip through the kernel's network stack).
+//!
+//! Each participant has an inbox: an iceoryx2 publish-subscribe service of byte slices,
+//! named for a port number chosen at random among those free on the host, with an event
+//! service of the same name that wakes its receive thread. Its locator is of kind
+//! [`KIND_SHARED_MEMORY`], with that port and the host's address ([`host_address`]: the
+//! kernel's boot id and the device of `/dev/shm`, so two containers that share a kernel but
+//! not a `/dev/shm` are told apart). Discovery keeps such a locator only when its address
+//! is this host's ([`SharedMemoryTransport::reaches`]) and then prefers it to UDP; other
+//! vendors skip a locator kind they do not know, and keep reaching us over UDP.
+//!
+//! A sender opens a publisher to a peer's inbox on its first datagram and keeps it. The
+//! user header of each slice carries the sender's own inbox port (the source locator).
+//! Whatever a slice holds is another process's bytes: it is copied out into the runtime's
+//! buffer before anything reads it, and parsed like any datagram.
+//!
+//! iceoryx2 cleans up after processes that died holding segments: the first transport of a
+//! process removes what dead nodes left behind.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use iceoryx2::port::listener::Listener;
+use iceoryx2::port::notifier::Notifier;
+use iceoryx2::port::publisher::Publisher;
+use iceoryx2::port::subscriber::Subscriber;
+use iceoryx2::prelude::*;
+use iceoryx2::service::port_factory::{event, publish_subscribe};
+
+use crate::locator::Locator;
+use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
+
+/// The locator kind of the shared-memory transport (vendor-specific: "FD" and 2).
+pub const KIND_SHARED_MEMORY: i32 = 0x4644_0002;
+
+/// iceoryx2's inter-process services whose ports may be shared between threads.
+type Ipc = ipc_threadsafe::Service;
+
+/// How many participants of the host may send to one inbox at once.
+const MAX_SENDERS: usize = 128;
+
+/// Datagrams an inbox holds before a sender's next one is discarded (a lost datagram,
+/// which reliable writers repeat, as a full socket buffer would lose it). With datagrams of
+/// up to 64 KiB, a sender's segment for one peer is about 8 MiB.
+const INBOX_DATAGRAMS: usize = 128;
+
+/// The slice size a sender's segment is first made for; larger datagrams grow it.
+const INITIAL_SLICE: usize = 64 * 1024;
+
+/// How long a receive waits before its thread looks at the shutdown flag by itself.
+const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why shared memory cannot be used: the participant goes on with UDP alone.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SharedMemoryError {
+    /// The host's identity could not be read (`/proc/sys/kernel/random/boot_id`,
+    /// `/dev/shm`).
+    #[error("cannot tell which host this is ({what}): {source}")]
+    Host {
+        /// What was read.
+        what: &'static str,
+        /// The system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// iceoryx2 refused (no space or no permission in `/dev/shm` or its directory in
+    /// `/tmp`, too many services).
+    #[error("iceoryx2 could not {step}: {source}")]
+    Iceoryx {
+        /// What it was asked to do.
+        step: &'static str,
+        /// Its error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+fn iceoryx<E: std::error::Error + Send + Sync + 'static>(
+    step: &'static str,
+) -> impl FnOnce(E) -> SharedMemoryError {
+    move |e| SharedMemoryError::Iceoryx {
+        step,
+        source: Box::new(e),
+    }
+}
+
+/// This host's address in shared-memory locators: `FDSM`, the first 8 bytes of the
+/// kernel's boot id, and the low 4 bytes of the device number of `/dev/shm`.
+pub fn host_address() -> Result<[u8; 16], SharedMemoryError> {
+    use std::os::unix::fs::MetadataExt;
+    let host = |what| move |source| SharedMemoryError::Host { what, source };
+    let boot =
+        std::fs::read_to_string("/proc/sys/kernel/random/boot_id").map_err(host("the boot id"))?;
+    let hex: Vec<u8> = boot
+        .bytes()
+        .filter(u8::is_ascii_hexdigit)
+        .map(|c| (c as char).to_digit(16).unwrap_or(0) as u8)
+        .collect();
+    if hex.len() < 16 {
+        return Err(SharedMemoryError::Host {
+            what: "the boot id",
+            source: io::Error::new(io::ErrorKind::InvalidData, "not a UUID"),
+        });
+    }
+    let dev = std::fs::metadata("/dev/shm")
+        .map_err(host("/dev/shm"))?
+        .dev();
+    let mut a = [0u8; 16];
+    a[..4].copy_from_slice(b"FDSM");
+    for (i, pair) in hex[..16].chunks_exact(2).enumerate() {
+        a[4 + i] = pair[0] << 4 | pair[1];
+    }
+    a[12..].copy_from_slice(&(dev as u32).to_be_bytes());
+    Ok(a)
+}
+
+/// The process's iceoryx2 node while one of its transports lives (dropped with the last,
+/// which removes its files), made again in a child made by `fork`.
+fn node() -> Result<Arc<Node<Ipc>>, SharedMemoryError> {
+    static NODE: Mutex<Option<(u32, Weak<Node<Ipc>>)>> = Mutex::new(None);
+    let mut guard = NODE.lock().unwrap_or_else(|p| p.into_inner());
+    let pid = std::process::id();
+    if let Some(node) = guard
+        .as_ref()
+        .filter(|(owner, _)| *owner == pid)
+        .and_then(|(_, node)| node.upgrade())
+    {
+        return Ok(node);
+    }
+    let node = NodeBuilder::new()
+        // The application owns its signals (Python's KeyboardInterrupt among them).
+        .signal_handling_mode(SignalHandlingMode::Disabled)
+        .create::<Ipc>()
+        .map_err(iceoryx("create a node"))?;
+    // What processes killed before they could clean up left behind.
+    let _ = node.try_cleanup_dead_nodes();
+    let node = Arc::new(node);
+    *guard = Some((pid, Arc::downgrade(&node)));
+    Ok(node)
+}
+
+fn service_name(port: u32) -> Result<ServiceName, SharedMemoryError> {
+    ServiceName::new(&format!("ferrodds/inbox/{port:08x}")).map_err(iceoryx("name a service"))
+}
+
+/// A random port number (from the standard library's per-process random seed).
+fn random_port() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u32(COUNTER.fetch_add(1, Ordering::Relaxed));
+    (h.finish() as u32).max(1)
+}
+
+/// The way to one peer's inbox.
+#[derive(Debug)]
+struct Peer {
+    service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
+    publisher: Publisher<Ipc, [u8], u32>,
+    notifier: Notifier<Ipc>,
+    _event: event::PortFactory<Ipc>,
+}
+
+/// One participant's end of the shared-memory transport.
+#[derive(Debug)]
+pub struct SharedMemoryTransport {
+    node: Arc<Node<Ipc>>,
+    port: u32,
+    address: [u8; 16],
+    inbox: Arc<InboxChannel>,
+    peers: Mutex<HashMap<u32, Arc<Peer>>>,
+    _service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
+    _event: event::PortFactory<Ipc>,
+}
+
+impl SharedMemoryTransport {
+    /// Creates this participant's inbox.
+    pub fn open() -> Result<SharedMemoryTransport, SharedMemoryError> {
+        let address = host_address()?;
+        let node = node()?;
+        let mut attempts = 0;
+        let (port, service) = loop {
+            let port = random_port();
+            let created = node
+                .service_builder(&service_name(port)?)
+                .publish_subscribe::<[u8]>()
+                .user_header::<u32>()
+                .max_publishers(MAX_SENDERS)
+                .max_subscribers(1)
+                .max_nodes(MAX_SENDERS + 1)
+                .subscriber_max_buffer_size(INBOX_DATAGRAMS)
+                .history_size(0)
+                .enable_safe_overflow(false)
+                .create();
+            match created {
+                Ok(s) => break (port, s),
+                // Another participant of the host has this port: draw again.
+                Err(_) if attempts < 8 => attempts += 1,
+                Err(e) => return Err(iceoryx("create an inbox")(e)),
+            }
+        };
+        let event = node
+            .service_builder(&service_name(port)?)
+            .event()
+            .max_notifiers(MAX_SENDERS + 1)
+            .max_listeners(1)
+            .max_nodes(MAX_SENDERS + 1)
+            .open_or_create()
+            .map_err(iceoryx("create an inbox's event"))?;
+        let subscriber = service
+            .subscriber_builder()
+            .buffer_size(INBOX_DATAGRAMS)
+            .create()
+            .map_err(iceoryx("subscribe to an inbox"))?;
+        let listener = event
+            .listener_builder()
+            .create()
+            .map_err(iceoryx("listen to an inbox"))?;
+        let waker = event
+            .notifier_builder()
+            .create()
+            .map_err(iceoryx("make an inbox's waker"))?;
+        let inbox = Arc::new(InboxChannel {
+            subscriber,
+            listener,
+            waker,
+            stopped: AtomicBool::new(false),
+            address,
+            empty_polls: AtomicU32::new(0),
+        });
+        tracing::debug!(port, "shared-memory inbox open");
+        Ok(SharedMemoryTransport {
+            node,
+            port,
+            address,
+            inbox,
+            peers: Mutex::default(),
+            _service: service,
+            _event: event,
+        })
+    }
+
+    /// Where the other participants of this host reach this one.
+    pub fn locator(&self) -> Locator {
+        Locator {
+            kind: KIND_SHARED_MEMORY,
+            port: self.port,
+            address: self.address,
+        }
+    }
+
+    fn peers(&self) -> MutexGuard<'_, HashMap<u32, Arc<Peer>>> {
+        self.peers.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn open_peer(&self, port: u32) -> io::Result<Arc<Peer>> {
+        fn gone<E>(_: E) -> io::Error {
+            io::Error::new(io::ErrorKind::NotConnected, "no such shared-memory inbox")
+        }
+        let name = service_name(port).map_err(io::Error::other)?;
+        let service = self
+            .node
+            .service_builder(&name)
+            .publish_subscribe::<[u8]>()
+            .user_header::<u32>()
+            .open()
+            .map_err(gone)?;
+        let event = self
+            .node
+            .service_builder(&name)
+            .event()
+            .open()
+            .map_err(gone)?;
+        let publisher = service
+            .publisher_builder()
+            .initial_max_slice_len(INITIAL_SLICE)
+            .allocation_strategy(AllocationStrategy::PowerOfTwo)
+            .backpressure_strategy(BackpressureStrategy::DiscardData)
+            .max_loaned_samples(1)
+            .create()
+            .map_err(io::Error::other)?;
+        let notifier = event
+            .notifier_builder()
+            .create()
+            .map_err(io::Error::other)?;
+        Ok(Arc::new(Peer {
+            service,
+            publisher,
+            notifier,
+            _event: event,
+        }))
+    }
+}
+
+impl Transport for SharedMemoryTransport {
+    fn name(&self) -> &'static str {
+        "shared-memory"
+    }
+
+    fn locator_kinds(&self) -> &[i32] {
+        &[KIND_SHARED_MEMORY]
+    }
+
+    /// Only this host's locators: another host announces the same kind.
+    fn reaches(&self, locator: &Locator) -> bool {
+        locator.kind == KIND_SHARED_MEMORY && locator.address == self.address
+    }
+
+    fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
+        if !self.reaches(destination) {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrNotAvailable,
+                "a shared-memory locator of another host",
+            ));
+        }
+        let port = destination.port;
+        let existing = self.peers().get(&port).cloned();
+        let peer = match existing {
+            Some(p) => p,
+            None => {
+                let p = self.open_peer(port)?;
+                self.peers().insert(port, Arc::clone(&p));
+                p
+            }
+        };
+        let mut sample = peer
+            .publisher
+            .loan_slice_uninit(datagram.len())
+            .map_err(io::Error::other)?;
+        *sample.user_header_mut() = self.port;
+        let delivered = sample
+            .write_from_slice(datagram)
+            .send()
+            .map_err(io::Error::other)?;
+        if delivered == 0 {
+            // A full inbox, or one whose owner is gone (then the way to it is dropped, with
+            // its segment, and a later send finds out whether it came back).
+            if peer.service.dynamic_config().number_of_subscribers() == 0 {
+                self.peers().remove(&port);
+                return Err(io::Error::new(
+                    io::ErrorKind::NotConnected,
+                    "the shared-memory inbox's owner is gone",
+                ));
+            }
+            return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
+        }
+        peer.notifier.notify().map_err(io::Error::other)?;
+        Ok(())
+    }
+
+    fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
+        Ok(vec![Arc::clone(&self.inbox) as Arc<dyn ReceiveChannel>])
+    }
+}
+
+impl Drop for SharedMemoryTransport {
+    fn drop(&mut self) {
+        self.inbox.stop_receiving();
+    }
+}
+
+#[derive(Debug)]
+struct InboxChannel {
+    subscriber: Subscriber<Ipc, [u8], u32>,
+    listener: Listener<Ipc>,
+    /// Wakes the receive thread when the channel stops.
+    waker: Notifier<Ipc>,
+    stopped: AtomicBool,
+    /// The host's address, for the source locators.
+    address: [u8; 16],
+    /// Non-blocking receives that found nothing, to drain the wake-ups now and then.
+    empty_polls: AtomicU32,
+}
+
+impl InboxChannel {
+    fn take(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        let Some(sample) = self.subscriber.receive().map_err(io::Error::other)? else {
+            return Ok(None);
+        };
+        // Another process's bytes: copied out once, then parsed like any datagram.
+        let payload = sample.payload();
+        let len = payload.len().min(buffer.len());
+        buffer[..len].copy_from_slice(&payload[..len]);
+        Ok(Some(Datagram {
+            len,
+            source: Locator {
+                kind: KIND_SHARED_MEMORY,
+                port: *sample.user_header(),
+                address: self.address,
+            },
+            truncated: len < payload.len(),
+        }))
+    }
+}
+
+impl ReceiveChannel for InboxChannel {
+    fn traffic(&self) -> Traffic {
+        Traffic::User
+    }
+
+    fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        // A datagram sent before its wake-up was collected is found here first; one sent
+        // after the check leaves a wake-up that the wait returns on at once.
+        for _ in 0..2 {
+            if self.stopped.load(Ordering::Acquire) {
+                return Ok(None);
+            }
+            if let Some(d) = self.take(buffer)? {
+                return Ok(Some(d));
+            }
+            let woken = self
+                .listener
+                .timed_wait(|_| {}, RECEIVE_SAFETY_TIMEOUT)
+                .map_err(io::Error::other)?;
+            if woken == 0 {
+                return Ok(None);
+            }
+        }
+        Ok(None)
+    }
+
+    fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        let got = self.take(buffer)?;
+        if got.is_none()
+            && self
+                .empty_polls
+                .fetch_add(1, Ordering::Relaxed)
+                .is_multiple_of(1024)
+        {
+            // Nobody sleeps on the wake-ups in this mode: drop them before they pile up.
+            let _ = self.listener.try_wait(|_| {});
+        }
+        Ok(got)
+    }
+
+    fn stop_receiving(&self) {
+        self.stopped.store(true, Ordering::Release);
+        let _ = self.waker.notify();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn participants_of_one_host_reach_each_other_and_no_one_else() {
+        let a = SharedMemoryTransport::open().unwrap();
+        let b = SharedMemoryTransport::open().unwrap();
+        assert_ne!(a.locator().port, b.locator().port);
+        assert_eq!(a.locator().address, b.locator().address);
+        let b_in = b.receive_channels().unwrap().remove(0);
+        a.send(b"hello", &b.locator()).unwrap();
+        let mut buf = [0u8; 3];
+        let got = b_in.receive(&mut buf).unwrap().unwrap();
+        assert_eq!((got.len, got.truncated, &buf), (3, true, b"hel"));
+        assert_eq!(got.source, a.locator());
+        assert!(b_in.try_receive(&mut buf).unwrap().is_none());
+        // A large datagram grows the sender's segment.
+        let big: Vec<u8> = (0..200_000u32).map(|i| i as u8).collect();
+        a.send(&big, &b.locator()).unwrap();
+        let mut buf = vec![0u8; 256 * 1024];
+        let got = b_in.receive(&mut buf).unwrap().unwrap();
+        assert_eq!(&buf[..got.len], &big[..]);
+        // Another host's locator of the same kind, and a participant that is gone.
+        let mut elsewhere = b.locator();
+        elsewhere.address[5] ^= 1;
+        assert!(!a.reaches(&elsewhere) && a.reaches(&b.locator()));
+        assert!(a.send(b"x", &elsewhere).is_err());
+        let gone = b.locator();
+        drop(b_in);
+        drop(b);
+        assert_eq!(
+            a.send(b"x", &gone).unwrap_err().kind(),
+            io::ErrorKind::NotConnected
+        );
+        assert_eq!(
+            a.send(b"x", &gone).unwrap_err().kind(),
+            io::ErrorKind::NotConnected,
+            "and stays gone"
+        );
+    }
+
+    #[test]
+    fn a_full_inbox_discards_and_a_stopped_one_wakes_its_reader() {
+        let (a, b) = (
+            SharedMemoryTransport::open().unwrap(),
+            SharedMemoryTransport::open().unwrap(),
+        );
+        for i in 0..INBOX_DATAGRAMS {
+            a.send(&[i as u8; 100], &b.locator()).unwrap();
+        }
+        assert_eq!(
+            a.send(b"one too many", &b.locator()).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock
+        );
+        let b_in = b.receive_channels().unwrap().remove(0);
+        let mut buf = [0u8; 100];
+        for i in 0..INBOX_DATAGRAMS {
+            let got = b_in.receive(&mut buf).unwrap().unwrap();
+            assert_eq!((got.len, buf[0]), (100, i as u8), "in order");
+        }
+        // Empty: a receive blocks until the channel is stopped.
+        let waiter = {
+            let c = Arc::clone(&b_in);
+            std::thread::spawn(move || c.receive(&mut [0u8; 8]).unwrap())
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        b_in.stop_receiving();
+        assert!(waiter.join().unwrap().is_none());
+    }
+}
