@@ -28,9 +28,12 @@ use std::time::Instant;
 use machine::Machine;
 use results::Results;
 use suite::{
-    FloorRecord, IdleRun, LatencyRun, MatrixRun, PairRun, Plan, Runner, Sections, ThroughputRun,
-    Tools, Variant,
+    FloorRecord, IdleRun, LatencyRun, MatrixRun, MemcpyRun, PairRun, Plan, Runner, Sections,
+    ThroughputRun, Tools, Variant,
 };
+
+/// How long each plain copy is timed, s.
+const MEMCPY_SECONDS: f64 = 1.0;
 
 const USAGE: &str = "\
 usage: ferrodds-bench [OPTIONS]           run the suite, write docs/benchmarks.md and docs/bench/
@@ -206,8 +209,9 @@ fn latency_outcome(f: &stats::LatencyFigures) -> String {
 fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
     let tools_busy = runner.tools().busy_poll;
     let tools_no_batch = runner.tools().no_batch;
+    let tools_shm = runner.tools().transport;
     let mut progress = Progress {
-        total: plan.runs(&r.sections, tools_busy, tools_no_batch),
+        total: plan.runs(&r.sections, tools_busy, tools_no_batch, tools_shm),
         done: 0,
         start: Instant::now(),
     };
@@ -254,6 +258,9 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
                 if tools_busy {
                     variants.push(Variant::OursBusyPoll);
                 }
+                if tools_shm {
+                    variants.push(Variant::OursShm);
+                }
                 for variant in order(variants) {
                     let (lines, exits) =
                         runner.latency(variant, size, None, plan.latency_seconds, None);
@@ -272,6 +279,9 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
                 let mut variants = vec![Variant::Cyclone, Variant::Ours];
                 if tools_no_batch {
                     variants.push(Variant::OursNoBatch);
+                }
+                if tools_shm {
+                    variants.push(Variant::OursShm);
                 }
                 for variant in order(variants) {
                     let (got, exits) = runner.throughput(variant, size, plan.throughput_seconds);
@@ -296,6 +306,18 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
                     progress.step(&what, &text);
                     r.throughput.push(ThroughputRun { size, totals, run });
                     save(r);
+                }
+                if tools_shm {
+                    let samples_per_s = suite::memcpy_rate(size, MEMCPY_SECONDS);
+                    progress.step(
+                        &format!("memcpy {}", report::size_label(size)),
+                        &format!("{} copies/s", report::rate(samples_per_s)),
+                    );
+                    r.memcpy.push(MemcpyRun {
+                        rep,
+                        size,
+                        samples_per_s,
+                    });
                 }
             }
         }
@@ -401,6 +423,14 @@ fn run(o: Options) -> Result<(), String> {
         );
     }
     let no_batch = suite::ours_accepts(&ferrodds, "pub", "--no-batch");
+    let shm = suite::ours_accepts_option(&ferrodds, "pub", "--transport");
+    if !shm && (o.sections.throughput || o.sections.latency) {
+        notes.push(
+            "Shared-memory rows skipped: `ferrodds perf pub --help` does not list \
+             `--transport`."
+                .to_string(),
+        );
+    }
     if !no_batch && o.sections.throughput {
         notes.push(
             "FerroDDS unbatched throughput row skipped: `ferrodds perf pub --help` does not \
@@ -430,6 +460,8 @@ fn run(o: Options) -> Result<(), String> {
         throughput: Vec::new(),
         matrix: Vec::new(),
         idle: Vec::new(),
+        shm,
+        memcpy: Vec::new(),
     };
     // What else runs here: one second of /proc/stat before the first pair and after the last.
     r.machine.cpu_busy_before = machine::cpu_busy(std::time::Duration::from_secs(1));
@@ -437,7 +469,7 @@ fn run(o: Options) -> Result<(), String> {
         "ferrodds-bench: {} repetition(s), {} runs; logs in {}; load average {}, cores busy \
          with other work {}",
         plan.reps,
-        plan.runs(&o.sections, busy_poll, no_batch),
+        plan.runs(&o.sections, busy_poll, no_batch, shm),
         logs.display(),
         r.machine.load_before,
         r.machine
@@ -452,6 +484,7 @@ fn run(o: Options) -> Result<(), String> {
         logs: logs.clone(),
         busy_poll,
         no_batch,
+        transport: shm,
     });
     execute(&plan, &mut runner, &mut r, &logs);
     r.minutes = start.elapsed().as_secs_f64() / 60.0;

@@ -257,6 +257,16 @@ pub(crate) fn floor(text: &str) -> Vec<FloorRun> {
         .collect()
 }
 
+/// Whether `--help` text lists `option` on a line of options, with a value or without.
+pub(crate) fn help_offers_option(help: &str, option: &str) -> bool {
+    help.lines()
+        .filter(|line| line.trim_start().starts_with('-'))
+        .any(|line| {
+            line.split(|c: char| c.is_whitespace() || c == ',')
+                .any(|w| w == option)
+        })
+}
+
 /// Whether `--help` text offers `option` as a flag (no value): a line of options naming it,
 /// with no `<VALUE>` after it.
 pub(crate) fn help_offers_flag(help: &str, option: &str) -> bool {

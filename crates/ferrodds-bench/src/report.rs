@@ -201,6 +201,9 @@ pub(crate) fn render(r: &Results) -> String {
     if r.sections.throughput {
         throughput(&mut s, r);
     }
+    if r.shm && (r.sections.latency || r.sections.throughput) {
+        shared_memory(&mut s, r);
+    }
     if r.sections.matrix {
         matrix(&mut s, r);
     }
@@ -367,6 +370,63 @@ fn throughput(s: &mut String, r: &Results) {
         let _ = writeln!(s, "| {label} | {unbatched} | {} |", ratio(u_mb, b_mb));
     }
     let _ = writeln!(s, "\n![Throughput by payload](bench/throughput.svg)\n");
+}
+
+fn shared_memory(s: &mut String, r: &Results) {
+    let p = &r.plan;
+    let _ = writeln!(s, "### Shared memory: FerroDDS processes of one host\n");
+    let _ = writeln!(
+        s,
+        "The same pairs with `--transport shm` on both sides (every other FerroDDS row of \
+         this page is `--transport udp`): each RTPS datagram goes through the receiving \
+         participant's iceoryx2 inbox instead of the loopback interface. Cyclone's figures \
+         are its UDP rows above, measured in the same runs; the UDP floor is the blocking \
+         one. memcpy = one buffer copied into another in the bench's own process, as \
+         many times a second as it can (copies/s), between the runs.\n"
+    );
+    if r.sections.latency {
+        let _ = writeln!(
+            s,
+            "| payload | shm p50 | shm p99 | ratio p50 vs Cyclone UDP | ratio p50 vs FerroDDS UDP | ratio p50 vs UDP floor (blocking) |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|");
+        for &size in &p.latency_sizes {
+            let m50 = r.latency(size, Variant::OursShm, |x| x.p50);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} |",
+                size_label(size),
+                cell(m50, us),
+                cell(r.latency(size, Variant::OursShm, |x| x.p99), us),
+                ratio(m50, r.latency(size, Variant::Cyclone, |x| x.p50)),
+                ratio(m50, r.latency(size, Variant::Ours, |x| x.p50)),
+                ratio(m50, r.floor(size.min(MAX_DATAGRAM), "block", |x| x.p50)),
+            );
+        }
+        let _ = writeln!(s);
+    }
+    if r.sections.throughput {
+        let _ = writeln!(
+            s,
+            "| payload | shm samples/s | shm MB/s | lost | ratio vs Cyclone UDP | ratio vs FerroDDS UDP | memcpy copies/s | ratio shm / memcpy |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+        for &size in &p.throughput_sizes {
+            let (cells, m_mb) = throughput_cells(r, size, Variant::OursShm);
+            let m_rate = r.throughput(size, Variant::OursShm, |f| f.samples_per_s);
+            let copies = r.memcpy(size);
+            let _ = writeln!(
+                s,
+                "| {} | {cells} | {} | {} | {} | {} |",
+                size_label(size),
+                ratio(m_mb, r.throughput(size, Variant::Cyclone, |f| f.mb_per_s)),
+                ratio(m_mb, r.throughput(size, Variant::Ours, |f| f.mb_per_s)),
+                cell(copies, rate),
+                ratio(m_rate, copies),
+            );
+        }
+        let _ = writeln!(s);
+    }
 }
 
 fn idle(s: &mut String, r: &Results) {

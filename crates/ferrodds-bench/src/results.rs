@@ -7,7 +7,7 @@ use crate::machine::Machine;
 use crate::parse::RoundTrip;
 use crate::stats::{median, LatencyFigures, ThroughputFigures};
 use crate::suite::{
-    FloorRecord, IdleRun, LatencyRun, MatrixCell, MatrixRun, PairRun, Plan, Sections,
+    FloorRecord, IdleRun, LatencyRun, MatrixCell, MatrixRun, MemcpyRun, PairRun, Plan, Sections,
     ThroughputRun, Variant,
 };
 
@@ -41,6 +41,12 @@ pub(crate) struct Results {
     /// Idle pongs.
     #[serde(default)]
     pub(crate) idle: Vec<IdleRun>,
+    /// The shared-memory rows ran (`ferrodds perf` accepts `--transport`).
+    #[serde(default)]
+    pub(crate) shm: bool,
+    /// Plain copies, beside the shared-memory throughput.
+    #[serde(default)]
+    pub(crate) memcpy: Vec<MemcpyRun>,
 }
 
 /// A figure over repetitions.
@@ -165,6 +171,15 @@ impl Results {
                     r.wakeups_per_s
                 }
             }))
+    }
+
+    /// Plain copies of `size` bytes per second, over repetitions.
+    pub(crate) fn memcpy(&self, size: u64) -> Option<Agg> {
+        agg(self
+            .memcpy
+            .iter()
+            .filter(|m| m.size == size)
+            .map(|m| m.samples_per_s))
     }
 
     pub(crate) fn failures(&self) -> Vec<String> {

@@ -43,6 +43,9 @@ pub(crate) enum Variant {
     OursBusyPoll,
     /// … with `--no-batch` on the publisher: each sample its own datagram.
     OursNoBatch,
+    /// … over shared memory (`--transport shm`); every other row of ours is `--transport
+    /// udp`, so that the comparison with Cyclone is UDP with UDP.
+    OursShm,
 }
 
 impl Variant {
@@ -53,6 +56,7 @@ impl Variant {
             Variant::Ours => "FerroDDS",
             Variant::OursBusyPoll => "FerroDDS busy-poll",
             Variant::OursNoBatch => "FerroDDS unbatched",
+            Variant::OursShm => "FerroDDS shared memory",
         }
     }
 
@@ -66,6 +70,7 @@ impl Variant {
             Variant::Ours => "ours",
             Variant::OursBusyPoll => "ours-busy",
             Variant::OursNoBatch => "ours-nobatch",
+            Variant::OursShm => "ours-shm",
         }
     }
 }
@@ -167,13 +172,21 @@ impl Plan {
     }
 
     /// How many process pairs (and floor runs) the plan starts, for the progress line.
-    pub(crate) fn runs(&self, sections: &Sections, busy_poll: bool, no_batch: bool) -> usize {
+    pub(crate) fn runs(
+        &self,
+        sections: &Sections,
+        busy_poll: bool,
+        no_batch: bool,
+        shm: bool,
+    ) -> usize {
         let mut per_rep = 0;
         if sections.latency {
-            per_rep += self.latency_sizes.len() * (2 + 2 + usize::from(busy_poll));
+            per_rep +=
+                self.latency_sizes.len() * (2 + 2 + usize::from(busy_poll) + usize::from(shm));
         }
         if sections.throughput {
-            per_rep += self.throughput_sizes.len() * (2 + usize::from(no_batch));
+            per_rep +=
+                self.throughput_sizes.len() * (2 + usize::from(no_batch) + usize::from(shm) * 2);
         }
         if sections.matrix {
             per_rep += self.matrix.len() * 2;
@@ -289,6 +302,37 @@ pub(crate) struct ThroughputRun {
     pub(crate) run: PairRun<ThroughputSecond, ThroughputFigures>,
 }
 
+/// A plain copy of a sample's bytes, over and over: the ceiling shared memory is held to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct MemcpyRun {
+    /// Repetition.
+    pub(crate) rep: u32,
+    /// Payload, bytes.
+    pub(crate) size: u64,
+    /// Copies per second.
+    pub(crate) samples_per_s: f64,
+}
+
+/// Copies `size` bytes from one buffer into another (both allocated and touched once
+/// beforehand) for `seconds`, changing a byte of each copy so that none is left out: copies
+/// per second. In the bench's own process, between two runs, so that nothing competes.
+pub(crate) fn memcpy_rate(size: u64, seconds: f64) -> f64 {
+    let size = usize::try_from(size).unwrap_or(usize::MAX).max(1);
+    let source = vec![7u8; size];
+    let mut target = vec![0u8; size];
+    let start = Instant::now();
+    let mut copies = 0u64;
+    while start.elapsed().as_secs_f64() < seconds {
+        for _ in 0..16 {
+            target.copy_from_slice(&source);
+            target[copies as usize % size] ^= 1;
+            std::hint::black_box(&mut target);
+            copies += 1;
+        }
+    }
+    copies as f64 / start.elapsed().as_secs_f64()
+}
+
 /// One UDP floor measurement.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct FloorRecord {
@@ -318,6 +362,8 @@ pub(crate) struct Tools {
     pub(crate) busy_poll: bool,
     /// `--no-batch` is accepted by `ferrodds perf pub`.
     pub(crate) no_batch: bool,
+    /// `--transport` is accepted by `ferrodds perf`.
+    pub(crate) transport: bool,
 }
 
 /// A subscriber's per-second lines and its totals.
@@ -371,12 +417,16 @@ impl Runner {
         c
     }
 
-    fn ours(&self, args: &[String]) -> Command {
+    fn ours(&self, variant: Variant, args: &[String]) -> Command {
         let mut c = Command::new(&self.tools.ferrodds);
         c.env_remove("FERRODDS_CONFIG")
             .arg("perf")
             .args(args)
             .args(["-d", &OURS_DOMAIN.to_string(), "-i", "lo", "--json"]);
+        if self.tools.transport {
+            let shm = variant == Variant::OursShm;
+            c.args(["--transport", if shm { "shm" } else { "udp" }]);
+        }
         c
     }
 
@@ -404,7 +454,7 @@ impl Runner {
                 ping.extend([s(&"-D"), s(&seconds), s(&"ping"), s(&"size"), s(&size)]);
                 (self.ddsperf(&pong), self.ddsperf(&ping))
             }
-            Variant::Ours | Variant::OursBusyPoll | Variant::OursNoBatch => {
+            Variant::Ours | Variant::OursBusyPoll | Variant::OursNoBatch | Variant::OursShm => {
                 let mut pong = vec![s(&"pong")];
                 pong.extend(common.iter().cloned());
                 pong.extend([s(&"-D"), s(&passive_seconds)]);
@@ -415,7 +465,7 @@ impl Runner {
                     pong.push(s(&"--busy-poll"));
                     ping.push(s(&"--busy-poll"));
                 }
-                (self.ours(&pong), self.ours(&ping))
+                (self.ours(variant, &pong), self.ours(variant, &ping))
             }
         };
         let tag = format!("{}-{size}", variant.slug());
@@ -485,8 +535,8 @@ impl Runner {
             )
         } else {
             (
-                self.ours(&[s(&"sub"), s(&"-D"), s(&passive_seconds)]),
-                self.ours(&pub_args(variant, size, seconds)),
+                self.ours(variant, &[s(&"sub"), s(&"-D"), s(&passive_seconds)]),
+                self.ours(variant, &pub_args(variant, size, seconds)),
             )
         };
         let tag = format!("{}-{size}", variant.slug());
@@ -538,7 +588,7 @@ impl Runner {
         let cmd = if variant.is_cyclone() {
             self.ddsperf(&[s(&"-D"), s(&lifetime), s(&"pong")])
         } else {
-            self.ours(&[s(&"pong"), s(&"-D"), s(&lifetime)])
+            self.ours(variant, &[s(&"pong"), s(&"-D"), s(&lifetime)])
         };
         let name = self.name(&format!("{}-idle-pong", variant.slug()));
         let mut pong = Running::start(&name, cmd, &self.tools.logs.clone())?;
@@ -622,9 +672,20 @@ fn pub_args(variant: Variant, size: u64, seconds: u32) -> Vec<String> {
     let args: &[&str] = match variant {
         Variant::Cyclone => &["-D", &seconds, "pub", "size", &size],
         Variant::OursNoBatch => &["pub", "-D", &seconds, "--size", &size, "--no-batch"],
-        Variant::Ours | Variant::OursBusyPoll => &["pub", "-D", &seconds, "--size", &size],
+        Variant::Ours | Variant::OursBusyPoll | Variant::OursShm => {
+            &["pub", "-D", &seconds, "--size", &size]
+        }
     };
     args.iter().map(|a| a.to_string()).collect()
+}
+
+/// Whether `ferrodds perf MODE --help` lists `option`, with a value or without.
+pub(crate) fn ours_accepts_option(ferrodds: &Path, mode: &str, option: &str) -> bool {
+    Command::new(ferrodds)
+        .args(["perf", mode, "--help"])
+        .output()
+        .ok()
+        .is_some_and(|o| parse::help_offers_option(&String::from_utf8_lossy(&o.stdout), option))
 }
 
 /// Whether `ferrodds perf MODE --help` lists `option` as a flag.
@@ -656,8 +717,10 @@ mod tests {
             idle: true,
         };
         // 5 sizes × (2 floors + 2 pairs), 6 × 2, 36 × 2, 2 idle pongs; twice.
-        assert_eq!(p.runs(&all, false, false), 2 * (20 + 12 + 72 + 2));
-        assert_eq!(p.runs(&all, true, true), 2 * (25 + 18 + 72 + 2));
+        assert_eq!(p.runs(&all, false, false, false), 2 * (20 + 12 + 72 + 2));
+        assert_eq!(p.runs(&all, true, true, false), 2 * (25 + 18 + 72 + 2));
+        // Shared memory: a latency pair per size, a throughput pair and a memcpy per size.
+        assert_eq!(p.runs(&all, true, true, true), 2 * (30 + 30 + 72 + 2));
     }
 
     #[test]

@@ -88,7 +88,7 @@ impl Bench {
         // Encapsulation header (CDR_LE), then the sample.
         let mut sample = vec![0x00, 0x01, 0x00, 0x00];
         sample.extend((4..payload_len).map(|i| i as u8));
-        let payload: Arc<[u8]> = Arc::from(sample);
+        let payload: Arc<Vec<u8>> = Arc::from(sample);
         let changes = (0..INSTANCES)
             .map(|i| {
                 // The key hash of an int32 key (XCDR2 big-endian, zero-padded).

@@ -32,6 +32,7 @@ pub mod discovery;
 pub mod qos;
 
 mod admission;
+pub mod buffer_pool;
 pub mod discovery_engine;
 mod endpoint;
 pub mod limits;

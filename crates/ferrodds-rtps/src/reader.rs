@@ -464,7 +464,7 @@ impl Reader {
                 return;
             };
             self.held.release(&done);
-            let mut payload = Vec::with_capacity(done.sample_size as usize);
+            let mut payload = crate::buffer_pool::take(done.sample_size as usize);
             for piece in done.fragments.into_values() {
                 payload.extend_from_slice(&piece);
             }

@@ -93,11 +93,12 @@ pub struct Change {
     /// The source timestamp.
     pub timestamp: Option<Time>,
     /// The serialized sample (or key, for dispose/unregister), encapsulation included.
-    pub payload: Arc<[u8]>,
+    /// An `Arc` of the `Vec` it was serialized into: handing it over copies nothing.
+    pub payload: Arc<Vec<u8>>,
     /// A reduced form of the payload for the readers that cannot take the full one
     /// ([`RemoteReader::reduced`]): discovery gives SEDP announcements without
     /// PID_TYPE_INFORMATION to Cyclone DDS 0.10 readers. `None`: everyone gets `payload`.
-    pub reduced_payload: Option<Arc<[u8]>>,
+    pub reduced_payload: Option<Arc<Vec<u8>>>,
 }
 
 /// A matched remote reader, as discovery describes it.

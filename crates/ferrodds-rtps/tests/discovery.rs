@@ -113,7 +113,7 @@ fn endpoints_match_and_data_flows_through_loss() {
         assert!(ok, "seed {seed}: matched {matched:?}");
         let now = net.now;
         // Serialized payloads are padded to 4 bytes (as CDR pads them), like submessages.
-        let payload: Arc<[u8]> = Arc::from(vec![0u8, 1, 0, 0, 42, 0, 0, 0]);
+        let payload: Arc<Vec<u8>> = Arc::from(vec![0u8, 1, 0, 0, 42, 0, 0, 0]);
         net.nodes[0]
             .rtps
             .writer(W)

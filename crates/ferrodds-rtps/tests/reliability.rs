@@ -20,7 +20,7 @@ use sim::{Faults, Network};
 const WRITER_ID: EntityId = EntityId([0, 0, 1, 0x02]);
 const READER_ID: EntityId = EntityId([0, 0, 1, 0x07]);
 
-fn sample(i: u32, size: usize) -> Arc<[u8]> {
+fn sample(i: u32, size: usize) -> Arc<Vec<u8>> {
     // An encapsulation header, the sample's number, then a pattern that depends on it.
     let mut v = vec![0u8, 1, 0, 0];
     v.extend_from_slice(&i.to_le_bytes());
@@ -102,7 +102,7 @@ fn drain(net: &mut Network, got: &mut Vec<(i64, Vec<u8>)>) {
 /// Writes `count` samples of `size` bytes, in bursts, blocking (in simulated time) while a
 /// KEEP_ALL history is full, then waits until the reader has them all or `limit` passes.
 /// What a run delivered, what was written, and (dropped datagrams, changes resent).
-type Run = (Vec<(i64, Vec<u8>)>, Vec<Arc<[u8]>>, (u64, u64));
+type Run = (Vec<(i64, Vec<u8>)>, Vec<Arc<Vec<u8>>>, (u64, u64));
 
 fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterConfig) -> Run {
     let mut s = setup(seed, faults, wc, ReaderConfig::default(), false, true);
@@ -169,7 +169,7 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
     )
 }
 
-fn assert_exactly_once_in_order(seed: u64, got: &[(i64, Vec<u8>)], written: &[Arc<[u8]>]) {
+fn assert_exactly_once_in_order(seed: u64, got: &[(i64, Vec<u8>)], written: &[Arc<Vec<u8>>]) {
     assert_eq!(got.len(), written.len(), "seed {seed}: delivered count");
     for (k, ((seq, payload), sent)) in got.iter().zip(written).enumerate() {
         assert_eq!(*seq, k as i64 + 1, "seed {seed}: sample {k} out of order");

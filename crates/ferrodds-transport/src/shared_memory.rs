@@ -21,9 +21,9 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use iceoryx2::port::listener::Listener;
 use iceoryx2::port::notifier::Notifier;
@@ -51,6 +51,13 @@ const INBOX_DATAGRAMS: usize = 128;
 
 /// The slice size a sender's segment is first made for; larger datagrams grow it.
 const INITIAL_SLICE: usize = 64 * 1024;
+
+/// A way to a peer's inbox unused this long is closed (with the sender's segment for it):
+/// a participant that left, or one no longer written to.
+const PEER_IDLE: Duration = Duration::from_secs(30);
+
+/// How often sends look for ways to close and for what dead processes left behind.
+const SWEEP_PERIOD: Duration = Duration::from_secs(5);
 
 /// How long a receive waits before its thread looks at the shutdown flag by itself.
 const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -166,6 +173,8 @@ struct Peer {
     publisher: Publisher<Ipc, [u8], u32>,
     notifier: Notifier<Ipc>,
     _event: event::PortFactory<Ipc>,
+    /// When it last carried a datagram, in ms since the transport opened.
+    last_used: AtomicU64,
 }
 
 /// One participant's end of the shared-memory transport.
@@ -176,6 +185,9 @@ pub struct SharedMemoryTransport {
     address: [u8; 16],
     inbox: Arc<InboxChannel>,
     peers: Mutex<HashMap<u32, Arc<Peer>>>,
+    opened: Instant,
+    /// When sends last swept the peers, in ms since `opened`.
+    last_sweep: AtomicU64,
     _service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
     _event: event::PortFactory<Ipc>,
 }
@@ -242,6 +254,8 @@ impl SharedMemoryTransport {
             address,
             inbox,
             peers: Mutex::default(),
+            opened: Instant::now(),
+            last_sweep: AtomicU64::new(0),
             _service: service,
             _event: event,
         })
@@ -295,7 +309,32 @@ impl SharedMemoryTransport {
             publisher,
             notifier,
             _event: event,
+            last_used: AtomicU64::new(0),
         }))
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.opened.elapsed().as_millis() as u64
+    }
+
+    /// Closes the ways to peers that are gone or unused for [`PEER_IDLE`], and removes what
+    /// dead processes left: at most once per [`SWEEP_PERIOD`], from a send.
+    fn sweep(&self, now: u64) {
+        let last = self.last_sweep.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < SWEEP_PERIOD.as_millis() as u64
+            || self
+                .last_sweep
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let _ = self.node.try_cleanup_dead_nodes();
+        let idle = PEER_IDLE.as_millis() as u64;
+        self.peers().retain(|_, p| {
+            now.saturating_sub(p.last_used.load(Ordering::Relaxed)) < idle
+                && p.service.dynamic_config().number_of_subscribers() > 0
+        });
     }
 }
 
@@ -352,6 +391,9 @@ impl Transport for SharedMemoryTransport {
             return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
         }
         peer.notifier.notify().map_err(io::Error::other)?;
+        let now = self.now_ms();
+        peer.last_used.store(now, Ordering::Relaxed);
+        self.sweep(now);
         Ok(())
     }
 

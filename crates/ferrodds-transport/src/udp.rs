@@ -8,6 +8,8 @@
 use std::io::{self, IoSliceMut};
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -188,6 +190,10 @@ pub struct UdpSocket {
     local_address: SocketAddrV4,
     multicast_group: Option<Ipv4Addr>,
     buffer_sizes: BufferSizes,
+    /// Set by [`UdpSocket::stop_receiving`], shared with the handles of
+    /// [`UdpSocket::try_clone`]: how a receive tells the end of reading from an empty
+    /// datagram (the source address `recvmsg` reports for the former is not to be read).
+    stopped: Arc<AtomicBool>,
 }
 
 impl UdpSocket {
@@ -270,6 +276,7 @@ impl UdpSocket {
             local_address,
             multicast_group,
             buffer_sizes,
+            stopped: Arc::default(),
         })
     }
 
@@ -349,9 +356,10 @@ impl UdpSocket {
             Err(Errno::EAGAIN | Errno::EINTR) => return Ok(None),
             Err(e) => return Err(io::Error::from(e)),
         };
-        if message.bytes == 0 && message.address.is_none_or(|a| a.port() == 0) {
+        if message.bytes == 0 && self.stopped.load(Ordering::Acquire) {
             // A socket shut for reading ([`UdpSocket::stop_receiving`]) reads nothing, from
-            // nowhere (a real empty datagram has a source port).
+            // nowhere: nix hands back the address buffer even when the kernel wrote no
+            // address into it, so the flag decides, not the address.
             return Ok(None);
         }
         let source = message
@@ -376,6 +384,7 @@ impl UdpSocket {
     pub fn stop_receiving(&self) {
         // On an unconnected UDP socket Linux answers ENOTCONN, yet marks the socket shut
         // for reading and wakes its sleepers (which then read nothing): all this needs.
+        self.stopped.store(true, Ordering::Release);
         let _ = self.socket.shutdown(std::net::Shutdown::Read);
     }
 
@@ -386,6 +395,7 @@ impl UdpSocket {
             local_address: self.local_address,
             multicast_group: self.multicast_group,
             buffer_sizes: self.buffer_sizes,
+            stopped: Arc::clone(&self.stopped),
         })
     }
 }

@@ -311,7 +311,11 @@ impl DynamicReader {
         let mut undecodable = Vec::new();
         for t in taken {
             match decode(&t.payload, t.key_only) {
-                Ok(data) => out.push(Sample { data, info: t.info }),
+                Ok(data) => {
+                    // The bytes are done with: a large reassembly buffer is reused.
+                    ferrodds_rtps::buffer_pool::recycle(t.payload);
+                    out.push(Sample { data, info: t.info });
+                }
                 Err(_) => undecodable.push(t),
             }
         }
