@@ -98,12 +98,50 @@ impl ParticipantCore {
             };
             let lost = reader.stats().lost;
             self.dcps.lost(id, lost);
-            while let Some(change) = self.rtps.reader(id).and_then(|r| r.poll_change()) {
-                self.dcps.receive(id, change, now);
-            }
+            self.route_changes(now, id);
         }
         self.dcps.reader_ids = ids;
         self.dcps.flush();
+    }
+
+    /// Hands reader `id`'s delivered changes to its cache, and tells the RTPS reader the
+    /// room left there ([`DcpsReader::room`]); more changes come if the room grew.
+    fn route_changes(&mut self, now: Timestamp, id: EntityId) {
+        // Bounded: each turn delivers at most the room the cache had.
+        for _ in 0..4 {
+            while let Some(change) = self.rtps.reader(id).and_then(|r| r.poll_change()) {
+                self.dcps.receive(id, change, now);
+            }
+            let room = self.dcps.readers.get(&id).and_then(DcpsReader::room);
+            match self.rtps.reader(id) {
+                Some(r) => r.set_room(now, room),
+                None => return,
+            }
+            if self.rtps.reader(id).is_none_or(|r| !r.has_changes()) {
+                return;
+            }
+        }
+    }
+
+    /// After the application took or read from reader `id`: the room its cache has now
+    /// lets held changes in (see [`DcpsReader::room`]), and an ACKNACK is due for them.
+    /// True when it let any in: the driver then runs what is due and prepares them, as
+    /// after input.
+    pub fn reader_collected(&mut self, now: Timestamp, id: EntityId) -> bool {
+        if self
+            .dcps
+            .readers
+            .get(&id)
+            .and_then(DcpsReader::room)
+            .is_none()
+        {
+            return false;
+        }
+        let delivered = |c: &mut Self| c.rtps.reader(id).map(|r| r.stats().delivered);
+        let before = delivered(self);
+        self.route_changes(now, id);
+        self.dcps.flush();
+        delivered(self) != before
     }
 
     /// When [`ParticipantCore::handle_timeout`] is next due.
@@ -152,6 +190,10 @@ impl ParticipantCore {
     /// Gives the local reader `id` (already added to [`ParticipantCore::rtps`]) its DCPS
     /// state: from now on its changes go to `reader`'s cache.
     pub fn add_data_reader(&mut self, id: EntityId, reader: DcpsReader) {
+        let room = reader.room();
+        if let Some(r) = self.rtps.reader(id) {
+            r.set_room(Timestamp(0), room);
+        }
         self.dcps.readers.insert(id, reader);
     }
 

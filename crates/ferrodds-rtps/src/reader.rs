@@ -210,6 +210,9 @@ pub struct Reader {
     transmits: VecDeque<Transmit>,
     held: Held,
     stats: ReaderStats,
+    /// How many more changes from reliable writers may be delivered (`None`: no bound):
+    /// the room left in the cache that takes them ([`Reader::set_room`]).
+    room: Option<usize>,
 }
 
 impl Reader {
@@ -224,6 +227,31 @@ impl Reader {
             transmits: VecDeque::new(),
             held: Held::default(),
             stats: ReaderStats::default(),
+            room: None,
+        }
+    }
+
+    /// Bounds the changes from reliable writers delivered from now on to `room` (`None`: no
+    /// bound), the flow control of a reliable KEEP_ALL reader whose cache is full: a change
+    /// without room stays held, unacknowledged, so its writer keeps it (and a KEEP_ALL
+    /// writer blocks) until the application takes samples and the room grows. Then what was
+    /// held is delivered and an ACKNACK is due at once. Best-effort changes are never held.
+    pub fn set_room(&mut self, now: Timestamp, room: Option<usize>) {
+        let grew = match (self.room, room) {
+            (Some(old), Some(new)) => new > old,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        self.room = room;
+        if grew {
+            for i in 0..self.writers.len() {
+                let before = self.writers[i].next_expected;
+                self.deliver(i);
+                if self.writers[i].next_expected != before {
+                    self.writers[i].ack_due = Some(now);
+                    self.writers[i].ack_final = false;
+                }
+            }
         }
     }
 
@@ -580,6 +608,11 @@ impl Reader {
         self.delivered.pop_front()
     }
 
+    /// True when a delivered change waits for [`Reader::poll_change`].
+    pub fn has_changes(&self) -> bool {
+        !self.delivered.is_empty()
+    }
+
     fn is_settled(&self, i: usize, seq: i64) -> bool {
         let proxy = &self.writers[i];
         if self.reliable_with(i) {
@@ -677,11 +710,31 @@ impl Reader {
     /// Delivers the run of changes starting at `next_expected`.
     fn deliver(&mut self, i: usize) {
         let proxy = &mut self.writers[i];
-        while let Some(slot) = proxy.ahead.remove(&proxy.next_expected) {
+        loop {
+            let next = proxy
+                .ahead
+                .first_key_value()
+                .map(|(&seq, slot)| (seq, slot));
+            match next {
+                Some((seq, Slot::Change(_))) if seq == proxy.next_expected => {
+                    if self.room == Some(0) {
+                        // Held, unacknowledged, until the cache has room.
+                        break;
+                    }
+                }
+                Some((seq, Slot::Irrelevant)) if seq == proxy.next_expected => {}
+                _ => break,
+            }
+            let Some(slot) = proxy.ahead.remove(&proxy.next_expected) else {
+                break;
+            };
             proxy.next_expected += 1;
             if let Slot::Change(change) = slot {
                 self.stats.delivered += 1;
                 self.delivered.push_back(change);
+                if let Some(room) = &mut self.room {
+                    *room -= 1;
+                }
             }
         }
     }

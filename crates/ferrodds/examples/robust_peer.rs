@@ -9,7 +9,8 @@
 //! cargo run --example robust_peer -- pub --domain 80 --type blob --size 4194304 --count 5
 //! ```
 //!
-//! Both roles use RELIABLE, KEEP_ALL endpoints on topic `robust` (`--topic`). Sample `i` is
+//! Both roles use RELIABLE, KEEP_ALL endpoints on topic `robust` (`--topic`), and reach
+//! their peers over UDP only (no shared memory, no in-process queues). Sample `i` is
 //! the interop peer's reading `i` (its `stamp` carries `i`) or blob `i` (`id` = `i`,
 //! `data[k] = (k*31 + i) % 256`, `--size` bytes).
 //!
@@ -259,10 +260,14 @@ impl Out {
 }
 
 fn participant(o: &Options) -> ferrodds::Result<DomainParticipant> {
+    // UDP only: the tests that run it put loss and faults on the network between peers
+    // of one host, which shared memory would go around.
     let mut b = DomainParticipant::builder()?
         .domain_id(o.domain)
         .interface(&o.interface)?
-        .allow_multicast(o.multicast);
+        .allow_multicast(o.multicast)
+        .in_process(false)
+        .shared_memory(false);
     if let Some(lease) = o.lease {
         b = b.lease_duration(lease);
     }

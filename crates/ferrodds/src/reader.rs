@@ -292,10 +292,14 @@ impl DynamicReader {
         let shared = &self.inner.participant.inner.shared;
         let now = shared.now();
         let mut core = shared.lock();
-        core.node
-            .data_reader(self.inner.entity_id)
+        let id = self.inner.entity_id;
+        let taken = core
+            .node
+            .data_reader(id)
             .map(|r| r.collect(now, max, take, selection))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        shared.after_collect(core, now, id);
+        taken
     }
 
     /// Decodes what was collected with `decode`. A sample that does not decode (a writer
@@ -468,10 +472,13 @@ impl DynamicReader {
         let taken = {
             let now = shared.now();
             let mut core = shared.lock();
-            core.node
+            let taken = core
+                .node
                 .data_reader(id)
                 .map(|r| r.collect_arrivals(now, &chosen, take))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            shared.after_collect(core, now, id);
+            taken
         };
         self.decode_values(taken)
     }

@@ -400,6 +400,25 @@ impl Shared {
         self.finish(core);
     }
 
+    /// After a take or read from reader `id`: where that made room for changes a reliable
+    /// KEEP_ALL reader held back, they come in and are acknowledged now (as after input).
+    pub(crate) fn after_collect(
+        &self,
+        mut core: MutexGuard<'_, Core>,
+        now: Timestamp,
+        id: EntityId,
+    ) {
+        if !core.node.reader_collected(now, id) {
+            return;
+        }
+        if core.node.rtps.poll_timeout().is_some_and(|t| t <= now) {
+            core.node.rtps.handle_timeout(now);
+        }
+        let mut core = self.prepare(core, now);
+        core.after_input();
+        self.finish(core);
+    }
+
     /// Prepares the received changes the core holds for it — decodes their keys, runs
     /// content filters — with the lock released, so that neither the other receive
     /// threads nor the application wait on that work; then hands them back.

@@ -194,6 +194,11 @@ impl ReaderCache {
     }
 
     /// Samples waiting.
+    /// The most samples it holds (RESOURCE_LIMITS' `max_samples`, or the participant's).
+    pub(crate) fn max_samples(&self) -> usize {
+        self.limits.max_samples
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.len
     }

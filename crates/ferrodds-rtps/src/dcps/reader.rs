@@ -44,6 +44,8 @@ pub struct DcpsReader {
     pub(crate) deadline_reported: u64,
     /// SAMPLE_LOST, from the RTPS reader's count.
     pub(crate) lost: SampleLostStatus,
+    /// Reliable KEEP_ALL: what does not fit is left with its writers rather than rejected.
+    flow_controlled: bool,
 }
 
 impl DcpsReader {
@@ -66,7 +68,21 @@ impl DcpsReader {
             rejected_reported: 0,
             deadline_reported: 0,
             lost: SampleLostStatus::default(),
+            flow_controlled: matches!(qos.history, crate::qos::History::KeepAll)
+                && qos.reliability.kind == crate::qos::ReliabilityKind::Reliable,
         }
+    }
+
+    /// How many more changes its RTPS reader may deliver (`None`: any number): for a
+    /// reliable KEEP_ALL reader, the samples its cache has room for beside those it holds
+    /// and those out for preparation. DCPS says such a reader must not drop what its
+    /// writers would repeat, so the rest waits, unacknowledged, with the writers.
+    pub fn room(&self) -> Option<usize> {
+        self.flow_controlled.then(|| {
+            self.cache
+                .max_samples()
+                .saturating_sub(self.cache.len() + self.slots.len())
+        })
     }
 
     /// Hands out up to `max` of the samples `selection` selects, in arrival order, removing
