@@ -173,15 +173,23 @@ impl Cdr for Octet {
     // element by element.
     #[inline]
     fn encode_elements(items: &[Self], e: &mut Encoder<'_>) -> Result<(), EncodeError> {
-        e.write_bytes_from(items.iter().map(|o| o.0));
+        // As in decode_elements: an iterator into `extend` stayed a byte loop.
+        for (b, o) in e.write_zeroed(items.len()).iter_mut().zip(items) {
+            *b = o.0;
+        }
         Ok(())
     }
     #[inline]
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
-        Ok(d.bytes(count, "octets")?
-            .iter()
-            .map(|&b| Octet(b))
-            .collect())
+        let bytes = d.bytes(count, "octets")?;
+        // A zeroed vector filled by a plain loop, which the compiler makes a memcpy; the
+        // `map(..).collect()` form stayed a byte loop (11 MB: 1,200-1,800 against 3,100-3,800
+        // decodes/s, 2-core VM).
+        let mut out = vec![Octet(0); bytes.len()];
+        for (o, &b) in out.iter_mut().zip(bytes) {
+            o.0 = b;
+        }
+        Ok(out)
     }
 }
 

@@ -112,11 +112,13 @@ impl<'a> Encoder<'a> {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Writes raw bytes from an iterator of known length, unaligned (one reservation, a
-    /// loop the compiler turns into a copy for byte-sized newtypes such as `Octet`).
+    /// Appends `len` zero bytes, unaligned, for the caller to fill: a byte-sized newtype's
+    /// elements copied in by a plain loop, which the compiler makes a memcpy.
     #[inline]
-    pub fn write_bytes_from(&mut self, bytes: impl ExactSizeIterator<Item = u8>) {
-        self.buf.extend(bytes);
+    pub(crate) fn write_zeroed(&mut self, len: usize) -> &mut [u8] {
+        let start = self.buf.len();
+        self.buf.resize(start + len, 0);
+        &mut self.buf[start..]
     }
 
     /// Writes a length as a 32-bit unsigned integer, refusing lengths that do not fit.

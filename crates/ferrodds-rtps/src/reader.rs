@@ -894,4 +894,83 @@ mod tests {
         r.handle_timeout(Timestamp(1_000_000_000));
         assert_eq!(acknacks(&mut r), [(true, vec![])]);
     }
+
+    #[test]
+    fn without_room_changes_wait_unacknowledged_and_come_in_when_room_grows() {
+        let mut r = Reader::new(
+            Guid::new(GuidPrefix([1; 12]), EntityId::SEDP_PUBLICATIONS_READER),
+            ReaderConfig {
+                reliable: true,
+                ..ReaderConfig::default()
+            },
+        );
+        let writer = Guid::new(GuidPrefix([2; 12]), EntityId::SEDP_PUBLICATIONS_WRITER);
+        let loopback = Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7410);
+        r.match_writer(
+            Timestamp::ZERO,
+            RemoteWriter {
+                guid: writer,
+                locators: vec![loopback],
+                reliable: true,
+            },
+        );
+        acknacks(&mut r);
+        r.set_room(Timestamp::ZERO, Some(2));
+        let payload = [0u8, 1, 0, 0, 9, 9, 9, 9];
+        for sn in 1..=5 {
+            let data = Data {
+                extra_flags: 0,
+                reader_id: r.guid().entity_id,
+                writer_id: writer.entity_id,
+                writer_sn: SequenceNumber(sn),
+                inline_qos: None,
+                payload: DataPayload::Data(&payload),
+                non_standard_payload: false,
+            };
+            r.handle_data(Timestamp::ZERO, writer.prefix, loopback, None, &data);
+        }
+        let delivered = |r: &mut Reader| {
+            std::iter::from_fn(|| r.poll_change())
+                .map(|c| c.sequence_number.0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(delivered(&mut r), [1, 2], "as many as there is room for");
+        // The writer asks: the answer acknowledges only what was delivered, and asks for
+        // nothing (the rest is held here, not lost).
+        let hb = Heartbeat {
+            reader_id: r.guid().entity_id,
+            writer_id: writer.entity_id,
+            first_sn: SequenceNumber(1),
+            last_sn: SequenceNumber(5),
+            count: 1,
+            final_flag: false,
+            liveliness_flag: false,
+        };
+        r.handle_heartbeat(Timestamp::ZERO, writer.prefix, &hb);
+        r.handle_timeout(Timestamp(1_000_000_000));
+        let bases = |r: &mut Reader| {
+            let mut out = Vec::new();
+            while let Some(t) = r.poll_transmit() {
+                let (_, iter) = Message::parse(&t.payload).unwrap();
+                for sm in iter.flatten() {
+                    if let Submessage::AckNack(a) = sm {
+                        let missing: Vec<_> = a.reader_sn_state.iter().collect();
+                        out.push((a.reader_sn_state.base().0, missing));
+                    }
+                }
+            }
+            out
+        };
+        assert_eq!(bases(&mut r), [(3, vec![])]);
+        // Room for one more, then for the rest: each comes in, acknowledged at once.
+        let later = Timestamp(2_000_000_000);
+        r.set_room(later, Some(1));
+        assert_eq!(delivered(&mut r), [3]);
+        r.handle_timeout(later);
+        assert_eq!(bases(&mut r), [(4, vec![])]);
+        r.set_room(later, None);
+        assert_eq!(delivered(&mut r), [4, 5]);
+        r.handle_timeout(later);
+        assert_eq!(bases(&mut r), [(6, vec![])]);
+    }
 }
