@@ -381,8 +381,11 @@ fn shared_memory(s: &mut String, r: &Results) {
          this page is `--transport udp`): each RTPS datagram goes through the receiving \
          participant's iceoryx2 inbox instead of the loopback interface. Cyclone's figures \
          are its UDP rows above, measured in the same runs; the UDP floor is the blocking \
-         one. memcpy = one buffer copied into another in the bench's own process, as \
-         many times a second as it can (copies/s), between the runs.\n"
+         one. memcpy = a payload's bytes copied from one buffer into another in the \
+         bench's own process, as many times a second as it can (copies/s), between the \
+         runs, rotating through {} MiB of buffers on each side so that large payloads \
+         come from memory and not from the cache.\n",
+        crate::suite::MEMCPY_SPAN >> 20
     );
     if r.sections.latency {
         let _ = writeln!(

@@ -313,25 +313,34 @@ pub(crate) struct MemcpyRun {
     pub(crate) samples_per_s: f64,
 }
 
-/// Copies `size` bytes from one buffer into another (both allocated and touched once
-/// beforehand) for `seconds`, changing a byte of each copy so that none is left out: copies
-/// per second. In the bench's own process, between two runs, so that nothing competes.
+/// Copies `size` bytes from one buffer into another for `seconds`: copies per second. The
+/// buffers rotate through at least [`MEMCPY_SPAN`] on each side (all allocated and touched
+/// beforehand), so that a large sample is read from memory and written to memory as a new
+/// sample's bytes are, not from the cache a single pair of buffers would stay in (11 MB
+/// twice fits the 32 MiB L3 of the suite's machine); one byte of each copy changes so that
+/// none is left out. In the bench's own process, between two runs, so that nothing
+/// competes.
 pub(crate) fn memcpy_rate(size: u64, seconds: f64) -> f64 {
     let size = usize::try_from(size).unwrap_or(usize::MAX).max(1);
-    let source = vec![7u8; size];
-    let mut target = vec![0u8; size];
+    let pairs = (MEMCPY_SPAN / size).clamp(1, 4096);
+    let sources: Vec<Vec<u8>> = (0..pairs).map(|i| vec![i as u8; size]).collect();
+    let mut targets: Vec<Vec<u8>> = (0..pairs).map(|_| vec![0u8; size]).collect();
     let start = Instant::now();
-    let mut copies = 0u64;
+    let mut copies = 0usize;
     while start.elapsed().as_secs_f64() < seconds {
         for _ in 0..16 {
-            target.copy_from_slice(&source);
-            target[copies as usize % size] ^= 1;
-            std::hint::black_box(&mut target);
+            let i = copies % pairs;
+            targets[i].copy_from_slice(&sources[i]);
+            targets[i][copies % size] ^= 1;
+            std::hint::black_box(&mut targets[i]);
             copies += 1;
         }
     }
     copies as f64 / start.elapsed().as_secs_f64()
 }
+
+/// How many bytes the plain copies rotate through on each side.
+pub(crate) const MEMCPY_SPAN: usize = 256 << 20;
 
 /// One UDP floor measurement.
 #[derive(Debug, Clone, Serialize, Deserialize)]
