@@ -171,8 +171,9 @@ fn random_port() -> u32 {
 struct Peer {
     service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
     publisher: Publisher<Ipc, [u8], u32>,
-    notifier: Notifier<Ipc>,
-    _event: event::PortFactory<Ipc>,
+    /// `None` for a polled inbox.
+    notifier: Option<Notifier<Ipc>>,
+    _event: Option<event::PortFactory<Ipc>>,
     /// When it last carried a datagram, in ms since the transport opened.
     last_used: AtomicU64,
 }
@@ -189,12 +190,27 @@ pub struct SharedMemoryTransport {
     /// When sends last swept the peers, in ms since `opened`.
     last_sweep: AtomicU64,
     _service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
-    _event: event::PortFactory<Ipc>,
+    _event: Option<event::PortFactory<Ipc>>,
+}
+
+/// How an inbox's receiver learns that datagrams came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// Each sender notifies it (iceoryx2's event service): its thread sleeps meanwhile.
+    Notified,
+    /// It polls (the busy-poll mode): senders do not notify.
+    Polled,
 }
 
 impl SharedMemoryTransport {
-    /// Creates this participant's inbox.
+    /// Creates this participant's inbox, with a receive thread that sleeps until a sender
+    /// wakes it.
     pub fn open() -> Result<SharedMemoryTransport, SharedMemoryError> {
+        Self::open_with(Wake::Notified)
+    }
+
+    /// Creates this participant's inbox; `wake` says how its receiver learns of datagrams.
+    pub fn open_with(wake: Wake) -> Result<SharedMemoryTransport, SharedMemoryError> {
         let address = host_address()?;
         let node = node()?;
         let mut attempts = 0;
@@ -218,27 +234,42 @@ impl SharedMemoryTransport {
                 Err(e) => return Err(iceoryx("create an inbox")(e)),
             }
         };
-        let event = node
-            .service_builder(&service_name(port)?)
-            .event()
-            .max_notifiers(MAX_SENDERS + 1)
-            .max_listeners(1)
-            .max_nodes(MAX_SENDERS + 1)
-            .open_or_create()
-            .map_err(iceoryx("create an inbox's event"))?;
+        // A polled inbox has no event service: senders that find none do not notify (a
+        // system call per datagram that nobody would wait for).
+        let event = match wake {
+            Wake::Notified => Some(
+                node.service_builder(&service_name(port)?)
+                    .event()
+                    .max_notifiers(MAX_SENDERS + 1)
+                    .max_listeners(1)
+                    .max_nodes(MAX_SENDERS + 1)
+                    .open_or_create()
+                    .map_err(iceoryx("create an inbox's event"))?,
+            ),
+            Wake::Polled => None,
+        };
         let subscriber = service
             .subscriber_builder()
             .buffer_size(INBOX_DATAGRAMS)
             .create()
             .map_err(iceoryx("subscribe to an inbox"))?;
-        let listener = event
-            .listener_builder()
-            .create()
-            .map_err(iceoryx("listen to an inbox"))?;
-        let waker = event
-            .notifier_builder()
-            .create()
-            .map_err(iceoryx("make an inbox's waker"))?;
+        let (listener, waker) = match &event {
+            Some(event) => (
+                Some(
+                    event
+                        .listener_builder()
+                        .create()
+                        .map_err(iceoryx("listen to an inbox"))?,
+                ),
+                Some(
+                    event
+                        .notifier_builder()
+                        .create()
+                        .map_err(iceoryx("make an inbox's waker"))?,
+                ),
+            ),
+            None => (None, None),
+        };
         let inbox = Arc::new(InboxChannel {
             subscriber,
             listener,
@@ -286,12 +317,8 @@ impl SharedMemoryTransport {
             .user_header::<u32>()
             .open()
             .map_err(gone)?;
-        let event = self
-            .node
-            .service_builder(&name)
-            .event()
-            .open()
-            .map_err(gone)?;
+        // A polled inbox has none.
+        let event = self.node.service_builder(&name).event().open().ok();
         let publisher = service
             .publisher_builder()
             .initial_max_slice_len(INITIAL_SLICE)
@@ -300,10 +327,10 @@ impl SharedMemoryTransport {
             .max_loaned_samples(1)
             .create()
             .map_err(io::Error::other)?;
-        let notifier = event
-            .notifier_builder()
-            .create()
-            .map_err(io::Error::other)?;
+        let notifier = match &event {
+            Some(e) => Some(e.notifier_builder().create().map_err(io::Error::other)?),
+            None => None,
+        };
         Ok(Arc::new(Peer {
             service,
             publisher,
@@ -390,7 +417,9 @@ impl Transport for SharedMemoryTransport {
             }
             return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
         }
-        peer.notifier.notify().map_err(io::Error::other)?;
+        if let Some(n) = &peer.notifier {
+            n.notify().map_err(io::Error::other)?;
+        }
         let now = self.now_ms();
         peer.last_used.store(now, Ordering::Relaxed);
         self.sweep(now);
@@ -411,9 +440,10 @@ impl Drop for SharedMemoryTransport {
 #[derive(Debug)]
 struct InboxChannel {
     subscriber: Subscriber<Ipc, [u8], u32>,
-    listener: Listener<Ipc>,
+    /// `None` for a polled inbox.
+    listener: Option<Listener<Ipc>>,
     /// Wakes the receive thread when the channel stops.
-    waker: Notifier<Ipc>,
+    waker: Option<Notifier<Ipc>>,
     stopped: AtomicBool,
     /// The host's address, for the source locators.
     address: [u8; 16],
@@ -457,8 +487,13 @@ impl ReceiveChannel for InboxChannel {
             if let Some(d) = self.take(buffer)? {
                 return Ok(Some(d));
             }
-            let woken = self
-                .listener
+            let Some(listener) = &self.listener else {
+                // A polled inbox received without polling (not how the runtime uses it):
+                // a short nap instead of a wake-up.
+                std::thread::sleep(Duration::from_micros(100));
+                continue;
+            };
+            let woken = listener
                 .timed_wait(|_| {}, RECEIVE_SAFETY_TIMEOUT)
                 .map_err(io::Error::other)?;
             if woken == 0 {
@@ -470,21 +505,25 @@ impl ReceiveChannel for InboxChannel {
 
     fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
         let got = self.take(buffer)?;
-        if got.is_none()
-            && self
-                .empty_polls
-                .fetch_add(1, Ordering::Relaxed)
-                .is_multiple_of(1024)
-        {
-            // Nobody sleeps on the wake-ups in this mode: drop them before they pile up.
-            let _ = self.listener.try_wait(|_| {});
+        if let Some(listener) = &self.listener {
+            if got.is_none()
+                && self
+                    .empty_polls
+                    .fetch_add(1, Ordering::Relaxed)
+                    .is_multiple_of(1024)
+            {
+                // Nobody sleeps on the wake-ups in this mode: drop them before they pile up.
+                let _ = listener.try_wait(|_| {});
+            }
         }
         Ok(got)
     }
 
     fn stop_receiving(&self) {
         self.stopped.store(true, Ordering::Release);
-        let _ = self.waker.notify();
+        if let Some(w) = &self.waker {
+            let _ = w.notify();
+        }
     }
 }
 
@@ -557,5 +596,25 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         b_in.stop_receiving();
         assert!(waiter.join().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_polled_inbox_is_sent_to_without_wake_ups() {
+        let a = SharedMemoryTransport::open().unwrap();
+        let b = SharedMemoryTransport::open_with(Wake::Polled).unwrap();
+        let b_in = b.receive_channels().unwrap().remove(0);
+        a.send(b"polled", &b.locator()).unwrap();
+        let peer = a.peers().get(&b.locator().port).cloned().unwrap();
+        assert!(peer.notifier.is_none(), "no event service to notify");
+        let mut buf = [0u8; 16];
+        let got = b_in.try_receive(&mut buf).unwrap().unwrap();
+        assert_eq!(&buf[..got.len], b"polled");
+        // And the other way: a notified inbox is woken.
+        let a_in = a.receive_channels().unwrap().remove(0);
+        b.send(b"back", &a.locator()).unwrap();
+        let got = a_in.receive(&mut buf).unwrap().unwrap();
+        assert_eq!(&buf[..got.len], b"back");
+        b_in.stop_receiving();
+        assert!(b_in.receive(&mut buf).unwrap().is_none(), "stopped");
     }
 }

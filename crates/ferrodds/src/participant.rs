@@ -274,7 +274,13 @@ impl ParticipantBuilder {
         if config.shared_memory() {
             // Next: preferred to UDP for the participants of this host, announced after
             // the in-process locator (discovery prefers the first kind a peer shares).
-            match SharedMemoryTransport::open() {
+            // In the busy-poll mode its inbox is polled: senders skip the wake-up.
+            let wake = if config.busy_poll() {
+                ferrodds_transport::shared_memory::Wake::Polled
+            } else {
+                ferrodds_transport::shared_memory::Wake::Notified
+            };
+            match SharedMemoryTransport::open_with(wake) {
                 Ok(shm) => {
                     let l = runtime::rtps_locator(shm.locator());
                     own.default_unicast_locators.insert(other_locators.len(), l);
