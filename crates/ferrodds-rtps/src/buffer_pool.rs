@@ -35,6 +35,11 @@ pub fn take(len: usize) -> Vec<u8> {
     PROCESS.take(len)
 }
 
+/// [`BufferPool::take_kept`] from the process's pool.
+pub fn take_kept(len: usize) -> Option<Vec<u8>> {
+    PROCESS.take_kept(len)
+}
+
 /// [`BufferPool::recycle`] into the process's pool.
 pub fn recycle(buffer: Vec<u8>) {
     PROCESS.recycle(buffer);
@@ -55,16 +60,22 @@ impl BufferPool {
     /// An empty buffer with room for `len` bytes: a kept one of at most twice that when
     /// there is one (so that a small sample does not hold a huge buffer), else a new one.
     pub fn take(&self, len: usize) -> Vec<u8> {
-        if len >= MIN_POOLED {
-            let mut kept = self.kept();
-            if let Some(i) = kept
-                .iter()
-                .position(|b| b.capacity() >= len && b.capacity() / 2 <= len)
-            {
-                return kept.swap_remove(i);
-            }
+        self.take_kept(len)
+            .unwrap_or_else(|| Vec::with_capacity(len))
+    }
+
+    /// A kept buffer for `len` bytes as [`BufferPool::take`] chooses it, or `None`: never a
+    /// new allocation (what a sample under reassembly starts with, so that the size its
+    /// first fragment claims reserves nothing).
+    pub fn take_kept(&self, len: usize) -> Option<Vec<u8>> {
+        if len < MIN_POOLED {
+            return None;
         }
-        Vec::with_capacity(len)
+        let mut kept = self.kept();
+        let i = kept
+            .iter()
+            .position(|b| b.capacity() >= len && b.capacity() / 2 <= len)?;
+        Some(kept.swap_remove(i))
     }
 
     /// Gives `buffer` back for a later [`BufferPool::take`] (or drops it, when it is small

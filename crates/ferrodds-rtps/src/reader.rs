@@ -7,8 +7,10 @@
 //! it misses (NACK_FRAG for samples it has in part). A best-effort reader delivers a
 //! change only if it is newer than the last one delivered from that writer.
 //!
-//! Reassembly never reserves what a DATA_FRAG merely claims: fragments are kept as they
-//! arrive and joined when the last one is in, and what is held under reassembly per reader
+//! Reassembly never reserves what a DATA_FRAG merely claims: fragments in order from the
+//! first are appended to one buffer as they arrive (a buffer the process already keeps for
+//! samples that large, or one that grows), those ahead of a missing one are kept apart
+//! until it comes, and the buffer becomes the sample. What is held under reassembly per reader
 //! is bounded by `max_reassembly_bytes` (fragment bytes plus a fixed charge per fragment
 //! and per sample, so that tiny fragments cannot hide their bookkeeping) and by
 //! `max_reassembly_fragments`. A fragment beyond either bound is dropped and counted; the
@@ -166,12 +168,64 @@ impl Held {
     }
 }
 
+/// The fragments of one sample received so far: those in order from the first appended to
+/// one buffer, which becomes the sample (one copy, one allocation in the usual in-order
+/// case), and those ahead of a missing one kept apart until it comes.
+#[derive(Debug, Default)]
+struct Fragments {
+    /// Fragments 1 to `next - 1`, in order.
+    contiguous: Vec<u8>,
+    /// The first fragment not in `contiguous` (1-based).
+    next: u32,
+    /// Fragments after a missing one.
+    ahead: BTreeMap<u32, Vec<u8>>,
+}
+
+impl Fragments {
+    /// No fragment yet. The buffer is one the process already keeps for samples this large
+    /// when there is one ([`crate::buffer_pool::take_kept`]); otherwise it grows with what
+    /// arrives: nothing is reserved for the size a DATA_FRAG merely claims.
+    fn new(sample_size: usize) -> Fragments {
+        Fragments {
+            contiguous: crate::buffer_pool::take_kept(sample_size).unwrap_or_default(),
+            next: 1,
+            ahead: BTreeMap::new(),
+        }
+    }
+
+    fn contains(&self, n: u32) -> bool {
+        n < self.next || self.ahead.contains_key(&n)
+    }
+
+    fn len(&self) -> usize {
+        (self.next - 1) as usize + self.ahead.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds fragment `n` (not held yet).
+    fn insert(&mut self, n: u32, chunk: &[u8]) {
+        if n != self.next {
+            self.ahead.insert(n, chunk.to_vec());
+            return;
+        }
+        self.contiguous.extend_from_slice(chunk);
+        self.next += 1;
+        while let Some(piece) = self.ahead.remove(&self.next) {
+            self.contiguous.extend_from_slice(&piece);
+            self.next += 1;
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Reassembly {
     sample_size: u32,
     fragment_size: u16,
     total: u32,
-    fragments: BTreeMap<u32, Vec<u8>>,
+    fragments: Fragments,
     /// What the sample costs against `max_reassembly_bytes`, overheads included.
     bytes: usize,
     kind: ChangeKind,
@@ -429,7 +483,7 @@ impl Reader {
                     sample_size: frag.sample_size,
                     fragment_size: frag.fragment_size,
                     total,
-                    fragments: BTreeMap::new(),
+                    fragments: Fragments::new(frag.sample_size as usize),
                     bytes: SAMPLE_OVERHEAD,
                     kind: ChangeKind::Alive,
                     key_hash: None,
@@ -461,7 +515,7 @@ impl Reader {
             } else {
                 size
             };
-            if n > total || chunk.len() != expected || entry.fragments.contains_key(&n) {
+            if n > total || chunk.len() != expected || entry.fragments.contains(n) {
                 continue;
             }
             let cost = chunk.len() + FRAGMENT_OVERHEAD;
@@ -474,7 +528,7 @@ impl Reader {
             self.held.bytes += cost;
             self.held.fragments += 1;
             entry.bytes += cost;
-            entry.fragments.insert(n, chunk.to_vec());
+            entry.fragments.insert(n, chunk);
         }
         if full {
             self.stats.reassembly_full += 1;
@@ -492,10 +546,8 @@ impl Reader {
                 return;
             };
             self.held.release(&done);
-            let mut payload = crate::buffer_pool::take(done.sample_size as usize);
-            for piece in done.fragments.into_values() {
-                payload.extend_from_slice(&piece);
-            }
+            // Every fragment came, so all are in order in the one buffer.
+            let payload = done.fragments.contiguous;
             let change = ReceivedChange {
                 writer,
                 sequence_number: frag.writer_sn,
@@ -754,13 +806,13 @@ impl Reader {
             match proxy.reassembly.get(&seq) {
                 Some(r) => {
                     let first_missing = (1..=r.total)
-                        .find(|n| !r.fragments.contains_key(n))
+                        .find(|&n| !r.fragments.contains(n))
                         .unwrap_or(1);
                     let mut frags = FragmentNumberSet::new(first_missing);
                     for n in
                         first_missing..r.total.saturating_add(1).min(first_missing + MAX_SET_BITS)
                     {
-                        if !r.fragments.contains_key(&n) {
+                        if !r.fragments.contains(n) {
                             frags.insert(n);
                         }
                     }
@@ -895,8 +947,8 @@ mod tests {
         assert_eq!(acknacks(&mut r), [(true, vec![])]);
     }
 
-    #[test]
-    fn without_room_changes_wait_unacknowledged_and_come_in_when_room_grows() {
+    /// A reliable reader matched with one reliable writer on loopback.
+    fn matched_reliable_reader() -> (Reader, Guid, Locator) {
         let mut r = Reader::new(
             Guid::new(GuidPrefix([1; 12]), EntityId::SEDP_PUBLICATIONS_READER),
             ReaderConfig {
@@ -914,6 +966,12 @@ mod tests {
                 reliable: true,
             },
         );
+        (r, writer, loopback)
+    }
+
+    #[test]
+    fn without_room_changes_wait_unacknowledged_and_come_in_when_room_grows() {
+        let (mut r, writer, loopback) = matched_reliable_reader();
         acknacks(&mut r);
         r.set_room(Timestamp::ZERO, Some(2));
         let payload = [0u8, 1, 0, 0, 9, 9, 9, 9];
@@ -972,5 +1030,36 @@ mod tests {
         assert_eq!(delivered(&mut r), [4, 5]);
         r.handle_timeout(later);
         assert_eq!(bases(&mut r), [(6, vec![])]);
+    }
+
+    #[test]
+    fn fragments_in_any_order_and_repeated_make_the_one_sample() {
+        let (mut r, writer, loopback) = matched_reliable_reader();
+        // 10 fragments of 100 bytes and a last one of 37.
+        let sample: Vec<u8> = (0..1037u32).map(|i| (i * 7 % 251) as u8).collect();
+        let reader_id = r.guid().entity_id;
+        let frag = |n: u32| DataFrag {
+            extra_flags: 0,
+            reader_id,
+            writer_id: writer.entity_id,
+            writer_sn: SequenceNumber(1),
+            fragment_starting_num: n,
+            fragments_in_submessage: 1,
+            fragment_size: 100,
+            sample_size: 1037,
+            inline_qos: None,
+            key: false,
+            non_standard_payload: false,
+            fragments: &sample[(n as usize - 1) * 100..(n as usize * 100).min(1037)],
+        };
+        // Ahead of a missing first one, then the first, then repeats, then the rest.
+        for n in [3, 5, 4, 11, 1, 3, 2, 1, 10, 6, 8, 9, 7] {
+            let f = frag(n);
+            r.handle_data_frag(Timestamp::ZERO, writer.prefix, loopback, None, &f);
+        }
+        let got: Vec<ReceivedChange> = std::iter::from_fn(|| r.poll_change()).collect();
+        assert_eq!(got.len(), 1);
+        assert!(got[0].payload == sample, "the sample, byte for byte");
+        assert_eq!(r.reassembly_fragments(), 0, "nothing left held");
     }
 }
