@@ -9,9 +9,9 @@
 //! the buffer back with [`recycle`].
 //!
 //! Process-wide and small: at most [`MAX_KEPT`] buffers and [`MAX_KEPT_BYTES`] in all, only
-//! of at least [`MIN_POOLED`] bytes (smaller ones cost the allocator little). A buffer is
-//! taken only for a sample whose every fragment has arrived, so nothing here is reserved
-//! for what a message merely claims.
+//! of at least [`MIN_POOLED`] bytes (smaller ones cost the allocator little). A sample
+//! under reassembly takes a buffer only if one is already kept ([`take_kept`]); it never
+//! allocates for what a message merely claims.
 
 use std::sync::Mutex;
 
@@ -22,18 +22,13 @@ pub const MAX_KEPT: usize = 4;
 /// The most bytes kept, all buffers together.
 pub const MAX_KEPT_BYTES: usize = 64 << 20;
 
-/// A bounded set of kept buffers; [`take`] and [`recycle`] use the process's.
+/// A bounded set of kept buffers; [`take_kept`] and [`recycle`] use the process's.
 #[derive(Debug, Default)]
 pub struct BufferPool {
     kept: Mutex<Vec<Vec<u8>>>,
 }
 
 static PROCESS: BufferPool = BufferPool::new();
-
-/// [`BufferPool::take`] from the process's pool.
-pub fn take(len: usize) -> Vec<u8> {
-    PROCESS.take(len)
-}
 
 /// [`BufferPool::take_kept`] from the process's pool.
 pub fn take_kept(len: usize) -> Option<Vec<u8>> {
@@ -57,16 +52,10 @@ impl BufferPool {
         self.kept.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// An empty buffer with room for `len` bytes: a kept one of at most twice that when
-    /// there is one (so that a small sample does not hold a huge buffer), else a new one.
-    pub fn take(&self, len: usize) -> Vec<u8> {
-        self.take_kept(len)
-            .unwrap_or_else(|| Vec::with_capacity(len))
-    }
-
-    /// A kept buffer for `len` bytes as [`BufferPool::take`] chooses it, or `None`: never a
-    /// new allocation (what a sample under reassembly starts with, so that the size its
-    /// first fragment claims reserves nothing).
+    /// A kept buffer with room for `len` bytes and at most twice that (so that a small
+    /// sample does not hold a huge buffer), or `None`: never a new allocation (what a
+    /// sample under reassembly starts with, so that the size its first fragment claims
+    /// reserves nothing).
     pub fn take_kept(&self, len: usize) -> Option<Vec<u8>> {
         if len < MIN_POOLED {
             return None;
@@ -78,7 +67,7 @@ impl BufferPool {
         Some(kept.swap_remove(i))
     }
 
-    /// Gives `buffer` back for a later [`BufferPool::take`] (or drops it, when it is small
+    /// Gives `buffer` back for a later [`BufferPool::take_kept`] (or drops it, when it is small
     /// or the pool is full).
     pub fn recycle(&self, mut buffer: Vec<u8>) {
         if buffer.capacity() < MIN_POOLED {
@@ -109,16 +98,20 @@ mod tests {
     #[test]
     fn a_recycled_buffer_is_taken_again_and_the_pool_stays_bounded() {
         let pool = BufferPool::new();
-        let mut b = pool.take(MIN_POOLED);
+        assert!(pool.take_kept(MIN_POOLED).is_none(), "nothing kept yet");
+        let mut b = Vec::with_capacity(MIN_POOLED);
         let p = b.as_ptr();
         b.extend_from_slice(&[7; 10]);
         pool.recycle(b);
-        let again = pool.take(MIN_POOLED);
+        let again = pool.take_kept(MIN_POOLED).unwrap();
         assert!(again.is_empty() && again.as_ptr() == p, "reused, emptied");
         // A buffer more than twice a sample's size is not handed out for it.
         pool.recycle(Vec::with_capacity(4 * MIN_POOLED));
-        assert_eq!(pool.take(MIN_POOLED).capacity(), MIN_POOLED);
-        assert_eq!(pool.take(2 * MIN_POOLED).capacity(), 4 * MIN_POOLED);
+        assert!(pool.take_kept(MIN_POOLED).is_none());
+        assert_eq!(
+            pool.take_kept(2 * MIN_POOLED).unwrap().capacity(),
+            4 * MIN_POOLED
+        );
         // Small buffers are not kept; never more than MAX_KEPT, MAX_KEPT_BYTES.
         pool.recycle(Vec::with_capacity(16));
         assert!(pool.kept().is_empty());

@@ -246,7 +246,6 @@ struct WriterProxy {
     last_heartbeat: Option<u32>,
     last_heartbeat_frag: Option<u32>,
     ack_due: Option<Timestamp>,
-    ack_final: bool,
     acknack_count: u32,
     nack_frag_count: u32,
 }
@@ -303,7 +302,6 @@ impl Reader {
                 self.deliver(i);
                 if self.writers[i].next_expected != before {
                     self.writers[i].ack_due = Some(now);
-                    self.writers[i].ack_final = false;
                 }
             }
         }
@@ -367,14 +365,12 @@ impl Reader {
             last_heartbeat: None,
             last_heartbeat_frag: None,
             ack_due: None,
-            ack_final: false,
             acknack_count: 0,
             nack_frag_count: 0,
         });
         if reliable {
             let i = self.writers.len() - 1;
             self.writers[i].ack_due = Some(now);
-            self.writers[i].ack_final = false;
             self.handle_timeout(now);
         }
     }
@@ -608,7 +604,6 @@ impl Reader {
         if !hb.final_flag || missing {
             let due = now.after(self.config.heartbeat_response_delay);
             proxy.ack_due = earliest(proxy.ack_due, Some(due));
-            proxy.ack_final = false;
         }
         self.handle_timeout(now);
     }
@@ -897,54 +892,45 @@ mod tests {
     use super::*;
     use crate::wire::{Message, Submessage};
 
-    /// The ACKNACKs in what the reader wants sent.
-    fn acknacks(r: &mut Reader) -> Vec<(bool, Vec<SequenceNumber>)> {
+    /// The ACKNACKs in what the reader wants sent: final flag, base, missing.
+    fn acknacks(r: &mut Reader) -> Vec<(bool, i64, Vec<SequenceNumber>)> {
         let mut out = Vec::new();
         while let Some(t) = r.poll_transmit() {
             let (_, iter) = Message::parse(&t.payload).unwrap();
             for sm in iter.flatten() {
                 if let Submessage::AckNack(a) = sm {
-                    out.push((a.final_flag, a.reader_sn_state.iter().collect()));
+                    let state = &a.reader_sn_state;
+                    out.push((a.final_flag, state.base().0, state.iter().collect()));
                 }
             }
         }
         out
     }
 
-    #[test]
-    fn the_preemptive_acknack_asks_for_an_answer_and_later_ones_need_none() {
-        let mut r = Reader::new(
-            Guid::new(GuidPrefix([1; 12]), EntityId::SEDP_PUBLICATIONS_READER),
-            ReaderConfig {
-                reliable: true,
-                ..ReaderConfig::default()
-            },
-        );
-        let writer = Guid::new(GuidPrefix([2; 12]), EntityId::SEDP_PUBLICATIONS_WRITER);
-        r.match_writer(
-            Timestamp::ZERO,
-            RemoteWriter {
-                guid: writer,
-                locators: vec![Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7410)],
-                reliable: true,
-            },
-        );
-        // Sent on matching, before any HEARTBEAT: the final flag is clear, so that the writer
-        // answers with a HEARTBEAT at once (RTI Connext waits 3 s for its next one otherwise).
-        assert_eq!(acknacks(&mut r), [(false, vec![])]);
-        // A HEARTBEAT that asks for an answer, with nothing to offer: the answer needs none.
-        let hb = Heartbeat {
+    /// A HEARTBEAT from `writer` to `r` that asks for an answer.
+    fn heartbeat(r: &Reader, writer: Guid, first: i64, last: i64) -> Heartbeat {
+        Heartbeat {
             reader_id: r.guid().entity_id,
             writer_id: writer.entity_id,
-            first_sn: SequenceNumber(1),
-            last_sn: SequenceNumber(0),
+            first_sn: SequenceNumber(first),
+            last_sn: SequenceNumber(last),
             count: 1,
             final_flag: false,
             liveliness_flag: false,
-        };
+        }
+    }
+
+    #[test]
+    fn the_preemptive_acknack_asks_for_an_answer_and_later_ones_need_none() {
+        let (mut r, writer, _) = matched_reliable_reader();
+        // Sent on matching, before any HEARTBEAT: the final flag is clear, so that the writer
+        // answers with a HEARTBEAT at once (RTI Connext waits 3 s for its next one otherwise).
+        assert_eq!(acknacks(&mut r), [(false, 1, vec![])]);
+        // A HEARTBEAT that asks for an answer, with nothing to offer: the answer needs none.
+        let hb = heartbeat(&r, writer, 1, 0);
         r.handle_heartbeat(Timestamp::ZERO, writer.prefix, &hb);
         r.handle_timeout(Timestamp(1_000_000_000));
-        assert_eq!(acknacks(&mut r), [(true, vec![])]);
+        assert_eq!(acknacks(&mut r), [(true, 1, vec![])]);
     }
 
     /// A reliable reader matched with one reliable writer on loopback.
@@ -995,41 +981,20 @@ mod tests {
         assert_eq!(delivered(&mut r), [1, 2], "as many as there is room for");
         // The writer asks: the answer acknowledges only what was delivered, and asks for
         // nothing (the rest is held here, not lost).
-        let hb = Heartbeat {
-            reader_id: r.guid().entity_id,
-            writer_id: writer.entity_id,
-            first_sn: SequenceNumber(1),
-            last_sn: SequenceNumber(5),
-            count: 1,
-            final_flag: false,
-            liveliness_flag: false,
-        };
+        let hb = heartbeat(&r, writer, 1, 5);
         r.handle_heartbeat(Timestamp::ZERO, writer.prefix, &hb);
         r.handle_timeout(Timestamp(1_000_000_000));
-        let bases = |r: &mut Reader| {
-            let mut out = Vec::new();
-            while let Some(t) = r.poll_transmit() {
-                let (_, iter) = Message::parse(&t.payload).unwrap();
-                for sm in iter.flatten() {
-                    if let Submessage::AckNack(a) = sm {
-                        let missing: Vec<_> = a.reader_sn_state.iter().collect();
-                        out.push((a.reader_sn_state.base().0, missing));
-                    }
-                }
-            }
-            out
-        };
-        assert_eq!(bases(&mut r), [(3, vec![])]);
+        assert_eq!(acknacks(&mut r), [(true, 3, vec![])]);
         // Room for one more, then for the rest: each comes in, acknowledged at once.
         let later = Timestamp(2_000_000_000);
         r.set_room(later, Some(1));
         assert_eq!(delivered(&mut r), [3]);
         r.handle_timeout(later);
-        assert_eq!(bases(&mut r), [(4, vec![])]);
+        assert_eq!(acknacks(&mut r), [(true, 4, vec![])]);
         r.set_room(later, None);
         assert_eq!(delivered(&mut r), [4, 5]);
         r.handle_timeout(later);
-        assert_eq!(bases(&mut r), [(6, vec![])]);
+        assert_eq!(acknacks(&mut r), [(true, 6, vec![])]);
     }
 
     #[test]
