@@ -41,7 +41,7 @@ usage: ferrodds-bench [OPTIONS]           run the suite, write docs/benchmarks.m
 
   --quick           one short repetition of a few cases (checks that the suite works)
   --reps N          repetitions of every case [default: 2]
-  --only LIST       some of latency,throughput,matrix [default: all]
+  --only LIST       some of latency,throughput,matrix,idle,study [default: all]
   --ferrodds PATH   the ferrodds binary [default: next to this one]
   --floor PATH      the compiled udp_floor [default: next to this one]
   --ddsperf PATH    Cyclone DDS's ddsperf [default: ddsperf]
@@ -70,6 +70,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             throughput: true,
             matrix: true,
             idle: true,
+            study: true,
         },
         ferrodds: None,
         floor: None,
@@ -103,6 +104,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                     throughput: false,
                     matrix: false,
                     idle: false,
+                    study: false,
                 };
                 for part in list.split(',') {
                     match part.trim() {
@@ -110,6 +112,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                         "throughput" => o.sections.throughput = true,
                         "matrix" => o.sections.matrix = true,
                         "idle" => o.sections.idle = true,
+                        "study" => o.sections.study = true,
                         other => return Err(format!("--only: unknown part {other:?}")),
                     }
                 }
@@ -371,6 +374,43 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
             }
         }
     }
+    if let (Some(study), true) = (plan.study, r.sections.study) {
+        for run in 0..study.runs {
+            let mut variants = vec![Variant::Cyclone, Variant::Ours];
+            if tools_shm {
+                variants.extend([Variant::OursShm, Variant::OursShmAsync]);
+            }
+            if run % 2 == 1 {
+                variants.reverse();
+            }
+            for variant in variants {
+                let bursts = Some((study.rate, study.burst));
+                let (got, exits) =
+                    runner.throughput_in_bursts(variant, study.size, study.seconds, bursts);
+                let (lines, totals) = match got {
+                    Ok((l, t)) => (Ok(l), t),
+                    Err(e) => (Err(e), None),
+                };
+                let run = PairRun::new(variant, run, lines, exits, stats::throughput_figures);
+                let text = outcome(&run, |f| {
+                    format!("{} samples/s", report::rate(f.samples_per_s))
+                });
+                let what = format!(
+                    "study {} in bursts of {} {}",
+                    report::size_label(study.size),
+                    study.burst,
+                    variant.label()
+                );
+                progress.step(&what, &text);
+                r.study.push(ThroughputRun {
+                    size: study.size,
+                    totals,
+                    run,
+                });
+                save(r);
+            }
+        }
+    }
 }
 
 fn run(o: Options) -> Result<(), String> {
@@ -462,6 +502,7 @@ fn run(o: Options) -> Result<(), String> {
         idle: Vec::new(),
         shm,
         memcpy: Vec::new(),
+        study: Vec::new(),
     };
     // What else runs here: one second of /proc/stat before the first pair and after the last.
     r.machine.cpu_busy_before = machine::cpu_busy(std::time::Duration::from_secs(1));

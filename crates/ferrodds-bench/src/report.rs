@@ -204,6 +204,9 @@ pub(crate) fn render(r: &Results) -> String {
     if r.shm && (r.sections.latency || r.sections.throughput) {
         shared_memory(&mut s, r);
     }
+    if r.sections.study && !r.study.is_empty() {
+        study(&mut s, r);
+    }
     if r.sections.matrix {
         matrix(&mut s, r);
     }
@@ -430,6 +433,66 @@ fn shared_memory(s: &mut String, r: &Results) {
         }
         let _ = writeln!(s);
     }
+}
+
+fn study(s: &mut String, r: &Results) {
+    let Some(st) = r.plan.study else { return };
+    let _ = writeln!(
+        s,
+        "### Large samples in bursts (a published Fast DDS / Cyclone DDS study, reproduced)\n"
+    );
+    let _ = writeln!(
+        s,
+        "{} samples written in bursts of {} at {} bursts/s asked for (more than any row \
+         reaches: the bursts go back to back, and a KEEP_ALL writer blocks until there is \
+         room), reliable, KEEP_ALL, publisher and subscriber in two processes, {} runs of {} s \
+         per row, alternating the order of the rows; the subscriber's samples/s over its \
+         steady seconds, per run. Synchronous: the writing thread sends; asynchronous \
+         (`--asynchronous`, Fast DDS's ASYNCHRONOUS_PUBLISH_MODE): a write queues the sample \
+         and the participant's timer thread sends it. Cyclone DDS 0.10.2 has no \
+         asynchronous mode (ddsperf `pub {}Hz burst {}`).\n",
+        size_label(st.size),
+        st.burst,
+        st.rate,
+        st.runs,
+        st.seconds,
+        st.rate,
+        st.burst
+    );
+    let _ = writeln!(
+        s,
+        "| row | runs | mean samples/s | standard deviation | median | median vs Cyclone UDP |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let cyclone = crate::stats::median(&r.study_rates(Variant::Cyclone));
+    for (variant, label) in [
+        (Variant::OursShm, "FerroDDS shared memory, synchronous"),
+        (
+            Variant::OursShmAsync,
+            "FerroDDS shared memory, asynchronous",
+        ),
+        (Variant::Ours, "FerroDDS UDP"),
+        (Variant::Cyclone, "Cyclone DDS UDP"),
+    ] {
+        let rates = r.study_rates(variant);
+        let Some((mean, sd)) = crate::stats::mean_sd(&rates) else {
+            continue;
+        };
+        let median = crate::stats::median(&rates);
+        let versus = match (median, cyclone) {
+            (Some(m), Some(c)) if c > 0.0 => format!("{:.2}", m / c),
+            _ => "–".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "| {label} | {} | {} | {} | {} | {versus} |",
+            rates.len(),
+            rate(mean),
+            rate(sd),
+            median.map_or_else(|| "–".to_string(), rate),
+        );
+    }
+    let _ = writeln!(s);
 }
 
 fn idle(s: &mut String, r: &Results) {

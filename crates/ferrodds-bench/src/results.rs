@@ -47,6 +47,9 @@ pub(crate) struct Results {
     /// Plain copies, beside the shared-memory throughput.
     #[serde(default)]
     pub(crate) memcpy: Vec<MemcpyRun>,
+    /// The study's runs ([`crate::suite::Study`]).
+    #[serde(default)]
+    pub(crate) study: Vec<ThroughputRun>,
 }
 
 /// A figure over repetitions.
@@ -133,6 +136,15 @@ impl Results {
         over_runs(runs.map(|r| &r.run), variant, f)
     }
 
+    /// The samples/s of `variant`'s study runs, one per run that measured.
+    pub(crate) fn study_rates(&self, variant: Variant) -> Vec<f64> {
+        self.study
+            .iter()
+            .filter(|r| r.run.variant == variant)
+            .filter_map(|r| r.run.figures.as_ref().map(|f| f.samples_per_s))
+            .collect()
+    }
+
     /// Samples lost by `variant`'s subscribers at `size`, summed over repetitions (`None`
     /// when no run reported totals).
     pub(crate) fn lost(&self, size: u64, variant: Variant) -> Option<u64> {
@@ -201,6 +213,10 @@ impl Results {
             .throughput
             .iter()
             .filter_map(|r| failure(format!("throughput {} B", r.size), &r.run));
+        let study = self
+            .study
+            .iter()
+            .filter_map(|r| failure(format!("study {} B", r.size), &r.run));
         let matrix = self.matrix.iter().filter_map(|r| {
             let c = r.cell;
             let what = format!(
@@ -212,6 +228,7 @@ impl Results {
         latency
             .chain(floor)
             .chain(throughput)
+            .chain(study)
             .chain(matrix)
             .chain(self.idle.iter().filter_map(|r| {
                 let e = r.error.as_ref()?;

@@ -64,6 +64,22 @@ pub(crate) struct LatencyFigures {
     pub(crate) warmup_included: bool,
 }
 
+/// The mean and the sample standard deviation of `values` (`None` when there are none; the
+/// deviation is 0 for one value).
+pub(crate) fn mean_sd(values: &[f64]) -> Option<(f64, f64)> {
+    if values.is_empty() {
+        return None;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = if values.len() > 1 {
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    Some((mean, var.sqrt()))
+}
+
 /// The steady seconds of a ping run (see the module's text), with their lengths.
 pub(crate) fn steady_latency(lines: &[LatencySecond]) -> Vec<(&LatencySecond, f64)> {
     let with_dt = with_intervals(lines, |l| l.t);

@@ -46,6 +46,9 @@ pub(crate) enum Variant {
     /// … over shared memory (`--transport shm`); every other row of ours is `--transport
     /// udp`, so that the comparison with Cyclone is UDP with UDP.
     OursShm,
+    /// … over shared memory, the publisher in asynchronous publish mode
+    /// (`--asynchronous`): the study section's row.
+    OursShmAsync,
 }
 
 impl Variant {
@@ -57,6 +60,7 @@ impl Variant {
             Variant::OursBusyPoll => "FerroDDS busy-poll",
             Variant::OursNoBatch => "FerroDDS unbatched",
             Variant::OursShm => "FerroDDS shared memory",
+            Variant::OursShmAsync => "FerroDDS shared memory, asynchronous",
         }
     }
 
@@ -71,6 +75,7 @@ impl Variant {
             Variant::OursBusyPoll => "ours-busy",
             Variant::OursNoBatch => "ours-nobatch",
             Variant::OursShm => "ours-shm",
+            Variant::OursShmAsync => "ours-shm-async",
         }
     }
 }
@@ -110,6 +115,27 @@ pub(crate) struct Plan {
     /// How long an idle pong's wake-ups are counted, s (after [`IDLE_SETTLE`]).
     #[serde(default)]
     pub(crate) idle_seconds: u32,
+    /// The study of large samples in bursts (see [`Study`]); `None` in older results.
+    #[serde(default)]
+    pub(crate) study: Option<Study>,
+}
+
+/// A published comparison of Fast DDS and Cyclone DDS, reproduced: samples of `size` bytes
+/// written in bursts of `burst`, `rate` bursts a second (more than any row reaches, so the
+/// bursts go back to back and writes block on flow control), reliable KEEP_ALL, `runs`
+/// runs of `seconds` each per row, reduced to mean, standard deviation and median.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub(crate) struct Study {
+    /// Sample size, bytes.
+    pub(crate) size: u64,
+    /// Samples per burst.
+    pub(crate) burst: u32,
+    /// Bursts per second asked for.
+    pub(crate) rate: u32,
+    /// Runs per row.
+    pub(crate) runs: u32,
+    /// How long each publisher runs, s.
+    pub(crate) seconds: u32,
 }
 
 /// The largest IPv4 UDP datagram: the floor's stand-in for larger payloads.
@@ -141,6 +167,13 @@ impl Plan {
             matrix,
             matrix_max_seconds: 15,
             idle_seconds: 10,
+            study: Some(Study {
+                size: 11_000_000,
+                burst: 10,
+                rate: 100,
+                runs: 5,
+                seconds: 6,
+            }),
         }
     }
 
@@ -168,6 +201,13 @@ impl Plan {
             ],
             matrix_max_seconds: 10,
             idle_seconds: 3,
+            study: Some(Study {
+                size: 1_048_576,
+                burst: 10,
+                rate: 100,
+                runs: 1,
+                seconds: 3,
+            }),
         }
     }
 
@@ -194,7 +234,11 @@ impl Plan {
         if sections.idle {
             per_rep += 2;
         }
-        per_rep * self.reps as usize
+        let study = match (&self.study, sections.study) {
+            (Some(st), true) => st.runs as usize * (2 + 2 * usize::from(shm)),
+            _ => 0,
+        };
+        per_rep * self.reps as usize + study
     }
 }
 
@@ -210,6 +254,9 @@ pub(crate) struct Sections {
     /// An idle pong's wake-ups per second.
     #[serde(default)]
     pub(crate) idle: bool,
+    /// Large samples in bursts, synchronous and asynchronous ([`Study`]).
+    #[serde(default)]
+    pub(crate) study: bool,
 }
 
 /// One idle pong: how often its threads woke, from `/proc`.
@@ -433,7 +480,7 @@ impl Runner {
             .args(args)
             .args(["-d", &OURS_DOMAIN.to_string(), "-i", "lo", "--json"]);
         if self.tools.transport {
-            let shm = variant == Variant::OursShm;
+            let shm = matches!(variant, Variant::OursShm | Variant::OursShmAsync);
             c.args(["--transport", if shm { "shm" } else { "udp" }]);
         }
         c
@@ -463,7 +510,11 @@ impl Runner {
                 ping.extend([s(&"-D"), s(&seconds), s(&"ping"), s(&"size"), s(&size)]);
                 (self.ddsperf(&pong), self.ddsperf(&ping))
             }
-            Variant::Ours | Variant::OursBusyPoll | Variant::OursNoBatch | Variant::OursShm => {
+            Variant::Ours
+            | Variant::OursBusyPoll
+            | Variant::OursNoBatch
+            | Variant::OursShm
+            | Variant::OursShmAsync => {
                 let mut pong = vec![s(&"pong")];
                 pong.extend(common.iter().cloned());
                 pong.extend([s(&"-D"), s(&passive_seconds)]);
@@ -535,20 +586,43 @@ impl Runner {
         size: u64,
         seconds: u32,
     ) -> (Result<SubOutput, String>, Vec<String>) {
+        self.throughput_in_bursts(variant, size, seconds, None)
+    }
+
+    /// [`Runner::throughput`], the publisher writing `bursts` = (bursts per second, samples
+    /// per burst) when given.
+    pub(crate) fn throughput_in_bursts(
+        &mut self,
+        variant: Variant,
+        size: u64,
+        seconds: u32,
+        bursts: Option<(u32, u32)>,
+    ) -> (Result<SubOutput, String>, Vec<String>) {
         let s = |x: &dyn ToString| x.to_string();
         let passive_seconds = seconds + PASSIVE_EXTRA_SECONDS;
+        let mut pub_args = pub_args(variant, size, seconds);
+        if let Some((rate, burst)) = bursts {
+            if variant.is_cyclone() {
+                pub_args.extend([format!("{rate}Hz"), s(&"burst"), s(&burst)]);
+            } else {
+                pub_args.extend([s(&"--rate"), s(&rate), s(&"--burst"), s(&burst)]);
+            }
+        }
         let (sub, publisher) = if variant.is_cyclone() {
             (
                 self.ddsperf(&[s(&"-D"), s(&passive_seconds), s(&"sub")]),
-                self.ddsperf(&pub_args(variant, size, seconds)),
+                self.ddsperf(&pub_args),
             )
         } else {
             (
                 self.ours(variant, &[s(&"sub"), s(&"-D"), s(&passive_seconds)]),
-                self.ours(variant, &pub_args(variant, size, seconds)),
+                self.ours(variant, &pub_args),
             )
         };
-        let tag = format!("{}-{size}", variant.slug());
+        let tag = match bursts {
+            Some((rate, burst)) => format!("{}-{size}-{rate}x{burst}", variant.slug()),
+            None => format!("{}-{size}", variant.slug()),
+        };
         let sub_name = self.name(&format!("{tag}-sub"));
         let pub_name = self.name(&format!("{tag}-pub"));
         let logs = self.tools.logs.clone();
@@ -684,6 +758,7 @@ fn pub_args(variant: Variant, size: u64, seconds: u32) -> Vec<String> {
         Variant::Ours | Variant::OursBusyPoll | Variant::OursShm => {
             &["pub", "-D", &seconds, "--size", &size]
         }
+        Variant::OursShmAsync => &["pub", "-D", &seconds, "--size", &size, "--asynchronous"],
     };
     args.iter().map(|a| a.to_string()).collect()
 }
@@ -724,12 +799,20 @@ mod tests {
             throughput: true,
             matrix: true,
             idle: true,
+            study: false,
         };
         // 5 sizes × (2 floors + 2 pairs), 6 × 2, 36 × 2, 2 idle pongs; twice.
         assert_eq!(p.runs(&all, false, false, false), 2 * (20 + 12 + 72 + 2));
         assert_eq!(p.runs(&all, true, true, false), 2 * (25 + 18 + 72 + 2));
         // Shared memory: a latency pair per size, a throughput pair and a memcpy per size.
         assert_eq!(p.runs(&all, true, true, true), 2 * (30 + 30 + 72 + 2));
+        // The study: 5 runs of Cyclone and ours over UDP, and of ours over shared memory
+        // synchronous and asynchronous; once, whatever the repetitions.
+        let with_study = Sections { study: true, ..all };
+        assert_eq!(
+            p.runs(&with_study, true, true, true),
+            2 * (30 + 30 + 72 + 2) + 5 * 4
+        );
     }
 
     #[test]
@@ -753,6 +836,10 @@ mod tests {
         assert_eq!(
             joined(Variant::OursNoBatch),
             "pub -D 5 --size 1024 --no-batch"
+        );
+        assert_eq!(
+            joined(Variant::OursShmAsync),
+            "pub -D 5 --size 1024 --asynchronous"
         );
         assert!(!CYCLONEDDS_URI.contains("WriteBatch"));
         assert!(CYCLONEDDS_URI.contains("<NetworkInterface name=\"lo\" multicast=\"true\"/>"));

@@ -142,7 +142,20 @@ impl Cdr for u8 {
 
 /// IDL `octet`: encoded as `uint8` is, but a type of its own for XTypes (a TypeObject
 /// says `octet` where a peer's IDL does, so that its type identifier is the peer's).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    bytemuck::Pod,
+    bytemuck::Zeroable,
+)]
+#[repr(transparent)]
 pub struct Octet(pub u8);
 
 impl Cdr for Octet {
@@ -169,27 +182,17 @@ impl Cdr for Octet {
     fn missing() -> Option<Self> {
         Some(Octet(0))
     }
-    // Octet sequences are payloads (ddsperf's baggage, images): copied as bytes, not
-    // element by element.
+    // Octet sequences are payloads (ddsperf's baggage, images): copied as bytes, one
+    // memcpy each way, not element by element (a zeroed buffer filled by a loop cost a
+    // memset and a slower copy: 43% of an 11 MB publisher's time).
     #[inline]
     fn encode_elements(items: &[Self], e: &mut Encoder<'_>) -> Result<(), EncodeError> {
-        // As in decode_elements: an iterator into `extend` stayed a byte loop.
-        for (b, o) in e.write_zeroed(items.len()).iter_mut().zip(items) {
-            *b = o.0;
-        }
+        e.write_bytes(bytemuck::cast_slice(items));
         Ok(())
     }
     #[inline]
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
-        let bytes = d.bytes(count, "octets")?;
-        // A zeroed vector filled by a plain loop, which the compiler makes a memcpy; the
-        // `map(..).collect()` form stayed a byte loop (11 MB: 1,200-1,800 against 3,100-3,800
-        // decodes/s, 2-core VM).
-        let mut out = vec![Octet(0); bytes.len()];
-        for (o, &b) in out.iter_mut().zip(bytes) {
-            o.0 = b;
-        }
-        Ok(out)
+        Ok(bytemuck::cast_slice(d.bytes(count, "octets")?).to_vec())
     }
 }
 

@@ -112,15 +112,6 @@ impl<'a> Encoder<'a> {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// Appends `len` zero bytes, unaligned, for the caller to fill: a byte-sized newtype's
-    /// elements copied in by a plain loop, which the compiler makes a memcpy.
-    #[inline]
-    pub(crate) fn write_zeroed(&mut self, len: usize) -> &mut [u8] {
-        let start = self.buf.len();
-        self.buf.resize(start + len, 0);
-        &mut self.buf[start..]
-    }
-
     /// Writes a length as a 32-bit unsigned integer, refusing lengths that do not fit.
     #[inline]
     pub fn write_length(&mut self, len: usize) -> Result<(), EncodeError> {

@@ -572,6 +572,16 @@ fn check(ty: &T, v: &Value) -> Vec<String> {
             Ok(back) => fail(format!("{name}: decoded {}", back.to_json(ty))),
             Err(e) => fail(format!("{name}: decoding failed: {e}")),
         }
+        // The keys alone (what a reader finds a large sample's instance with) hash as the
+        // whole sample's do.
+        if ty.is_keyed() {
+            let whole = dynamic::key_hash(ty, &value, XcdrVersion::Xcdr2).ok();
+            match dynamic::deserialize_keys(ty, &expected) {
+                Ok(keys) if dynamic::key_hash(ty, &keys, XcdrVersion::Xcdr2).ok() == whole => {}
+                Ok(keys) => fail(format!("{name}: keys decoded to {}", keys.to_json(ty))),
+                Err(e) => fail(format!("{name}: keys do not decode: {e}")),
+            }
+        }
     }
     if ty.is_keyed() {
         check_keys(ty, &value, v, &mut fail);

@@ -133,10 +133,7 @@ pub(crate) fn build(
     }
     all.extend_from_slice(submessages);
     let payload = message_to_vec(&header(prefix), &all, WireEndianness::Little).ok()?;
-    Some(Transmit {
-        destinations: destinations.to_vec(),
-        payload,
-    })
+    Some(Transmit::new(destinations.to_vec(), payload))
 }
 
 /// An entity id with the unknown value, for submessages addressed to every reader.

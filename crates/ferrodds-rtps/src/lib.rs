@@ -56,5 +56,8 @@ pub use participant::{Participant, ReceiveStats};
 pub use participant_core::ParticipantCore;
 pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter};
 pub use time::Timestamp;
-pub use transmit::Transmit;
-pub use writer::{Change, DisposeKey, RemoteReader, WriteError, Writer, WriterConfig, WriterStats};
+pub use transmit::{Spliced, Transmit};
+pub use writer::{
+    Change, DisposeKey, LargeDatagrams, RemoteReader, WriteError, Writer, WriterConfig,
+    WriterStats, LARGE_FRAGMENT,
+};

@@ -14,8 +14,10 @@
 //! INFO_REPLY, which would also carry over.
 
 use std::collections::VecDeque;
+use std::ops::Range;
+use std::sync::Arc;
 
-use crate::transmit::Transmit;
+use crate::transmit::{Spliced, Transmit};
 use crate::wire::{
     align4, EmitError, Endianness, GuidPrefix, Header, InfoDestination, Locator, Submessage,
     SubmessageHeader,
@@ -29,6 +31,9 @@ pub(crate) struct Outbox {
     back_destination: Option<Option<GuidPrefix>>,
     /// The largest datagram packing makes.
     limit: usize,
+    /// Locator kinds that carry larger datagrams, and how large packing makes them for
+    /// destinations all of those kinds (see [`crate::writer::LargeDatagrams`]).
+    large: Option<(Vec<i32>, usize)>,
 }
 
 impl Outbox {
@@ -37,19 +42,41 @@ impl Outbox {
             queue: VecDeque::new(),
             back_destination: None,
             limit,
+            large: None,
+        }
+    }
+
+    /// Packs datagrams to `locators` all of one of `kinds` up to `limit` bytes.
+    pub(crate) fn with_large(mut self, kinds: Vec<i32>, limit: usize) -> Self {
+        self.large = Some((kinds, limit));
+        self
+    }
+
+    /// The largest datagram to pack for `locators`.
+    fn limit_for(&self, locators: &[Locator]) -> usize {
+        match &self.large {
+            Some((kinds, large))
+                if !locators.is_empty() && locators.iter().all(|l| kinds.contains(&l.kind)) =>
+            {
+                (*large).max(self.limit)
+            }
+            _ => self.limit,
         }
     }
 
     /// Queues a message from `prefix` with `submessages`, addressed to the participant
     /// `destination` (with INFO_DST) or to every one, for `locators`: emitted straight into
     /// the last datagram when it can join it, else into a new one. (The writer's hot path:
-    /// no intermediate message is built.)
+    /// no intermediate message is built.) `splice`, when given, holds the bytes of the one
+    /// DATA or DATA_FRAG payload among `submessages` (the same bytes, borrowed there): they
+    /// are left out of the datagram's buffer and spliced in when it is sent.
     pub(crate) fn push_message(
         &mut self,
         prefix: GuidPrefix,
         destination: Option<GuidPrefix>,
         submessages: &[Submessage<'_>],
         locators: &[Locator],
+        splice: Option<(&Arc<Vec<u8>>, Range<usize>)>,
     ) -> Result<(), EmitError> {
         let info_dst = destination
             .map(|guid_prefix| Submessage::InfoDestination(InfoDestination { guid_prefix }));
@@ -60,34 +87,50 @@ impl Outbox {
                 .and_then(|b| b.checked_add(SubmessageHeader::LEN + size))
                 .ok_or(EmitError::SubmessageTooLong { len: sm.body_len() })?;
         }
+        let spliced_len = splice.as_ref().map_or(0, |(_, r)| r.len());
         let joins = self.queue.back().is_some_and(|last| {
             self.back_destination == Some(destination)
                 && last.destinations == locators
-                && last.payload.len() + size <= self.limit
+                && last.len() + size <= self.limit_for(locators)
         });
         if !joins {
             let mut payload = vec![0u8; Header::LEN];
             crate::endpoint::header(prefix).emit(&mut payload)?;
-            payload.reserve(size);
-            self.queue.push_back(Transmit {
-                destinations: locators.to_vec(),
-                payload,
-            });
+            payload.reserve(size - spliced_len);
+            self.queue
+                .push_back(Transmit::new(locators.to_vec(), payload));
             self.back_destination = Some(destination);
         }
         let Some(last) = self.queue.back_mut() else {
             return Ok(());
         };
         let start = last.payload.len();
-        last.payload.resize(start + size, 0);
+        let spliced_before = last.spliced.len();
+        last.payload.resize(start + size - spliced_len, 0);
         let mut at = start;
         for sm in all() {
-            match sm.emit(&mut last.payload[at..], Endianness::Little) {
+            let emitted = match &splice {
+                Some((buffer, range)) if sm.is_data() => sm
+                    .emit_spliced(&mut last.payload[at..], Endianness::Little)
+                    .map(|(n, offset)| {
+                        if let Some(offset) = offset {
+                            last.spliced.push(Spliced {
+                                at: at + offset,
+                                buffer: Arc::clone(buffer),
+                                range: range.clone(),
+                            });
+                        }
+                        n
+                    }),
+                _ => sm.emit(&mut last.payload[at..], Endianness::Little),
+            };
+            match emitted {
                 Ok(n) => at += n,
                 Err(e) => {
                     // Leave the datagram as it was (sizes were computed first, so this
                     // does not happen).
                     last.payload.truncate(start);
+                    last.spliced.truncate(spliced_before);
                     if start == Header::LEN {
                         self.queue.pop_back();
                         self.back_destination = None;
@@ -161,7 +204,7 @@ mod tests {
             liveliness_flag: false,
         });
         let to = [Locator::udpv4([127, 0, 0, 1].into(), port)];
-        o.push_message(PREFIX, destination, &[hb], &to)
+        o.push_message(PREFIX, destination, &[hb], &to, None)
             .expect("emits");
     }
 

@@ -63,7 +63,39 @@ pub struct WriterConfig {
     /// its first change was written. `None` (the default): each change goes out at once
     /// (repairs, GAPs and HEARTBEATs are packed either way, but never held back).
     pub batch_delay: Option<Duration>,
+    /// Readers reached only through transports of large datagrams (shared memory, this
+    /// process) get fewer, larger datagrams. `None`: the same as everyone.
+    pub large_datagrams: Option<LargeDatagrams>,
 }
+
+/// How a writer sends to readers whose every locator is of a kind that carries datagrams
+/// far larger than UDP's: fragments of [`LARGE_FRAGMENT`] bytes (one per DATA_FRAG, whose
+/// length must fit 16 bits), packed into datagrams of up to `max_message_size`, and paced
+/// in bursts of `fragment_burst` bytes. An 11 MB sample then takes a score of datagrams
+/// instead of some seven hundred fragments, and a NACK_FRAG round trip per 8 MiB instead of
+/// per 1 MiB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LargeDatagrams {
+    /// The locator kinds of those transports.
+    pub kinds: Vec<i32>,
+    /// The largest datagram to build for such readers.
+    pub max_message_size: usize,
+    /// The most bytes of one sample's fragments sent before asking what arrived.
+    pub fragment_burst: usize,
+    /// A KEEP_ALL history's byte limit (in place of [`WriterConfig::max_bytes`]) while
+    /// every matched reader is reached this way: their inboxes take far more than a UDP
+    /// socket buffer, and with room for more than one large sample the next one goes out
+    /// while the last is being acknowledged.
+    pub max_bytes: usize,
+}
+
+/// Payloads this large go out from the history's buffer (a vectored send) rather than
+/// copied into the datagram; smaller ones cost less to copy than to send in parts.
+const SPLICE_MIN: usize = 2048;
+
+/// The fragment size for readers reached through large datagrams: as large as a DATA_FRAG
+/// with its inline QoS can carry.
+pub const LARGE_FRAGMENT: usize = 64 * 1024 - 1024;
 
 impl Default for WriterConfig {
     fn default() -> Self {
@@ -79,6 +111,7 @@ impl Default for WriterConfig {
             ack_request_threshold: 16,
             nack_suppression: Duration::from_millis(5),
             batch_delay: None,
+            large_datagrams: None,
         }
     }
 }
@@ -266,6 +299,15 @@ pub struct Writer {
     stats: WriterStats,
 }
 
+/// An outbox packing datagrams as `config` says.
+fn outbox_for(config: &WriterConfig) -> Outbox {
+    let outbox = Outbox::new(config.max_message_size);
+    match &config.large_datagrams {
+        Some(large) => outbox.with_large(large.kinds.clone(), large.max_message_size),
+        None => outbox,
+    }
+}
+
 impl Writer {
     /// A writer with GUID `guid`.
     pub fn new(guid: Guid, config: WriterConfig) -> Self {
@@ -279,8 +321,8 @@ impl Writer {
             readers: Vec::new(),
             heartbeat_count: 0,
             next_heartbeat: None,
-            outbox: Outbox::new(config.max_message_size),
-            batch: Outbox::new(config.max_message_size),
+            outbox: outbox_for(&config),
+            batch: outbox_for(&config),
             batch_deadline: None,
             sending_new: None,
             pace_fragments: false,
@@ -396,6 +438,7 @@ impl Writer {
         self.stats.written += 1;
         self.trim_history(seq);
 
+        let ack_request_bytes = self.max_bytes() / 8;
         let mut readers = std::mem::take(&mut self.readers);
         // Readers at the same locators get one datagram addressed to any reader.
         let mut done = vec![false; readers.len()];
@@ -423,7 +466,7 @@ impl Writer {
             // Large samples ask once an eighth of `max_bytes` went out, so that
             // acknowledgments keep up with flow control.
             let threshold = self.config.ack_request_threshold.max(1) as i64;
-            let many_bytes = self.bytes_since_ack_request >= self.config.max_bytes / 8;
+            let many_bytes = self.bytes_since_ack_request >= ack_request_bytes;
             let wants_ack = group.iter().any(|&j| {
                 let r = &readers[j];
                 r.remote.reliable
@@ -621,6 +664,19 @@ impl Writer {
         submessages: &[Submessage<'_>],
         locators: &[Locator],
     ) {
+        self.queue_spliced(destination, submessages, locators, None);
+    }
+
+    /// Queues a message; `splice`, when given, holds the payload of its DATA or DATA_FRAG
+    /// (a range of a history buffer), which then goes out from there, not copied into the
+    /// datagram ([`crate::Spliced`]).
+    fn queue_spliced(
+        &mut self,
+        destination: Option<GuidPrefix>,
+        submessages: &[Submessage<'_>],
+        locators: &[Locator],
+        splice: Option<(&Arc<Vec<u8>>, std::ops::Range<usize>)>,
+    ) {
         // INVARIANT: the callers' size limits keep every message emittable, so an error
         // here cannot happen; the message would only be lost (and repaired) if it did.
         let prefix = self.guid.prefix;
@@ -628,7 +684,7 @@ impl Writer {
             (Some(now), Some(delay)) => {
                 let _ = self
                     .batch
-                    .push_message(prefix, destination, submessages, locators);
+                    .push_message(prefix, destination, submessages, locators, splice);
                 self.batch.move_full_to(&mut self.outbox);
                 if self.batch_deadline.is_none() {
                     self.batch_deadline = Some(now.after(delay));
@@ -638,9 +694,9 @@ impl Writer {
                 if !self.batch.is_empty() {
                     self.flush();
                 }
-                let _ = self
-                    .outbox
-                    .push_message(prefix, destination, submessages, locators);
+                let _ =
+                    self.outbox
+                        .push_message(prefix, destination, submessages, locators, splice);
             }
         }
     }
@@ -708,7 +764,27 @@ impl Writer {
     fn is_full(&self, size: usize) -> bool {
         self.history.len() >= self.config.max_samples
             || (!self.history.is_empty()
-                && self.history_bytes.saturating_add(size) > self.config.max_bytes)
+                && self.history_bytes.saturating_add(size) > self.max_bytes())
+    }
+
+    /// The history's byte limit: larger while every matched reader is reached through
+    /// large datagrams ([`LargeDatagrams::max_bytes`]).
+    fn max_bytes(&self) -> usize {
+        match &self.config.large_datagrams {
+            Some(large)
+                if !self.readers.is_empty()
+                    && self.readers.iter().all(|r| {
+                        !r.remote.locators.is_empty()
+                            && r.remote
+                                .locators
+                                .iter()
+                                .all(|l| large.kinds.contains(&l.kind))
+                    }) =>
+            {
+                large.max_bytes.max(self.config.max_bytes)
+            }
+            _ => self.config.max_bytes,
+        }
     }
 
     /// Drops change `seq` from the history.
@@ -909,13 +985,32 @@ impl Writer {
             form.dispose_key.payload(full)
         };
         let payload: &[u8] = payload.as_deref().unwrap_or_default();
+        // A sample's bytes (not a key derived from them) go out from the history's buffer.
+        let source = (change.kind == ChangeKind::Alive).then_some(full);
+        let splice = |range: std::ops::Range<usize>| {
+            source
+                .filter(|_| range.len() >= SPLICE_MIN)
+                .map(|buffer| (buffer, range))
+        };
         let qos_bytes = inline_qos(change.key_hash, change.kind);
         let qos = parse_inline_qos(&qos_bytes);
         let ts = InfoTimestamp {
             timestamp: change.timestamp,
         };
         let hb = heartbeat.map(|final_flag| self.heartbeat(reader_id, final_flag, 1));
-        let fragment_size = self.config.fragment_size.clamp(64, usize::from(u16::MAX));
+        let large = self.config.large_datagrams.as_ref().filter(|l| {
+            !locators.is_empty() && locators.iter().all(|loc| l.kinds.contains(&loc.kind))
+        });
+        let fragment_size = match large {
+            Some(_) => LARGE_FRAGMENT,
+            None => self.config.fragment_size.clamp(64, usize::from(u16::MAX)),
+        };
+        // Over UDP, bursts are bounded by the receiver's socket buffer and by flow control
+        // (half of `max_bytes`, so that acknowledgments keep up); a large-datagram
+        // transport says what its receiver holds.
+        let burst = large.map_or((self.config.max_bytes / 2).min(MAX_FRAGMENT_BURST), |l| {
+            l.fragment_burst
+        });
         if payload.len() <= fragment_size && fragments.is_none() {
             let data = Data {
                 extra_flags: 0,
@@ -936,7 +1031,7 @@ impl Writer {
             if let Some(hb) = hb {
                 subs.push(hb.into());
             }
-            self.queue(destination, &subs, locators);
+            self.queue_spliced(destination, &subs, locators, splice(0..payload.len()));
             return;
         }
         let total = payload.len().div_ceil(fragment_size) as u32;
@@ -944,9 +1039,7 @@ impl Writer {
             ((self.config.max_message_size.saturating_sub(128)) / fragment_size).max(1) as u32;
         let wanted = |n: u32| fragments.is_none_or(|set| set.contains(n));
         let budget = if self.pace_fragments {
-            (self.config.max_bytes / 2)
-                .min(MAX_FRAGMENT_BURST)
-                .max(fragment_size)
+            burst.max(fragment_size)
         } else {
             usize::MAX
         };
@@ -989,11 +1082,11 @@ impl Writer {
             } else if sent_bytes >= budget {
                 // The rest waits for the reader's NACK_FRAG, which this HEARTBEAT asks for.
                 subs.push(self.heartbeat(reader_id, false, 1).into());
-                self.queue(destination, &subs, locators);
+                self.queue_spliced(destination, &subs, locators, splice(start..end));
                 self.stats.paced_fragments += u64::from(total - (n + count - 1));
                 return;
             }
-            self.queue(destination, &subs, locators);
+            self.queue_spliced(destination, &subs, locators, splice(start..end));
             n += count;
         }
     }
@@ -1334,7 +1427,8 @@ mod tests {
     fn fragments_sent(w: &mut Writer) -> Vec<(u32, u16, Option<bool>)> {
         std::iter::from_fn(|| w.poll_transmit())
             .filter_map(|t| {
-                let (_, subs) = Message::parse(&t.payload).unwrap();
+                let bytes = t.contiguous();
+                let (_, subs) = Message::parse(&bytes).unwrap();
                 let mut frag = None;
                 let mut hb = None;
                 for sm in subs.flatten() {
@@ -1414,5 +1508,101 @@ mod tests {
             sent, 4,
             "every fragment sent without waiting for the batch delay"
         );
+    }
+
+    /// A sample whose bytes count up, and the writer's datagrams for it put back together:
+    /// (datagrams, bytes of them built by the writer, the sample reassembled, fragment
+    /// sizes seen).
+    fn send_and_reassemble(
+        config: WriterConfig,
+        locator: Locator,
+        size: usize,
+    ) -> (usize, usize, Vec<u8>, Vec<u16>) {
+        let prefix = GuidPrefix([1; 12]);
+        let mut w = Writer::new(Guid::new(prefix, EntityId([0, 0, 1, 2])), config);
+        let reader = RemoteReader {
+            guid: Guid::new(GuidPrefix([2; 12]), EntityId([0, 0, 1, 7])),
+            locators: vec![locator],
+            reliable: false,
+            transient_local: false,
+            dispose_key: DisposeKey::KeyOnlySample,
+            reduced: false,
+        };
+        w.match_reader(Timestamp::ZERO, reader);
+        while w.poll_transmit().is_some() {}
+        let sample: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251) as u8).collect();
+        let change = Change {
+            payload: Arc::new(sample),
+            ..small_change(0)
+        };
+        w.write(Timestamp::ZERO, change).unwrap();
+        let mut out = vec![0u8; size];
+        let (mut datagrams, mut built, mut sizes) = (0, 0, Vec::new());
+        while let Some(t) = w.poll_transmit() {
+            datagrams += 1;
+            built += t.payload.len();
+            let bytes = t.contiguous();
+            assert_eq!(bytes.len(), t.len());
+            for sm in Message::parse(&bytes).unwrap().1.flatten() {
+                match sm {
+                    Submessage::DataFrag(f) => {
+                        let at = (f.fragment_starting_num as usize - 1) * f.fragment_size as usize;
+                        out[at..at + f.fragments.len()].copy_from_slice(f.fragments);
+                        sizes.push(f.fragment_size);
+                    }
+                    Submessage::Data(d) => out.copy_from_slice(d.payload.bytes().unwrap()),
+                    _ => {}
+                }
+            }
+        }
+        (datagrams, built, out, sizes)
+    }
+
+    #[test]
+    fn large_payloads_are_spliced_in_not_copied_into_the_datagram() {
+        let udp = Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411);
+        for size in [3000, 40_000, 300_000] {
+            let (datagrams, built, out, _) =
+                send_and_reassemble(WriterConfig::default(), udp, size);
+            let expected: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251) as u8).collect();
+            assert!(out == expected, "{size} bytes come out as they went in");
+            // Headers only: about a hundred bytes a datagram.
+            assert!(built < datagrams * 200, "{built} bytes built for {size}");
+        }
+        // Below the threshold the payload is copied (and the whole is one buffer).
+        let (_, built, _, _) = send_and_reassemble(WriterConfig::default(), udp, 100);
+        assert!(built > 100);
+    }
+
+    #[test]
+    fn readers_reached_through_large_datagrams_get_fewer_larger_ones() {
+        const LOCAL: i32 = 0x4644_0002;
+        let config = || WriterConfig {
+            large_datagrams: Some(LargeDatagrams {
+                kinds: vec![LOCAL],
+                max_message_size: 512 * 1024,
+                fragment_burst: 4 << 20,
+                max_bytes: 24 << 20,
+            }),
+            ..WriterConfig::default()
+        };
+        let size = 3_000_000;
+        let local = Locator {
+            kind: LOCAL,
+            port: 1,
+            address: [9; 16],
+        };
+        let (datagrams, _, out, sizes) = send_and_reassemble(config(), local, size);
+        let expected: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251) as u8).collect();
+        assert!(out == expected);
+        assert!(sizes.iter().all(|&s| usize::from(s) == LARGE_FRAGMENT));
+        // Eight fragments (and their headers) to a datagram.
+        assert_eq!(datagrams, size.div_ceil(LARGE_FRAGMENT).div_ceil(8));
+        // The same writer gives a UDP reader datagrams UDP can carry.
+        let udp = Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7411);
+        let (datagrams, _, out, sizes) = send_and_reassemble(config(), udp, size);
+        assert!(out == expected);
+        assert!(sizes.iter().all(|&s| usize::from(s) == 16 * 1024));
+        assert!(datagrams > size / (64 * 1024), "{datagrams}");
     }
 }

@@ -24,7 +24,12 @@ pub const KIND_IN_PROCESS: i32 = 0x4644_0001;
 
 /// The most bytes an inbox holds before a send is refused (a lost datagram, which reliable
 /// writers repeat, as a full socket buffer would lose it).
-const INBOX_BYTES: usize = 8 << 20;
+const INBOX_BYTES: usize = 64 << 20;
+
+/// The longest datagram, as over shared memory
+/// ([`crate::shared_memory::MAX_DATAGRAM`]): received where it lies, not in a buffer of
+/// UDP's size.
+pub const MAX_DATAGRAM: usize = 512 * 1024;
 
 /// The inboxes of this process's participants, by port.
 fn registry() -> MutexGuard<'static, HashMap<u32, Weak<Inbox>>> {
@@ -148,6 +153,10 @@ impl Transport for InProcessTransport {
         Ok(())
     }
 
+    fn max_datagram(&self) -> usize {
+        MAX_DATAGRAM
+    }
+
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
         Ok(vec![Arc::new(InboxChannel {
             inbox: Arc::clone(&self.inbox),
@@ -167,29 +176,20 @@ struct InboxChannel {
 }
 
 impl InboxChannel {
-    fn pop(&self, q: &mut Queue, buffer: &mut [u8]) -> Option<Datagram> {
+    /// The next datagram and the locator it came from.
+    fn pop(&self, q: &mut Queue) -> Option<(Vec<u8>, Locator)> {
         let (from, bytes) = q.datagrams.pop_front()?;
         q.bytes -= bytes.len();
-        let len = bytes.len().min(buffer.len());
-        buffer[..len].copy_from_slice(&bytes[..len]);
-        Some(Datagram {
-            len,
-            source: Locator {
-                kind: KIND_IN_PROCESS,
-                port: from,
-                address: self.address,
-            },
-            truncated: len < bytes.len(),
-        })
-    }
-}
-
-impl ReceiveChannel for InboxChannel {
-    fn traffic(&self) -> Traffic {
-        Traffic::User
+        let source = Locator {
+            kind: KIND_IN_PROCESS,
+            port: from,
+            address: self.address,
+        };
+        Some((bytes, source))
     }
 
-    fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+    /// Waits for the next datagram (until stopped, or for the safety timeout).
+    fn wait(&self) -> Option<(Vec<u8>, Locator)> {
         let mut q = self.inbox.lock();
         if q.datagrams.is_empty() && !q.stopped {
             q = self
@@ -200,11 +200,68 @@ impl ReceiveChannel for InboxChannel {
                 .0;
         }
         // What is queued is handed out even once stopped: the runtime stops asking.
-        Ok(self.pop(&mut q, buffer))
+        self.pop(&mut q)
+    }
+}
+
+/// Hands a popped datagram to `deliver` as it is (the lock already released).
+fn deliver_popped(
+    popped: Option<(Vec<u8>, Locator)>,
+    deliver: &mut dyn FnMut(&[u8], Datagram),
+) -> bool {
+    popped
+        .map(|(bytes, source)| {
+            let d = Datagram {
+                len: bytes.len(),
+                source,
+                truncated: false,
+            };
+            deliver(&bytes, d);
+        })
+        .is_some()
+}
+
+/// Copies a popped datagram into `buffer`.
+fn copy_popped(popped: Option<(Vec<u8>, Locator)>, buffer: &mut [u8]) -> Option<Datagram> {
+    let (bytes, source) = popped?;
+    let len = bytes.len().min(buffer.len());
+    buffer[..len].copy_from_slice(&bytes[..len]);
+    Some(Datagram {
+        len,
+        source,
+        truncated: len < bytes.len(),
+    })
+}
+
+impl ReceiveChannel for InboxChannel {
+    fn traffic(&self) -> Traffic {
+        Traffic::User
+    }
+
+    fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        Ok(copy_popped(self.wait(), buffer))
     }
 
     fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
-        Ok(self.pop(&mut self.inbox.lock(), buffer))
+        let popped = self.pop(&mut self.inbox.lock());
+        Ok(copy_popped(popped, buffer))
+    }
+
+    fn receive_with(
+        &self,
+        _buffer: &mut [u8],
+        deliver: &mut dyn FnMut(&[u8], Datagram),
+    ) -> io::Result<bool> {
+        Ok(deliver_popped(self.wait(), deliver))
+    }
+
+    fn try_receive_with(
+        &self,
+        _buffer: &mut [u8],
+        deliver: &mut dyn FnMut(&[u8], Datagram),
+    ) -> io::Result<bool> {
+        let popped = self.pop(&mut self.inbox.lock());
+        Ok(deliver_popped(popped, deliver))
     }
 
     fn stop_receiving(&self) {

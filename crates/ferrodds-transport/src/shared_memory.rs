@@ -45,9 +45,16 @@ type Ipc = ipc_threadsafe::Service;
 const MAX_SENDERS: usize = 128;
 
 /// Datagrams an inbox holds before a sender's next one is discarded (a lost datagram,
-/// which reliable writers repeat, as a full socket buffer would lose it). With datagrams of
-/// up to 64 KiB, a sender's segment for one peer is about 8 MiB.
+/// which reliable writers repeat, as a full socket buffer would lose it). A sender's
+/// segment for one peer has room for this many of its largest datagrams: 8 MiB while it
+/// sends 64 KiB, 64 MiB of address space (of which /dev/shm holds what was touched) once a
+/// large sample made it grow to [`MAX_DATAGRAM`].
 const INBOX_DATAGRAMS: usize = 128;
+
+/// The longest datagram (the writers of large samples fill them with fragments): an
+/// 11 MB sample takes 22 datagrams instead of about 180, each a wake-up and a turn of the
+/// protocol fewer.
+pub const MAX_DATAGRAM: usize = 512 * 1024;
 
 /// The slice size a sender's segment is first made for; larger datagrams grow it.
 const INITIAL_SLICE: usize = 64 * 1024;
@@ -380,6 +387,12 @@ impl Transport for SharedMemoryTransport {
     }
 
     fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
+        self.send_parts(&[datagram], destination)
+    }
+
+    /// The parts are copied straight into the peer's segment (the one copy of a large
+    /// sample's bytes on their way out).
+    fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> io::Result<()> {
         if !self.reaches(destination) {
             return Err(io::Error::new(
                 io::ErrorKind::AddrNotAvailable,
@@ -396,15 +409,32 @@ impl Transport for SharedMemoryTransport {
                 p
             }
         };
-        let mut sample = peer
-            .publisher
-            .loan_slice_uninit(datagram.len())
-            .map_err(io::Error::other)?;
-        *sample.user_header_mut() = self.port;
-        let delivered = sample
-            .write_from_slice(datagram)
-            .send()
-            .map_err(io::Error::other)?;
+        let len = parts.iter().map(|p| p.len()).sum();
+        let sample = match parts {
+            // One part: copied into memory iceoryx2 leaves uninitialized.
+            [one] => {
+                let mut sample = peer
+                    .publisher
+                    .loan_slice_uninit(len)
+                    .map_err(io::Error::other)?;
+                *sample.user_header_mut() = self.port;
+                sample.write_from_slice(one)
+            }
+            // Several: into zeroed memory (iceoryx2's uninitialized slices take only a
+            // whole slice, and initializing one in parts would take `unsafe`), which costs
+            // a memset, still less than putting the parts together first.
+            _ => {
+                let mut sample = peer.publisher.loan_slice(len).map_err(io::Error::other)?;
+                *sample.user_header_mut() = self.port;
+                let mut at = 0;
+                for part in parts {
+                    sample.payload_mut()[at..at + part.len()].copy_from_slice(part);
+                    at += part.len();
+                }
+                sample
+            }
+        };
+        let delivered = sample.send().map_err(io::Error::other)?;
         if delivered == 0 {
             // A full inbox, or one whose owner is gone (then the way to it is dropped, with
             // its segment, and a later send finds out whether it came back).
@@ -424,6 +454,10 @@ impl Transport for SharedMemoryTransport {
         peer.last_used.store(now, Ordering::Relaxed);
         self.sweep(now);
         Ok(())
+    }
+
+    fn max_datagram(&self) -> usize {
+        MAX_DATAGRAM
     }
 
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
@@ -452,23 +486,47 @@ struct InboxChannel {
 }
 
 impl InboxChannel {
-    fn take(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+    /// Hands the next datagram, if one is waiting, to `deliver` where it lies in the
+    /// segment. Another process's bytes, parsed in place: the parser reads every field
+    /// once and checks it against the slice's length, which the sender cannot change, so a
+    /// sender that scribbles on a datagram it sent (iceoryx2 maps it read-only here, but
+    /// the sender keeps its own mapping) can make it malformed, which is counted and
+    /// dropped, and nothing worse. What is kept (sample payloads) is copied out.
+    fn next(&self, deliver: &mut dyn FnMut(&[u8], Datagram)) -> io::Result<bool> {
         let Some(sample) = self.subscriber.receive().map_err(io::Error::other)? else {
-            return Ok(None);
+            return Ok(false);
         };
-        // Another process's bytes: copied out once, then parsed like any datagram.
         let payload = sample.payload();
-        let len = payload.len().min(buffer.len());
-        buffer[..len].copy_from_slice(&payload[..len]);
-        Ok(Some(Datagram {
-            len,
-            source: Locator {
-                kind: KIND_SHARED_MEMORY,
-                port: *sample.user_header(),
-                address: self.address,
+        let source = Locator {
+            kind: KIND_SHARED_MEMORY,
+            port: *sample.user_header(),
+            address: self.address,
+        };
+        deliver(
+            payload,
+            Datagram {
+                len: payload.len(),
+                source,
+                truncated: false,
             },
-            truncated: len < payload.len(),
-        }))
+        );
+        Ok(true)
+    }
+}
+
+/// Copies a datagram into `buffer` (the receives that hand out a copy).
+fn copy_into<'a>(
+    buffer: &'a mut [u8],
+    out: &'a mut Option<Datagram>,
+) -> impl FnMut(&[u8], Datagram) + 'a {
+    move |bytes, d| {
+        let len = bytes.len().min(buffer.len());
+        buffer[..len].copy_from_slice(&bytes[..len]);
+        *out = Some(Datagram {
+            len,
+            truncated: len < bytes.len(),
+            ..d
+        });
     }
 }
 
@@ -478,14 +536,30 @@ impl ReceiveChannel for InboxChannel {
     }
 
     fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        let mut out = None;
+        self.receive_with(&mut [], &mut copy_into(buffer, &mut out))?;
+        Ok(out)
+    }
+
+    fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        let mut out = None;
+        self.try_receive_with(&mut [], &mut copy_into(buffer, &mut out))?;
+        Ok(out)
+    }
+
+    fn receive_with(
+        &self,
+        _buffer: &mut [u8],
+        deliver: &mut dyn FnMut(&[u8], Datagram),
+    ) -> io::Result<bool> {
         // A datagram sent before its wake-up was collected is found here first; one sent
         // after the check leaves a wake-up that the wait returns on at once.
         for _ in 0..2 {
             if self.stopped.load(Ordering::Acquire) {
-                return Ok(None);
+                return Ok(false);
             }
-            if let Some(d) = self.take(buffer)? {
-                return Ok(Some(d));
+            if self.next(deliver)? {
+                return Ok(true);
             }
             let Some(listener) = &self.listener else {
                 // A polled inbox received without polling (not how the runtime uses it):
@@ -497,16 +571,20 @@ impl ReceiveChannel for InboxChannel {
                 .timed_wait(|_| {}, RECEIVE_SAFETY_TIMEOUT)
                 .map_err(io::Error::other)?;
             if woken == 0 {
-                return Ok(None);
+                return Ok(false);
             }
         }
-        Ok(None)
+        Ok(false)
     }
 
-    fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
-        let got = self.take(buffer)?;
+    fn try_receive_with(
+        &self,
+        _buffer: &mut [u8],
+        deliver: &mut dyn FnMut(&[u8], Datagram),
+    ) -> io::Result<bool> {
+        let got = self.next(deliver)?;
         if let Some(listener) = &self.listener {
-            if got.is_none()
+            if !got
                 && self
                     .empty_polls
                     .fetch_add(1, Ordering::Relaxed)
@@ -550,6 +628,21 @@ mod tests {
         let mut buf = vec![0u8; 256 * 1024];
         let got = b_in.receive(&mut buf).unwrap().unwrap();
         assert_eq!(&buf[..got.len], &big[..]);
+        // A datagram in parts arrives whole, handed over where it lies (larger than any
+        // receive buffer).
+        let (head, body, tail) = (&big[..10], &big[10..199_990], &big[199_990..]);
+        let mut whole = big.clone();
+        whole.extend_from_slice(&big);
+        a.send_parts(&[head, body, tail, &big], &b.locator())
+            .unwrap();
+        let mut seen = None;
+        let got = b_in
+            .receive_with(&mut [], &mut |bytes, d| seen = Some((bytes.to_vec(), d)))
+            .unwrap();
+        let (bytes, d) = seen.expect("delivered");
+        assert!(got && bytes == whole && d.len == whole.len() && !d.truncated);
+        assert_eq!(d.source, a.locator());
+        assert_eq!(a.max_datagram(), MAX_DATAGRAM);
         // Another host's locator of the same kind, and a participant that is gone.
         let mut elsewhere = b.locator();
         elsewhere.address[5] ^= 1;

@@ -25,6 +25,9 @@ pub enum Traffic {
     User,
 }
 
+/// The longest UDP datagram (IPv4: 65535 less the IP and UDP headers).
+pub const MAX_UDP_DATAGRAM: usize = 65_507;
+
 /// A datagram received into the caller's buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Datagram {
@@ -49,6 +52,30 @@ pub trait ReceiveChannel: Send + Sync + fmt::Debug {
     /// One datagram if one is waiting, without blocking (the busy-poll mode).
     fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>>;
 
+    /// Waits for one datagram and hands its bytes to `deliver`: from `buffer`, or where
+    /// they already are (a shared-memory segment, another participant's queue), which
+    /// saves a copy and is not bound by `buffer`'s size. `Ok(false)` when woken with
+    /// nothing, as [`ReceiveChannel::receive`] returns `None`.
+    fn receive_with(
+        &self,
+        buffer: &mut [u8],
+        deliver: &mut dyn FnMut(&[u8], Datagram),
+    ) -> io::Result<bool> {
+        let got = self.receive(buffer)?;
+        Ok(got.map(|d| deliver(&buffer[..d.len], d)).is_some())
+    }
+
+    /// [`ReceiveChannel::try_receive`], handing the bytes over as
+    /// [`ReceiveChannel::receive_with`] does.
+    fn try_receive_with(
+        &self,
+        buffer: &mut [u8],
+        deliver: &mut dyn FnMut(&[u8], Datagram),
+    ) -> io::Result<bool> {
+        let got = self.try_receive(buffer)?;
+        Ok(got.map(|d| deliver(&buffer[..d.len], d)).is_some())
+    }
+
     /// Wakes every thread blocked in [`ReceiveChannel::receive`], and makes later receives
     /// return at once with nothing: how the runtime stops its receive threads without
     /// timeouts to wait out.
@@ -71,6 +98,20 @@ pub trait Transport: Send + Sync + fmt::Debug {
 
     /// Sends one datagram to `destination`, a locator of one of its kinds.
     fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()>;
+
+    /// Sends one datagram made of `parts`, in order: a large sample's bytes go out from
+    /// where they lie instead of being copied into the datagram first. By default the
+    /// parts are put together and sent as one.
+    fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> io::Result<()> {
+        self.send(&parts.concat(), destination)
+    }
+
+    /// The longest datagram it carries. Transports within one host carry far more than
+    /// UDP's 64 KiB, so that a large sample to a peer they reach takes fewer, larger
+    /// datagrams (each one a wake-up and a turn of the protocol on the receiving side).
+    fn max_datagram(&self) -> usize {
+        MAX_UDP_DATAGRAM
+    }
 
     /// Its ways in, each to be served by the runtime until it stops them.
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>>;
@@ -153,6 +194,33 @@ impl Transports {
                 transport: transport.name(),
                 source,
             })?;
+        self.sent[i].fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The locator kinds whose transports carry datagrams of at least `size` bytes.
+    pub fn kinds_carrying(&self, size: usize) -> Vec<i32> {
+        self.transports
+            .iter()
+            .filter(|t| t.max_datagram() >= size)
+            .flat_map(|t| t.locator_kinds().iter().copied())
+            .collect()
+    }
+
+    /// Sends the datagram made of `parts` to `destination` as [`Transports::send`] does.
+    pub fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> Result<(), SendError> {
+        let i = self.index_for(destination).ok_or(SendError::Unreachable {
+            kind: destination.kind,
+        })?;
+        let transport = &self.transports[i];
+        let sent = match parts {
+            [one] => transport.send(one, destination),
+            _ => transport.send_parts(parts, destination),
+        };
+        sent.map_err(|source| SendError::Failed {
+            transport: transport.name(),
+            source,
+        })?;
         self.sent[i].fetch_add(1, Ordering::Relaxed);
         Ok(())
     }

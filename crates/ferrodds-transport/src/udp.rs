@@ -314,6 +314,14 @@ impl UdpSocket {
         self.socket.send_to(bytes, &SockAddr::from(destination))
     }
 
+    /// Sends one datagram made of `parts`, in order, to `destination` (a vectored send: the
+    /// parts are not copied together first).
+    pub fn send_parts_to(&self, parts: &[&[u8]], destination: SocketAddrV4) -> io::Result<usize> {
+        let slices: Vec<io::IoSlice<'_>> = parts.iter().map(|p| io::IoSlice::new(p)).collect();
+        self.socket
+            .send_to_vectored(&slices, &SockAddr::from(destination))
+    }
+
     /// Sends one datagram to each UDPv4 locator, skipping other kinds; a failure for one
     /// locator does not stop the others.
     pub fn send_to_locators(&self, bytes: &[u8], locators: &[Locator]) -> SendSummary {

@@ -244,6 +244,13 @@ impl Transport for UdpTransport {
         self.user_unicast.send_to(datagram, to).map(|_| ())
     }
 
+    fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> io::Result<()> {
+        let to = destination
+            .to_udpv4()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        self.user_unicast.send_parts_to(parts, to).map(|_| ())
+    }
+
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
         let mut channels: Vec<Arc<dyn ReceiveChannel>> = Vec::new();
         let sockets = [

@@ -80,6 +80,11 @@ fn unicast_send_and_receive() {
         assert_eq!(received.source, a.local_address());
         assert!(!received.truncated);
     }
+    // A datagram sent in parts (a vectored send) arrives as one.
+    let parts: [&[u8]; 3] = [b"RTPS", b"-spliced-", b"tail"];
+    assert_eq!(a.send_parts_to(&parts, b.local_address()).unwrap(), 17);
+    let received = receive_within(&b, &mut buffer).expect("datagram on loopback");
+    assert_eq!(&buffer[..received.len], b"RTPS-spliced-tail");
     // And back.
     b.send_to(b"pong", a.local_address()).unwrap();
     let received = receive_within(&a, &mut buffer).unwrap();

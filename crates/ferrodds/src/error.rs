@@ -32,6 +32,14 @@ pub enum Error {
     /// implementation does not support, or is malformed).
     #[error("cannot use the type a peer described: {0}")]
     Type(#[from] ferrodds_cdr::dynamic::type_object::TypeObjectError),
+    /// A loan of a type whose bytes are not its encoding (see [`crate::Plain`]).
+    #[error("{type_name} cannot be lent as a plain type: {reason}")]
+    NotPlain {
+        /// The type.
+        type_name: &'static str,
+        /// What stands in the way.
+        reason: &'static str,
+    },
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),

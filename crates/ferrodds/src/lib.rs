@@ -32,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+mod loan;
 mod participant;
 pub mod qos;
 mod reader;
@@ -51,6 +52,7 @@ pub use ferrodds_rtps::dcps::{
     InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState,
 };
 pub use ferrodds_rtps::Limits;
+pub use loan::{Loan, Loaned, Plain, SampleLoan};
 pub use participant::{
     DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber, Topic,
 };

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use ferrodds_cdr::dynamic::{DynamicType, DynamicValue};
-use ferrodds_cdr::{Cdr, DecodeError};
+use ferrodds_cdr::{Cdr, DecodeError, XcdrVersion};
 use ferrodds_rtps::dcps::status::{
     DeadlineMissedStatus, IncompatibleStatus, SampleLostStatus, SampleRejectedStatus,
 };
@@ -21,6 +21,7 @@ use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader};
 
 use crate::error::{Error, Result};
+use crate::loan::{Loaned, Plain};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
 use crate::runtime::{Callback, ReaderHooks, StatusCallback, StatusKind};
@@ -119,6 +120,29 @@ impl<T: Cdr> DataReader<T> {
 
     fn decode_all(&self, taken: Vec<Taken>) -> Result<Vec<Sample<T>>> {
         self.untyped.decode_all(taken, decode_typed::<T>)
+    }
+
+    /// Removes and returns up to `max` samples of a plain type as they arrived, without a
+    /// copy or a decode: each `Loaned` derefs to the `T` in the received buffer. `None` for
+    /// a sample without data (a dispose or an unregister). An error when `T` is not plain
+    /// ([`crate::Plain`]), or a sample is not a `T` in this machine's byte order (such
+    /// samples are taken all the same; [`DataReader::take`] decodes any byte order).
+    pub fn take_loaned(&self, max: usize) -> Result<Vec<Sample<Option<Loaned<T>>>>>
+    where
+        T: Plain,
+    {
+        crate::loan::check_plain::<T>(XcdrVersion::Xcdr2)?;
+        self.untyped
+            .take_serialized(max)
+            .into_iter()
+            .map(|s| {
+                let data = match s.info.valid_data {
+                    true => Some(Loaned::new(s.data)?),
+                    false => None,
+                };
+                Ok(Sample { data, info: s.info })
+            })
+            .collect()
     }
 
     /// Removes and returns every sample waiting, oldest first.

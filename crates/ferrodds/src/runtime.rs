@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_rtps::dcps::{Preparation, Prepared};
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
-use ferrodds_rtps::{Event, ParticipantCore, Timestamp, Transmit};
+use ferrodds_rtps::{Event, LargeDatagrams, ParticipantCore, Timestamp, Transmit};
 use ferrodds_transport::{ReceiveChannel, SendError, Traffic, Transports};
 
 /// A listener callback.
@@ -233,6 +233,8 @@ pub(crate) struct Shared {
     pub(crate) changed: Condvar,
     timer: Condvar,
     transports: Transports,
+    /// How writers send to readers reached through this host's transports, if it has any.
+    pub(crate) large_datagrams: Option<LargeDatagrams>,
     /// Every transport's ways in, each served by a thread of [`start`] (or polled); kept
     /// here so that [`Shared::shut_down`] can stop them.
     channels: Vec<Arc<dyn ReceiveChannel>>,
@@ -278,6 +280,13 @@ impl Shared {
         wait_spin: Duration,
     ) -> std::io::Result<Arc<Shared>> {
         let channels = transports.receive_channels()?;
+        let kinds = transports.kinds_carrying(LARGE_DATAGRAM);
+        let large_datagrams = (!kinds.is_empty()).then_some(LargeDatagrams {
+            kinds,
+            max_message_size: LARGE_DATAGRAM,
+            fragment_burst: LARGE_FRAGMENT_BURST,
+            max_bytes: LARGE_HISTORY_BYTES,
+        });
         let epoch = Instant::now();
         core.node.set_wall_clock(SystemTime::now());
         Ok(Arc::new(Shared {
@@ -285,6 +294,7 @@ impl Shared {
             changed: Condvar::new(),
             timer: Condvar::new(),
             transports,
+            large_datagrams,
             channels,
             local,
             generation: AtomicU64::new(0),
@@ -310,11 +320,14 @@ impl Shared {
 
     /// Sends transmits (outside the lock).
     pub(crate) fn send(&self, transmits: Vec<Transmit>) {
-        for t in transmits {
+        let mut parts = Vec::new();
+        for t in &transmits {
+            parts.clear();
+            t.for_each_part(|p| parts.push(p));
             for dest in &t.destinations {
                 // A failed send is a lost datagram: reliability repairs it. Counted, so
                 // that a peer announcing an address we cannot send to shows.
-                let counter = match self.transports.send(&t.payload, &transport_locator(dest)) {
+                let counter = match self.transports.send_parts(&parts, &transport_locator(dest)) {
                     Ok(()) => &self.sent,
                     Err(SendError::Unreachable { .. }) => &self.unreachable,
                     Err(_) => &self.send_failures,
@@ -583,7 +596,22 @@ pub(crate) fn warn_user(message: std::fmt::Arguments<'_>) {
     }
 }
 
-/// Datagrams up to the UDP maximum.
+/// The datagrams writers build for readers they reach through transports that carry them
+/// (shared memory, in process): a large sample in a score of datagrams, not hundreds.
+const LARGE_DATAGRAM: usize = 512 * 1024;
+
+/// The most of a large sample sent to such readers before asking what arrived: half of
+/// what their inboxes hold (shared memory: 128 datagrams, 64 MiB; in process, 64 MiB).
+/// Pacing in bursts of 4 MiB held 11 MB samples to 460/s, a round trip per burst; without
+/// it, 600/s (2-core VM).
+const LARGE_FRAGMENT_BURST: usize = 32 << 20;
+
+/// A KEEP_ALL writer's byte limit while all its readers are reached that way: two 11 MB
+/// samples in flight (1 MiB samples: 18k/s, against 8k/s with UDP's 2 MiB, 2-core VM).
+const LARGE_HISTORY_BYTES: usize = 24 << 20;
+
+/// Datagrams up to the UDP maximum (transports within the host hand theirs over where
+/// they lie, whatever their size).
 const RECEIVE_BUFFER: usize = 65536;
 
 /// The longest the timer thread sleeps without a timer due: it is woken when one comes
@@ -593,9 +621,10 @@ const TIMER_IDLE_WAIT: Duration = Duration::from_secs(1);
 fn receive_loop(shared: &Shared, channel: &dyn ReceiveChannel) {
     let mut buf = vec![0u8; RECEIVE_BUFFER];
     while !shared.is_shut_down() {
-        match channel.receive(&mut buf) {
-            Ok(Some(received)) => handle(shared, &buf, received),
-            Ok(None) => continue,
+        match channel.receive_with(&mut buf, &mut |bytes, received| {
+            handle(shared, bytes, received)
+        }) {
+            Ok(_) => continue,
             Err(_) => {
                 // An error on receive (e.g. ICMP port unreachable reported late) is not
                 // fatal; avoid spinning on a persistent one.
@@ -613,12 +642,10 @@ fn poll_loop(shared: &Shared, channels: &[Arc<dyn ReceiveChannel>]) {
     while !shared.is_shut_down() {
         let mut idle = true;
         for channel in channels {
-            match channel.try_receive(&mut buf) {
-                Ok(Some(received)) => {
-                    idle = false;
-                    handle(shared, &buf, received);
-                }
-                Ok(None) => {}
+            match channel.try_receive_with(&mut buf, &mut |bytes, received| {
+                handle(shared, bytes, received)
+            }) {
+                Ok(got) => idle &= !got,
                 Err(_) => std::thread::sleep(Duration::from_millis(1)),
             }
         }

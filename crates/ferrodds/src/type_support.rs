@@ -47,6 +47,7 @@ impl TypeSupport {
             ty: T::dynamic_type(),
             keys: InstanceKeys::Typed {
                 keyed: T::IS_KEYED,
+                ty: T::dynamic_type(),
                 of_payload: typed_instance::<T>,
                 variants: typed_variants::<T>,
             },

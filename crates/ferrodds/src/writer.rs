@@ -4,6 +4,7 @@
 //! the derived code and hands the bytes to the same writer.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -19,6 +20,7 @@ use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus};
 use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
 
 use crate::error::{Error, Result};
+use crate::loan::{Loan, Plain, SampleLoan};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::{PublishMode, Qos};
 use crate::runtime::{Core, StatusKind};
@@ -55,6 +57,28 @@ struct WriterInner {
     version: XcdrVersion,
     ty: DynamicType,
     keyed: bool,
+    /// The size of the last sample serialized: the next one's buffer is made that large,
+    /// so that a large sample is serialized without the buffer growing (and being copied)
+    /// a dozen times on the way.
+    last_size: AtomicUsize,
+    /// The typed writer's type was found plain (its loans need no further check).
+    plain: AtomicBool,
+}
+
+impl WriterInner {
+    /// A buffer for the next sample.
+    fn sample_buffer(&self) -> Vec<u8> {
+        Vec::with_capacity(self.last_size.load(Ordering::Relaxed).max(64))
+    }
+
+    /// Notes the size of `payload`, and gives back what a buffer made for a far larger
+    /// sample has spare (the history would hold it).
+    fn serialized(&self, payload: &mut Vec<u8>) {
+        self.last_size.store(payload.len(), Ordering::Relaxed);
+        if payload.capacity() > 2 * payload.len() + 4096 {
+            payload.shrink_to_fit();
+        }
+    }
 }
 
 impl Drop for WriterInner {
@@ -89,16 +113,42 @@ impl<T: Cdr> DataWriter<T> {
 
     /// Writes a sample with a given source timestamp.
     pub fn write_with_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<()> {
-        let mut payload = Vec::with_capacity(64);
-        serialize_into(
-            sample,
-            self.untyped.inner.version,
-            Endianness::NATIVE,
-            &mut payload,
-        )?;
+        let inner = &self.untyped.inner;
+        let mut payload = inner.sample_buffer();
+        serialize_into(sample, inner.version, Endianness::NATIVE, &mut payload)?;
+        inner.serialized(&mut payload);
         let key = self.key_hash(sample)?;
         self.untyped
             .submit(ChangeKind::Alive, key, timestamp, payload)
+    }
+
+    /// Lends a zeroed sample of a plain type ([`crate::Plain`]) in the buffer that will be
+    /// sent: fill it in place and hand it to [`DataWriter::write_loan`]; nothing is
+    /// serialized or copied on the way. An error when `T` is not plain (checked once).
+    pub fn loan(&self) -> Result<Loan<T>>
+    where
+        T: Plain,
+    {
+        let inner = &self.untyped.inner;
+        if !inner.plain.load(Ordering::Relaxed) {
+            crate::loan::check_plain::<T>(inner.version)?;
+            inner.plain.store(true, Ordering::Relaxed);
+        }
+        Loan::new(self.untyped.loan(std::mem::size_of::<T>()))
+    }
+
+    /// Writes a lent sample, stamped now: its buffer becomes the history's.
+    pub fn write_loan(&self, loan: Loan<T>) -> Result<()>
+    where
+        T: Plain,
+    {
+        let key = self.key_hash(&loan)?;
+        self.untyped.submit(
+            ChangeKind::Alive,
+            key,
+            SystemTime::now(),
+            loan.sample.into_payload(),
+        )
     }
 
     /// Disposes the instance of `sample` (only its key matters).
@@ -236,6 +286,7 @@ impl DynamicWriter {
                 5000
             }),
             batch_delay: qos.batch_delay,
+            large_datagrams: shared.large_datagrams.clone(),
             ..WriterConfig::default()
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
@@ -258,6 +309,8 @@ impl DynamicWriter {
                 guid,
                 qos,
                 version,
+                last_size: AtomicUsize::new(0),
+                plain: AtomicBool::new(false),
                 ty: support.ty.clone(),
                 keyed,
             }),
@@ -282,7 +335,7 @@ impl DynamicWriter {
     /// Writes a value with a given source timestamp.
     pub fn write_with_timestamp(&self, value: &DynamicValue, timestamp: SystemTime) -> Result<()> {
         let ty = &self.inner.ty;
-        let mut payload = Vec::with_capacity(64);
+        let mut payload = self.inner.sample_buffer();
         dynamic::serialize_into(
             ty,
             value,
@@ -290,8 +343,32 @@ impl DynamicWriter {
             Endianness::NATIVE,
             &mut payload,
         )?;
+        self.inner.serialized(&mut payload);
         let key = self.key_hash(value)?;
         self.submit(ChangeKind::Alive, key, timestamp, payload)
+    }
+
+    /// Lends a buffer for a serialized sample of `len` bytes (after the encapsulation
+    /// header, which is written): fill it in place with the type's encoding in this
+    /// machine's byte order ([`SampleLoan::endianness`]) and hand it to
+    /// [`DynamicWriter::write_loan`], which sends it without copying it.
+    pub fn loan(&self, len: usize) -> SampleLoan {
+        SampleLoan::new(self.inner.version, self.inner.ty.extensibility(), len)
+    }
+
+    /// Writes a lent buffer, stamped now: it becomes the history's. On a keyed topic the
+    /// key is read from it (its key members only); a buffer whose key does not decode is
+    /// an error, and nothing is written.
+    pub fn write_loan(&self, loan: SampleLoan) -> Result<()> {
+        let payload = loan.into_payload();
+        let key = if self.inner.keyed {
+            let ty = &self.inner.ty;
+            let keys = dynamic::deserialize_keys(ty, &payload)?;
+            Some(dynamic::key_hash(ty, &keys, self.inner.version)?.0)
+        } else {
+            None
+        };
+        self.submit(ChangeKind::Alive, key, SystemTime::now(), payload)
     }
 
     /// Disposes the instance of `value` (only its key matters).

@@ -22,7 +22,7 @@ mod value;
 
 use std::sync::Arc;
 
-pub use codec::{deserialize, serialize, serialize_into};
+pub use codec::{deserialize, deserialize_keys, serialize, serialize_into};
 pub use key::{
     decode_key_sample, deserialize_key_sample, encode_key_holder, encode_key_sample, key_hash,
     key_hash_variants, serialize_key_sample,

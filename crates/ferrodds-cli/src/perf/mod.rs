@@ -190,6 +190,11 @@ struct PubArgs {
     /// full, when a rate is set and the burst is done, or 1 ms after their first sample.
     #[arg(long)]
     no_batch: bool,
+    /// Asynchronous publish mode (Fast DDS's ASYNCHRONOUS_PUBLISH_MODE): a write queues the
+    /// sample and returns; the participant's timer thread sends it. By default the writing
+    /// thread sends.
+    #[arg(long)]
+    asynchronous: bool,
 }
 
 #[derive(Args, Debug)]
@@ -236,6 +241,8 @@ pub(crate) struct Settings {
     pub(crate) transport: TransportChoice,
     /// Writer batching on the data writer.
     pub(crate) batch: bool,
+    /// Asynchronous publish mode on the data writer.
+    pub(crate) asynchronous: bool,
 }
 
 impl Settings {
@@ -262,6 +269,7 @@ impl Settings {
             busy_poll: c.busy_poll,
             transport: c.transport,
             batch: false,
+            asynchronous: false,
         })
     }
 }
@@ -529,6 +537,7 @@ pub(crate) fn run(command: &PerfCommand) -> Result<(), String> {
         Mode::Pub(a) => {
             let settings = Settings {
                 batch: !a.no_batch,
+                asynchronous: a.asynchronous,
                 ..Settings::from_common(&a.common)?
             };
             let config = publish::Config {

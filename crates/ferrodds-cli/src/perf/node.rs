@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos, Sample, Topic};
+use ferrodds::{DataReader, DataWriter, DomainParticipant, PublishMode, Qos, Sample, Topic};
 
 use super::types::PerfSample;
 use super::user_data::ddsperf_user_data;
@@ -221,11 +221,13 @@ impl<T: PerfSample> Node<T> {
         } else {
             None
         };
-        let writer_qos = if settings.batch {
-            data_qos(Qos::writer()).batching(BATCH_DELAY)
-        } else {
-            data_qos(Qos::writer())
-        };
+        let mut writer_qos = data_qos(Qos::writer());
+        if settings.batch {
+            writer_qos = writer_qos.batching(BATCH_DELAY);
+        }
+        if settings.asynchronous {
+            writer_qos = writer_qos.publish_mode(PublishMode::Asynchronous);
+        }
         let data_writer = participant
             .create_writer(&data_topic, writer_qos)
             .map_err(e)?;

@@ -25,6 +25,9 @@ pub enum InstanceKeys {
     Typed {
         /// The type has keys.
         keyed: bool,
+        /// The type at run time: large samples' keys are read by the runtime codec, which
+        /// steps over what is not a key instead of decoding the whole sample.
+        ty: DynamicType,
         /// The instance of a payload.
         of_payload: InstanceOf,
         /// The key hashes of a payload's key by every rule.
@@ -55,11 +58,13 @@ impl InstanceKeys {
     /// The instance of a payload; `None` when its key does not decode.
     pub fn of_payload(&self, payload: &[u8], key_only: bool) -> Option<InstanceHandle> {
         match self {
+            InstanceKeys::Typed {
+                keyed: true, ty, ..
+            } if !key_only && payload.len() >= LARGE_SAMPLE => dynamic_instance(ty, payload),
             InstanceKeys::Typed { of_payload, .. } => of_payload(payload, key_only),
+            InstanceKeys::Dynamic(ty) if !ty.is_keyed() => Some(InstanceHandle::NIL),
+            InstanceKeys::Dynamic(ty) if !key_only => dynamic_instance(ty, payload),
             InstanceKeys::Dynamic(ty) => {
-                if !ty.is_keyed() {
-                    return Some(InstanceHandle::NIL);
-                }
                 let value = decode_dynamic(ty, payload, key_only).ok()?;
                 dynamic::key_hash(ty, &value, XcdrVersion::Xcdr2)
                     .ok()
@@ -79,6 +84,18 @@ impl InstanceKeys {
                 .unwrap_or_default(),
         }
     }
+}
+
+/// Samples at least this large have their keys read by the runtime codec even when the
+/// type's compiled decoder is at hand (which would build the whole sample to find them).
+const LARGE_SAMPLE: usize = 4096;
+
+/// The instance of a sample of the keyed type `ty`, from its key members alone.
+fn dynamic_instance(ty: &DynamicType, payload: &[u8]) -> Option<InstanceHandle> {
+    let keys = dynamic::deserialize_keys(ty, payload).ok()?;
+    dynamic::key_hash(ty, &keys, XcdrVersion::Xcdr2)
+        .ok()
+        .map(|k| InstanceHandle(k.0))
 }
 
 /// A sample, or (`key_only`) the key of a dispose or unregister, as a value of `ty`.

@@ -106,6 +106,11 @@ pub(crate) struct Writer<'b> {
     buf: &'b mut [u8],
     pos: usize,
     endianness: Endianness,
+    /// Set when the sample bytes are left out (to be spliced in by the sender): where they
+    /// go, once [`Writer::put_payload`] was called.
+    splice: Option<Option<usize>>,
+    /// Bytes left out so far (they still count for alignment).
+    skipped: usize,
 }
 
 impl<'b> Writer<'b> {
@@ -114,6 +119,35 @@ impl<'b> Writer<'b> {
             buf,
             pos: 0,
             endianness,
+            splice: None,
+            skipped: 0,
+        }
+    }
+
+    /// A writer that leaves the serialized payload out of `buf` (see
+    /// [`Writer::put_payload`]).
+    pub(crate) fn splicing(buf: &'b mut [u8], endianness: Endianness) -> Self {
+        Writer {
+            splice: Some(None),
+            ..Writer::new(buf, endianness)
+        }
+    }
+
+    /// Where the payload left out goes in what was written, if one was.
+    pub(crate) fn spliced_at(&self) -> Option<usize> {
+        self.splice.flatten()
+    }
+
+    /// Writes a DATA or DATA_FRAG's serialized payload; a splicing writer only notes where
+    /// it goes (the message is sent in parts, the payload from where it already lies).
+    pub(crate) fn put_payload(&mut self, bytes: &[u8]) -> Result<(), EmitError> {
+        match &mut self.splice {
+            Some(at) if at.is_none() => {
+                *at = Some(self.pos);
+                self.skipped += bytes.len();
+                Ok(())
+            }
+            _ => self.put(bytes),
         }
     }
 
@@ -123,6 +157,10 @@ impl<'b> Writer<'b> {
 
     pub(crate) fn endianness(&self) -> Endianness {
         self.endianness
+    }
+
+    pub(crate) fn set_endianness(&mut self, endianness: Endianness) {
+        self.endianness = endianness;
     }
 
     pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<(), EmitError> {
@@ -166,7 +204,7 @@ impl<'b> Writer<'b> {
     /// Writes zeros up to the next multiple of 4 from the writer's start.
     pub(crate) fn pad4(&mut self) -> Result<(), EmitError> {
         const ZEROS: [u8; 3] = [0; 3];
-        let pad = (4 - self.pos % 4) % 4;
+        let pad = (4 - (self.pos + self.skipped) % 4) % 4;
         self.put(ZEROS.get(..pad).unwrap_or(&[]))
     }
 }

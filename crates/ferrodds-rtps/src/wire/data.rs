@@ -283,7 +283,7 @@ impl<'a> Data<'a> {
             q.write(w)?;
         }
         if let Some(p) = self.payload.bytes() {
-            w.put(p)?;
+            w.put_payload(p)?;
         }
         Ok(())
     }
@@ -437,7 +437,7 @@ impl<'a> DataFrag<'a> {
         if let Some(q) = &self.inline_qos {
             q.write(w)?;
         }
-        w.put(self.fragments)
+        w.put_payload(self.fragments)
     }
 }
 

@@ -207,6 +207,11 @@ impl<'a> Submessage<'a> {
         }
     }
 
+    /// Whether it is a DATA or DATA_FRAG (the submessages that carry serialized samples).
+    pub fn is_data(&self) -> bool {
+        matches!(self, Submessage::Data(_) | Submessage::DataFrag(_))
+    }
+
     /// Bytes on the wire: the 4-byte header and the body padded to a multiple of 4.
     pub fn buffer_len(&self) -> usize {
         align4(self.body_len())
@@ -227,12 +232,28 @@ impl<'a> Submessage<'a> {
     /// Writes header, body and zero padding into the start of `buf`; returns the number
     /// of bytes written (`buffer_len()`).
     pub fn emit(&self, buf: &mut [u8], endianness: Endianness) -> Result<usize, EmitError> {
-        let endianness = self.emit_endianness(endianness);
+        self.emit_with(Writer::new(buf, endianness)).map(|(n, _)| n)
+    }
+
+    /// [`Submessage::emit`] without the serialized payload of a DATA or DATA_FRAG: returns
+    /// the bytes written (`buffer_len()` less the payload's length) and where in them the
+    /// payload goes, for a sender that sends the message in parts and the payload from
+    /// where it lies. Lengths and padding are those of the whole submessage.
+    pub fn emit_spliced(
+        &self,
+        buf: &mut [u8],
+        endianness: Endianness,
+    ) -> Result<(usize, Option<usize>), EmitError> {
+        self.emit_with(Writer::splicing(buf, endianness))
+    }
+
+    fn emit_with(&self, mut w: Writer<'_>) -> Result<(usize, Option<usize>), EmitError> {
+        let endianness = self.emit_endianness(w.endianness());
+        w.set_endianness(endianness);
         let body_len = self.body_len();
         let padded = align4(body_len).ok_or(EmitError::SubmessageTooLong { len: body_len })?;
         let octets =
             u16::try_from(padded).map_err(|_| EmitError::SubmessageTooLong { len: padded })?;
-        let mut w = Writer::new(buf, endianness);
         w.put_u8(self.id())?;
         w.put_u8(self.flags() | endianness.flag())?;
         w.put_u16(octets)?;
@@ -252,7 +273,7 @@ impl<'a> Submessage<'a> {
             Submessage::Pad(s) => s.write(&mut w)?,
         }
         w.pad4()?;
-        Ok(w.position())
+        Ok((w.position(), w.spliced_at()))
     }
 }
 

@@ -198,8 +198,13 @@ impl Network {
                             .after(self.faults.latency + Duration::from_nanos(jitter));
                         self.order += 1;
                         let from = self.locators[from];
-                        self.in_flight
-                            .push(Reverse((at, self.order, to, from, t.payload.clone())));
+                        self.in_flight.push(Reverse((
+                            at,
+                            self.order,
+                            to,
+                            from,
+                            t.contiguous().into_owned(),
+                        )));
                     }
                 }
             }
