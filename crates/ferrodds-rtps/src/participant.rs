@@ -52,12 +52,17 @@ pub struct Participant {
     /// The readers submessages were routed to since [`Participant::take_touched_readers`]
     /// was last called: only they can have delivered changes or counted losses.
     touched_readers: Vec<EntityId>,
+    /// Kept between datagrams for its allocation (see [`RouteNotes::answering`]).
+    answering: Vec<EntityId>,
 }
 
 /// What routing notes down besides handing submessages over.
 struct RouteNotes<'a> {
     contacts: &'a mut Vec<GuidPrefix>,
     touched: &'a mut Vec<EntityId>,
+    /// Readers a HEARTBEAT of this datagram may have made owe an answer: answered once
+    /// the whole datagram is in.
+    answering: &'a mut Vec<EntityId>,
 }
 
 impl Participant {
@@ -79,6 +84,7 @@ impl Participant {
             retired_writers: WriterStats::default(),
             contacts: Vec::new(),
             touched_readers: Vec::new(),
+            answering: Vec::new(),
         }
     }
 
@@ -157,9 +163,11 @@ impl Participant {
         let prefix = self.prefix;
         let writers = &mut self.writers;
         let readers = &mut self.readers;
+        let mut answering = std::mem::take(&mut self.answering);
         let mut notes = RouteNotes {
             contacts: &mut self.contacts,
             touched: &mut self.touched_readers,
+            answering: &mut answering,
         };
         let mut not_for_us = 0u64;
         let mut own = false;
@@ -180,6 +188,13 @@ impl Participant {
             }
         });
         self.stats.not_for_us += not_for_us;
+        // What the datagram's HEARTBEATs asked for, in one ACKNACK per writer.
+        for id in answering.drain(..) {
+            if let Some(r) = self.readers.get_mut(&id) {
+                r.handle_timeout(now);
+            }
+        }
+        self.answering = answering;
         match result {
             Ok((_, walk)) => {
                 if own {
@@ -239,6 +254,11 @@ impl Participant {
         earliest(w, r)
     }
 
+    /// When writer `id` next has work.
+    pub fn writer_timeout(&self, id: EntityId) -> Option<Timestamp> {
+        self.writers.get(&id).and_then(Writer::poll_timeout)
+    }
+
     /// The next datagram any endpoint wants sent.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
         for w in self.writers.values_mut() {
@@ -265,7 +285,11 @@ fn route(
     readers: &mut BTreeMap<EntityId, Reader>,
     notes: &mut RouteNotes<'_>,
 ) -> bool {
-    let RouteNotes { contacts, touched } = notes;
+    let RouteNotes {
+        contacts,
+        touched,
+        answering,
+    } = notes;
     // Reader-bound submessages go to the addressed reader, or to every reader matched with
     // the writer when addressed to ENTITYID_UNKNOWN.
     let mut to_readers = |reader_id: EntityId,
@@ -312,10 +336,18 @@ fn route(
             r.handle_data_frag(now, ctx.source, origin, ctx.timestamp, &d)
         }),
         Submessage::Heartbeat(h) => to_readers(h.reader_id, h.writer_id, readers, &mut |r| {
-            r.handle_heartbeat(now, ctx.source, &h)
+            r.handle_heartbeat(now, ctx.source, &h);
+            let id = r.guid().entity_id;
+            if !answering.contains(&id) {
+                answering.push(id);
+            }
         }),
         Submessage::HeartbeatFrag(h) => to_readers(h.reader_id, h.writer_id, readers, &mut |r| {
-            r.handle_heartbeat_frag(now, ctx.source, &h)
+            r.handle_heartbeat_frag(now, ctx.source, &h);
+            let id = r.guid().entity_id;
+            if !answering.contains(&id) {
+                answering.push(id);
+            }
         }),
         Submessage::Gap(g) => to_readers(g.reader_id, g.writer_id, readers, &mut |r| {
             r.handle_gap(now, ctx.source, &g)

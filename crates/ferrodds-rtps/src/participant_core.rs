@@ -152,6 +152,13 @@ impl ParticipantCore {
         )
     }
 
+    /// The earliest deadline a write by writer `id` can have moved: that writer's and the
+    /// DCPS deadlines' (a write changes no other timer), without walking every endpoint
+    /// as [`ParticipantCore::poll_timeout`] does.
+    pub fn poll_timeout_after_write(&self, id: EntityId) -> Option<Timestamp> {
+        earliest(self.rtps.writer_timeout(id), self.dcps.poll_timeout())
+    }
+
     /// The next datagram to send: discovery's SPDP first, then the endpoints'.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
         self.discovery

@@ -605,7 +605,9 @@ impl Reader {
             let due = now.after(self.config.heartbeat_response_delay);
             proxy.ack_due = earliest(proxy.ack_due, Some(due));
         }
-        self.handle_timeout(now);
+        // Not answered here: the driver handles what is due once the whole datagram is
+        // processed, so that the HEARTBEATs of one datagram (a batching writer asks every
+        // 16 samples, a score of times in a full datagram) draw one ACKNACK, not a score.
     }
 
     /// Handles a HEARTBEAT_FRAG: the writer has fragments up to `last_fragment_num`.
@@ -627,7 +629,7 @@ impl Reader {
         if proxy.reassembly.contains_key(&hb.writer_sn.0) {
             proxy.ack_due = earliest(proxy.ack_due, Some(now));
         }
-        self.handle_timeout(now);
+        // Answered once the whole datagram is in, as a HEARTBEAT is.
     }
 
     /// Sends the ACKNACKs and NACK_FRAGs that are due.

@@ -487,13 +487,20 @@ impl Writer {
             // A sample that needs fragments fills datagrams on its own: batching it would
             // only hold its last datagram back (and with it the HEARTBEAT that ends a burst).
             self.sending_new = (size <= self.config.fragment_size).then_some(now);
+            // A batched sample carries a HEARTBEAT only when it asks for an acknowledgment:
+            // a final one on every sample of a full datagram would be a third of its bytes,
+            // and the batch's samples say what they are themselves.
+            let batched = self.sending_new.is_some() && self.config.batch_delay.is_some();
+            let heartbeat = reliable
+                .then_some(!wants_ack)
+                .filter(|&final_flag| !(batched && final_flag));
             self.send_change(
                 seq,
                 reader_id,
                 None,
                 &readers[i].remote.locators,
                 None,
-                reliable.then_some(!wants_ack),
+                heartbeat,
                 PayloadForm::of(&readers[i].remote),
             );
             self.sending_new = None;
@@ -1027,11 +1034,19 @@ impl Writer {
                 },
                 non_standard_payload: false,
             };
-            let mut subs: Vec<Submessage<'_>> = vec![ts.into(), data.into()];
-            if let Some(hb) = hb {
-                subs.push(hb.into());
-            }
-            self.queue_spliced(destination, &subs, locators, splice(0..payload.len()));
+            // On the stack: this is every write's path.
+            let (with_hb, without_hb);
+            let subs: &[Submessage<'_>] = match hb {
+                Some(hb) => {
+                    with_hb = [ts.into(), data.into(), hb.into()];
+                    &with_hb
+                }
+                None => {
+                    without_hb = [ts.into(), data.into()];
+                    &without_hb
+                }
+            };
+            self.queue_spliced(destination, subs, locators, splice(0..payload.len()));
             return;
         }
         let total = payload.len().div_ceil(fragment_size) as u32;
@@ -1371,20 +1386,23 @@ mod tests {
         for i in 0..3 {
             w.write(Timestamp::ZERO, small_change(i)).unwrap();
         }
-        // The periodic heartbeat is due: the batch goes first.
+        // The periodic heartbeat is due: the batch goes first (batched samples carry no
+        // final HEARTBEAT of their own; the periodic one comes after them).
         w.handle_timeout(Timestamp::ZERO.after(Duration::from_millis(100)));
-        let t = w.poll_transmit().expect("sent");
-        let kinds: Vec<&str> = Message::parse(&t.payload)
-            .unwrap()
-            .1
-            .filter_map(|sm| match sm {
-                Ok(Submessage::Data(_)) => Some("data"),
-                Ok(Submessage::Heartbeat(_)) => Some("heartbeat"),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(kinds.first(), Some(&"data"));
-        assert_eq!(kinds.last(), Some(&"heartbeat"));
+        let mut kinds: Vec<&str> = Vec::new();
+        while let Some(t) = w.poll_transmit() {
+            kinds.extend(
+                Message::parse(&t.payload)
+                    .unwrap()
+                    .1
+                    .filter_map(|sm| match sm {
+                        Ok(Submessage::Data(_)) => Some("data"),
+                        Ok(Submessage::Heartbeat(_)) => Some("heartbeat"),
+                        _ => None,
+                    }),
+            );
+        }
+        assert_eq!(kinds, ["data", "data", "data", "heartbeat"]);
     }
 
     #[test]

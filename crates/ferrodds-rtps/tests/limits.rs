@@ -621,6 +621,38 @@ fn a_full_reassembly_keeps_no_empty_entries() {
 }
 
 #[test]
+fn the_heartbeats_of_one_datagram_draw_one_acknack() {
+    // A batching writer's full datagram asks for an acknowledgment every few samples: the
+    // reader answers once, after the datagram, with what it knows then.
+    let mut p = reader_with(Limits::default());
+    let heartbeats: Vec<Submessage<'_>> = (1..=20)
+        .map(|i| {
+            Heartbeat {
+                reader_id: EntityId::UNKNOWN,
+                writer_id: USER_WRITER,
+                first_sn: SequenceNumber(1),
+                last_sn: SequenceNumber(i * 16),
+                count: i as u32,
+                final_flag: false,
+                liveliness_flag: false,
+            }
+            .into()
+        })
+        .collect();
+    p.handle_datagram(NOW, from_loopback(), &message(prefix(1), &heartbeats));
+    let mut acknacks = Vec::new();
+    while let Some(t) = p.poll_transmit() {
+        let (_, iter) = Message::parse(&t.payload).unwrap();
+        acknacks.extend(iter.filter_map(|sm| match sm {
+            Ok(Submessage::AckNack(a)) => Some(a.reader_sn_state.iter().count()),
+            _ => None,
+        }));
+    }
+    // One, listing everything up to the last HEARTBEAT's 320 as missing (at most 256 fit).
+    assert_eq!(acknacks, [256]);
+}
+
+#[test]
 fn changes_held_out_of_order_are_bounded() {
     let mut limits = Limits::default();
     limits.max_out_of_order = 8;

@@ -352,7 +352,20 @@ impl Shared {
     }
 
     /// Releases the lock after a change: sends, wakes waiters, runs listeners.
-    pub(crate) fn finish(&self, mut core: MutexGuard<'_, Core>) {
+    pub(crate) fn finish(&self, core: MutexGuard<'_, Core>) {
+        let next = core.next_timeout();
+        self.finish_with(core, next);
+    }
+
+    /// [`Shared::finish`] after writer `id` wrote: only its timers (and the DCPS
+    /// deadlines) can have come forward.
+    pub(crate) fn finish_write(&self, core: MutexGuard<'_, Core>, id: EntityId) {
+        let next = core.node.poll_timeout_after_write(id);
+        self.finish_with(core, next);
+    }
+
+    /// [`Shared::finish`] with the earliest deadline that may have come forward.
+    fn finish_with(&self, mut core: MutexGuard<'_, Core>, next: Option<Timestamp>) {
         let transmits = std::mem::take(&mut core.pending);
         let Notifications {
             wakers,
@@ -360,8 +373,7 @@ impl Shared {
             status_calls,
         } = core.take_notifications();
         let wake_waiters = core.waiters > 0;
-        let wake_timer = !core.deferred.is_empty()
-            || core.next_timeout().is_some_and(|t| t < core.timer_wakes_at);
+        let wake_timer = !core.deferred.is_empty() || next.is_some_and(|t| t < core.timer_wakes_at);
         drop(core);
         // Before sending: a spinning waiter sees its sample while this thread sends the
         // acknowledgments.

@@ -449,7 +449,7 @@ impl DynamicWriter {
             }
         }
         self.hand_over(&mut core);
-        shared.finish(core);
+        shared.finish_write(core, self.inner.entity_id);
         Ok(())
     }
 
