@@ -596,6 +596,7 @@ fn user_endpoint(prefix: GuidPrefix, id: EntityId, kind: EndpointKind) -> LocalE
         keyed: true,
         // A type with a nested struct, so that TypeLookup requests find something to answer.
         ty: Some(<crate::Telemetry as ferrodds_cdr::Cdr>::dynamic_type()),
+        ignore_local: false,
     }
 }
 

@@ -84,6 +84,10 @@ pub struct LocalEndpoint {
     /// The topic's type: announced in SEDP (`PID_TYPE_INFORMATION`) and described to peers
     /// that ask (the TypeLookup service). `None` announces the type by name alone.
     pub ty: Option<DynamicType>,
+    /// Matches no endpoint of its own participant (Cyclone DDS's IGNORELOCAL
+    /// PARTICIPANT): a participant that both writes and reads a topic does not receive
+    /// its own samples.
+    pub ignore_local: bool,
 }
 
 /// What discovery found out.
@@ -626,7 +630,11 @@ impl Discovery {
         let (Some(ea), Some(eb)) = (self.locals.get(&a), self.locals.get(&b)) else {
             return;
         };
-        if ea.kind == eb.kind || ea.topic_name != eb.topic_name {
+        if ea.kind == eb.kind
+            || ea.topic_name != eb.topic_name
+            || ea.ignore_local
+            || eb.ignore_local
+        {
             return;
         }
         let (w, r) = if ea.kind == EndpointKind::Writer {

@@ -93,6 +93,7 @@ fn pair_filtered(
             qos: writer_qos,
             keyed: true,
             ty: Some(ty.clone()),
+            ignore_local: false,
         },
     );
     let r = Guid::new(net.nodes[1].rtps.prefix(), R);
@@ -119,6 +120,7 @@ fn pair_filtered(
             qos: reader_qos,
             keyed: true,
             ty: Some(ty),
+            ignore_local: false,
         },
     );
     let matched = net.run_until(Duration::from_secs(5), |n| {

@@ -49,6 +49,7 @@ fn endpoint(
         qos,
         keyed: false,
         ty: None,
+        ignore_local: false,
     }
 }
 

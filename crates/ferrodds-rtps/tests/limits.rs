@@ -72,6 +72,7 @@ fn local_reaching(limits: Limits, other_locators: Vec<Locator>) -> ParticipantCo
             qos,
             keyed: false,
             ty: None,
+            ignore_local: false,
         },
     );
     drain(&mut c);

@@ -251,7 +251,11 @@ pub enum ConfigProblem {
     },
 }
 
-/// The longest [`TransportConfig::wait_spin`]: a spin is meant to bridge the wake-up of a
+/// How long a shared-memory receive thread spins, by default, for the next datagram
+/// before it sleeps ([`TransportConfig::receive_spin`]).
+pub const DEFAULT_RECEIVE_SPIN: Duration = Duration::from_micros(30);
+
+/// The longest [`TransportConfig::wait_spin`] and [`TransportConfig::receive_spin`]: a spin is meant to bridge the wake-up of a
 /// sleeping thread (tens of microseconds), not to replace sleeping.
 pub const MAX_WAIT_SPIN: Duration = Duration::from_millis(10);
 
@@ -314,6 +318,7 @@ pub struct TransportConfig {
     wait_spin: Duration,
     in_process: bool,
     shared_memory: bool,
+    receive_spin: Duration,
 }
 
 /// Builds a [`TransportConfig`]; every setting starts at its default.
@@ -343,6 +348,7 @@ impl Default for TransportConfig {
             wait_spin: Duration::ZERO,
             in_process: true,
             shared_memory: true,
+            receive_spin: DEFAULT_RECEIVE_SPIN,
         }
     }
 }
@@ -464,6 +470,12 @@ impl TransportConfig {
         self.wait_spin
     }
 
+    /// How long a shared-memory receive thread spins for the next datagram before it
+    /// sleeps (default [`DEFAULT_RECEIVE_SPIN`]).
+    pub fn receive_spin(&self) -> Duration {
+        self.receive_spin
+    }
+
     /// Whether participants of this process exchange user traffic through the in-process
     /// transport rather than UDP (default true).
     pub fn in_process(&self) -> bool {
@@ -532,13 +544,18 @@ impl TransportConfig {
                 },
             ));
         }
-        if self.wait_spin > MAX_WAIT_SPIN {
-            return Err((
-                key("transport.wait_spin_us"),
-                ConfigProblem::SpinTooLong {
-                    micros: u64::try_from(self.wait_spin.as_micros()).unwrap_or(u64::MAX),
-                },
-            ));
+        for (spin, name) in [
+            (self.wait_spin, "transport.wait_spin_us"),
+            (self.receive_spin, "transport.receive_spin_us"),
+        ] {
+            if spin > MAX_WAIT_SPIN {
+                return Err((
+                    key(name),
+                    ConfigProblem::SpinTooLong {
+                        micros: u64::try_from(spin.as_micros()).unwrap_or(u64::MAX),
+                    },
+                ));
+            }
         }
         for (size, name) in [
             (self.receive_buffer_size, "transport.receive_buffer_size"),
@@ -617,6 +634,10 @@ impl TransportConfig {
         if let Some(v) = t.wait_spin_us {
             spans.insert("transport.wait_spin_us".to_owned(), v.span());
             config.wait_spin = Duration::from_micros(v.into_inner());
+        }
+        if let Some(v) = t.receive_spin_us {
+            spans.insert("transport.receive_spin_us".to_owned(), v.span());
+            config.receive_spin = Duration::from_micros(v.into_inner());
         }
         if let Some(v) = t.allow_multicast {
             config.allow_multicast = v;
@@ -797,6 +818,16 @@ impl TransportConfigBuilder {
         self
     }
 
+    /// How long a shared-memory receive thread spins for the next datagram before it
+    /// sleeps (default [`DEFAULT_RECEIVE_SPIN`]; zero: it sleeps at once; at most
+    /// [`MAX_WAIT_SPIN`]). While traffic flows (a reply within tens of microseconds, a
+    /// stream) the thread never goes through the scheduler; an idle participant pays the
+    /// spin once after its last datagram.
+    pub fn receive_spin(mut self, spin: Duration) -> Self {
+        self.config.receive_spin = spin;
+        self
+    }
+
     /// The configuration, once checked.
     pub fn build(self) -> Result<TransportConfig, ConfigError> {
         self.config
@@ -898,6 +929,7 @@ struct FileTransport {
     wait_spin_us: Option<Spanned<u64>>,
     in_process: Option<bool>,
     shared_memory: Option<bool>,
+    receive_spin_us: Option<Spanned<u64>>,
 }
 
 /// `"auto"` or an integer.
@@ -1024,6 +1056,7 @@ mod tests {
             wait_spin_us = 200
             in_process = false
             shared_memory = false
+            receive_spin_us = 0
             "#,
         )
         .unwrap();
@@ -1051,6 +1084,11 @@ mod tests {
         assert_eq!(TransportConfig::default().wait_spin(), Duration::ZERO);
         assert!(!config.in_process() && TransportConfig::default().in_process());
         assert!(!config.shared_memory() && TransportConfig::default().shared_memory());
+        assert_eq!(config.receive_spin(), Duration::ZERO);
+        assert_eq!(
+            TransportConfig::default().receive_spin(),
+            DEFAULT_RECEIVE_SPIN
+        );
     }
 
     #[test]
@@ -1105,7 +1143,8 @@ mod tests {
             "configuration file `test.toml`, line 2: key `transport.interfce`: unknown field \
              `interfce`, expected one of `interface`, `allow_multicast`, `multicast_group`, \
              `multicast_ttl`, `peers`, `participants_per_peer`, `receive_buffer_size`, \
-             `send_buffer_size`, `busy_poll`, `wait_spin_us`, `in_process`, `shared_memory`"
+             `send_buffer_size`, `busy_poll`, `wait_spin_us`, `in_process`, `shared_memory`, \
+             `receive_spin_us`"
         );
         assert_eq!(
             error("[transprot]\n"),

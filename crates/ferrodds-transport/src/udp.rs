@@ -317,9 +317,18 @@ impl UdpSocket {
     /// Sends one datagram made of `parts`, in order, to `destination` (a vectored send: the
     /// parts are not copied together first).
     pub fn send_parts_to(&self, parts: &[&[u8]], destination: SocketAddrV4) -> io::Result<usize> {
+        // On the stack for the usual few parts (a datagram of three fragments has seven).
+        const ON_STACK: usize = 16;
+        let to = SockAddr::from(destination);
+        if parts.len() <= ON_STACK {
+            let mut slices = [io::IoSlice::new(&[]); ON_STACK];
+            for (s, p) in slices.iter_mut().zip(parts) {
+                *s = io::IoSlice::new(p);
+            }
+            return self.socket.send_to_vectored(&slices[..parts.len()], &to);
+        }
         let slices: Vec<io::IoSlice<'_>> = parts.iter().map(|p| io::IoSlice::new(p)).collect();
-        self.socket
-            .send_to_vectored(&slices, &SockAddr::from(destination))
+        self.socket.send_to_vectored(&slices, &to)
     }
 
     /// Sends one datagram to each UDPv4 locator, skipping other kinds; a failure for one

@@ -89,7 +89,7 @@ fn bad_files_name_the_file_the_key_and_the_problem() {
             "line 5: key `transport.buffer`: unknown field `buffer`, expected one of \
              `interface`, `allow_multicast`, `multicast_group`, `multicast_ttl`, `peers`, \
              `participants_per_peer`, `receive_buffer_size`, `send_buffer_size`, \
-             `busy_poll`, `wait_spin_us`, `in_process`, `shared_memory`",
+             `busy_poll`, `wait_spin_us`, `in_process`, `shared_memory`, `receive_spin_us`",
         ),
         (
             "bad-type",

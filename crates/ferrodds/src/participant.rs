@@ -201,6 +201,16 @@ impl ParticipantBuilder {
         self
     }
 
+    /// How long the shared-memory receive thread spins for the next datagram before it
+    /// sleeps (30 µs by default; `transport.receive_spin_us` in the configuration file;
+    /// zero: it sleeps at once). Traffic that keeps coming within the spin (replies,
+    /// streams) is received without a wake-up through the scheduler; an idle participant
+    /// spins once after its last datagram.
+    pub fn receive_spin(mut self, spin: Duration) -> Self {
+        self.config = self.config.receive_spin(spin);
+        self
+    }
+
     /// Whether SPDP uses multicast (else only the peers list).
     pub fn allow_multicast(mut self, allow: bool) -> Self {
         self.config = self.config.allow_multicast(allow);
@@ -278,7 +288,9 @@ impl ParticipantBuilder {
             let wake = if config.busy_poll() {
                 ferrodds_transport::shared_memory::Wake::Polled
             } else {
-                ferrodds_transport::shared_memory::Wake::Notified
+                ferrodds_transport::shared_memory::Wake::Notified {
+                    spin: config.receive_spin(),
+                }
             };
             match SharedMemoryTransport::open_with(wake) {
                 Ok(shm) => {

@@ -34,6 +34,8 @@ pub struct Qos {
     pub(crate) batch_delay: Option<Duration>,
     /// When set, the data representation was chosen by the application.
     pub(crate) representation_set: bool,
+    /// Matches no endpoint of its own participant ([`Qos::ignore_local`]).
+    pub(crate) ignore_local: bool,
 }
 
 impl Qos {
@@ -44,6 +46,7 @@ impl Qos {
             publish_mode: PublishMode::Synchronous,
             batch_delay: None,
             representation_set: false,
+            ignore_local: false,
         }
     }
 
@@ -57,6 +60,7 @@ impl Qos {
             publish_mode: PublishMode::Synchronous,
             batch_delay: None,
             representation_set: false,
+            ignore_local: false,
         }
     }
 
@@ -181,6 +185,15 @@ impl Qos {
     /// `max_delay`. Off by default. Repairs and heartbeats are never held back.
     pub fn batching(mut self, max_delay: Duration) -> Self {
         self.batch_delay = Some(max_delay);
+        self
+    }
+
+    /// Matches no reader or writer of its own participant (Cyclone DDS's IGNORELOCAL
+    /// PARTICIPANT, which ddsperf sets): a participant that both writes and reads a topic
+    /// then does not receive its own samples. Other participants of the process, and of
+    /// the host, are matched as ever.
+    pub fn ignore_local(mut self) -> Self {
+        self.ignore_local = true;
         self
     }
 

@@ -295,6 +295,7 @@ impl DynamicReader {
             qos: qos.policies.clone(),
             keyed: support.keyed(),
             ty: Some(support.ty.clone()),
+            ignore_local: qos.ignore_local,
         };
         shared.announce(core, endpoint);
         Ok(DynamicReader {

@@ -320,14 +320,22 @@ impl Shared {
 
     /// Sends transmits (outside the lock).
     pub(crate) fn send(&self, transmits: Vec<Transmit>) {
-        let mut parts = Vec::new();
+        let mut spliced = Vec::new();
         for t in &transmits {
-            parts.clear();
-            t.for_each_part(|p| parts.push(p));
+            // One part unless sample bytes are spliced in (then gathered, in a vector
+            // made once per call).
+            let whole = [&t.payload[..]];
+            let parts: &[&[u8]] = if t.spliced.is_empty() {
+                &whole
+            } else {
+                spliced.clear();
+                t.for_each_part(|p| spliced.push(p));
+                &spliced
+            };
             for dest in &t.destinations {
                 // A failed send is a lost datagram: reliability repairs it. Counted, so
                 // that a peer announcing an address we cannot send to shows.
-                let counter = match self.transports.send_parts(&parts, &transport_locator(dest)) {
+                let counter = match self.transports.send_parts(parts, &transport_locator(dest)) {
                     Ok(()) => &self.sent,
                     Err(SendError::Unreachable { .. }) => &self.unreachable,
                     Err(_) => &self.send_failures,

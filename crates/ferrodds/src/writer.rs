@@ -300,6 +300,7 @@ impl DynamicWriter {
             qos: qos.policies.clone(),
             keyed,
             ty: Some(support.ty.clone()),
+            ignore_local: qos.ignore_local,
         };
         shared.announce(core, endpoint);
         Ok(DynamicWriter {

@@ -75,7 +75,10 @@ pub(crate) fn system_time(ns: u64) -> SystemTime {
     UNIX_EPOCH + Duration::from_nanos(ns)
 }
 
+/// Reliability as asked, and (as ddsperf sets DDS_IGNORELOCAL_PARTICIPANT) no match with
+/// the node's own endpoints: its pings do not come back to its own ping reader.
 fn reliability(qos: Qos, reliable: bool) -> Qos {
+    let qos = qos.ignore_local();
     if reliable {
         qos.reliable().max_blocking_time(MAX_BLOCKING)
     } else {
@@ -260,8 +263,9 @@ impl<T: PerfSample> Node<T> {
 
     /// Answers pings from now on, in a listener or a thread of its own.
     ///
-    /// FerroDDS has no "ignore local" QoS (ddsperf sets `DDS_IGNORELOCAL_PARTICIPANT`), so
-    /// our own ping writer matches our own ping reader; our own pings are dropped here.
+    /// Our own ping writer does not match our own ping reader (`Qos::ignore_local`, as
+    /// ddsperf sets `DDS_IGNORELOCAL_PARTICIPANT`); a ping of our own is still dropped here
+    /// should one come (from a ddsperf-like peer that echoes, say).
     fn start_answering_pings(&self, trigger: Trigger) {
         let own = self.own;
         let reader = self.ping_reader.clone();
