@@ -263,9 +263,21 @@ pub fn round_trip<T: Cdr + PartialEq + Debug>(data: &[u8]) {
 /// names as legal IDL, a derived one refuses it.)
 pub fn runtime_round_trip<T: Cdr + Debug>(data: &[u8]) {
     let ty = T::dynamic_type();
+    // The keys alone (how a reader finds a large sample's instance) never panic either.
+    let keys = ferrodds_cdr::dynamic::deserialize_keys(&ty, data);
     let Ok(dynamic_value) = ferrodds_cdr::dynamic::deserialize(&ty, data) else {
         return;
     };
+    // Where both decode, the keys hash as the whole sample's do.
+    if let (Ok(keys), true) = (&keys, ty.is_keyed()) {
+        use ferrodds_cdr::dynamic::key_hash;
+        use ferrodds_cdr::XcdrVersion::Xcdr2;
+        assert_eq!(
+            key_hash(&ty, keys, Xcdr2).ok(),
+            key_hash(&ty, &dynamic_value, Xcdr2).ok(),
+            "the keys of {dynamic_value:?} read alone: {keys:?}"
+        );
+    }
     let header =
         EncapsulationHeader::parse(data).expect("the payload decoded, so its header parses");
     let (version, endianness) = (header.id.version(), header.id.endianness());
