@@ -322,7 +322,7 @@ impl Writer {
             heartbeat_count: 0,
             next_heartbeat: None,
             outbox: outbox_for(&config),
-            batch: outbox_for(&config),
+            batch: outbox_for(&config).preallocated(),
             batch_deadline: None,
             sending_new: None,
             pace_fragments: false,
