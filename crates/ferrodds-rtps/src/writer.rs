@@ -50,7 +50,7 @@ pub struct WriterConfig {
     /// The largest datagram to build.
     pub max_message_size: usize,
     /// A piggy-backed HEARTBEAT asks for an acknowledgment (final flag clear) once a reader
-    /// has this many unacknowledged samples.
+    /// has this many unacknowledged samples (sixteen times as many with writer batching).
     pub ack_request_threshold: usize,
     /// A change resent to a reader is not resent to it again on a request that comes
     /// sooner than this (RTPS 2.5 §8.4.7.1 nackSuppressionDuration): the first resend is
@@ -88,6 +88,9 @@ pub struct LargeDatagrams {
     /// while the last is being acknowledged.
     pub max_bytes: usize,
 }
+
+/// How many times fewer acknowledgments a batching writer asks for (per sample).
+const BATCHED_ACK_FACTOR: i64 = 16;
 
 /// Payloads this large go out from the history's buffer (a vectored send) rather than
 /// copied into the datagram; smaller ones cost less to copy than to send in parts.
@@ -465,7 +468,16 @@ impl Writer {
             // per sample from a reader that is merely behind).
             // Large samples ask once an eighth of `max_bytes` went out, so that
             // acknowledgments keep up with flow control.
-            let threshold = self.config.ack_request_threshold.max(1) as i64;
+            // A batching writer asks BATCHED_ACK_FACTOR times less often: its datagrams hold
+            // tens to hundreds of samples, and every answer is an ACKNACK its receive thread
+            // handles under the lock the writing thread wants (1 KiB samples: 830 k → 935 k
+            // samples/s, alternated runs, 2-core VM). Large samples still ask by bytes.
+            let threshold = self.config.ack_request_threshold.max(1) as i64
+                * if self.config.batch_delay.is_some() {
+                    BATCHED_ACK_FACTOR
+                } else {
+                    1
+                };
             let many_bytes = self.bytes_since_ack_request >= ack_request_bytes;
             let wants_ack = group.iter().any(|&j| {
                 let r = &readers[j];
