@@ -299,6 +299,9 @@ pub struct Writer {
     /// go out [`MAX_FRAGMENT_BURST`] at a time, each part ending with a HEARTBEAT that asks
     /// for a NACK_FRAG of the rest (a reader's socket buffer cannot take an 11 MB burst).
     pace_fragments: bool,
+    /// Every matched reader is reached through large datagrams (kept on match and unmatch,
+    /// not worked out on every write): see [`Writer::max_bytes`].
+    readers_all_local: bool,
     stats: WriterStats,
 }
 
@@ -329,6 +332,7 @@ impl Writer {
             batch_deadline: None,
             sending_new: None,
             pace_fragments: false,
+            readers_all_local: false,
             stats: WriterStats::default(),
             config,
         }
@@ -407,12 +411,28 @@ impl Writer {
             self.schedule_heartbeat(now);
         }
         self.readers.push(proxy);
+        self.readers_all_local = self.all_readers_local();
     }
 
     /// Forgets a remote reader (unmatched, or its participant is gone).
     pub fn unmatch_reader(&mut self, guid: Guid) {
         self.readers.retain(|r| r.remote.guid != guid);
+        self.readers_all_local = self.all_readers_local();
         self.purge_acknowledged();
+    }
+
+    /// Whether there are readers and all are reached through large datagrams only.
+    fn all_readers_local(&self) -> bool {
+        self.config.large_datagrams.as_ref().is_some_and(|large| {
+            !self.readers.is_empty()
+                && self.readers.iter().all(|r| {
+                    !r.remote.locators.is_empty()
+                        && r.remote
+                            .locators
+                            .iter()
+                            .all(|l| large.kinds.contains(&l.kind))
+                })
+        })
     }
 
     /// Adds a change to the history and pushes it to every matched reader.
