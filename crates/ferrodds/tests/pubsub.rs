@@ -31,25 +31,23 @@ struct Reading {
 }
 
 fn participant(domain: u32) -> DomainParticipant {
+    on_loopback(domain).build().unwrap()
+}
+
+/// A participant of `domain` on loopback with unicast discovery, to be built.
+fn on_loopback(domain: u32) -> ferrodds::ParticipantBuilder {
     DomainParticipant::builder()
         .unwrap()
         .domain_id(domain)
         .interface("lo")
         .unwrap()
         .allow_multicast(false)
-        .build()
-        .unwrap()
 }
 
 /// A participant whose peers of this process are reached over shared memory (the
 /// in-process queues off).
 fn shm_participant(domain: u32) -> DomainParticipant {
-    DomainParticipant::builder()
-        .unwrap()
-        .domain_id(domain)
-        .interface("lo")
-        .unwrap()
-        .allow_multicast(false)
+    on_loopback(domain)
         .in_process(false)
         .shared_memory(true)
         .build()
