@@ -4,7 +4,7 @@
 use crate::transmit::Transmit;
 use crate::wire::Endianness as WireEndianness;
 use crate::wire::{
-    message_to_vec,
+    message_into,
     parameter_list::{pid, STATUS_INFO_DISPOSED, STATUS_INFO_UNREGISTERED},
     EntityId, GuidPrefix, Header, InfoDestination, Locator, ParameterList, ProtocolVersion,
     Submessage, VendorId,
@@ -127,13 +127,17 @@ pub(crate) fn build(
     submessages: &[Submessage<'_>],
     destinations: &[Locator],
 ) -> Option<Transmit> {
-    let mut all = Vec::with_capacity(submessages.len() + 1);
-    if let Some(guid_prefix) = destination {
-        all.push(Submessage::InfoDestination(InfoDestination { guid_prefix }));
-    }
-    all.extend_from_slice(submessages);
-    let payload = message_to_vec(&header(prefix), &all, WireEndianness::Little).ok()?;
-    Some(Transmit::new(destinations.to_vec(), payload))
+    let info_dst =
+        destination.map(|guid_prefix| Submessage::InfoDestination(InfoDestination { guid_prefix }));
+    let mut t = Transmit::reuse(destinations, 0);
+    message_into(
+        &header(prefix),
+        info_dst.iter().chain(submessages),
+        WireEndianness::Little,
+        &mut t.payload,
+    )
+    .ok()?;
+    Some(t)
 }
 
 /// An entity id with the unknown value, for submessages addressed to every reader.

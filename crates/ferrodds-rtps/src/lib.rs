@@ -39,6 +39,7 @@ pub mod limits;
 mod outbox;
 pub mod participant;
 pub mod participant_core;
+pub mod payload_pool;
 pub mod reader;
 pub mod receiver;
 mod time;

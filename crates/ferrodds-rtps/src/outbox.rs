@@ -111,11 +111,13 @@ impl Outbox {
                 && last.len() + size <= self.limit_for(locators)
         });
         if !joins {
-            let mut payload = vec![0u8; Header::LEN];
-            crate::endpoint::header(prefix).emit(&mut payload)?;
-            payload.reserve((size - spliced_len).max(self.preallocate.saturating_sub(Header::LEN)));
-            self.queue
-                .push_back(Transmit::new(locators.to_vec(), payload));
+            let mut t = Transmit::reuse(
+                locators,
+                (Header::LEN + size - spliced_len).max(self.preallocate),
+            );
+            t.payload.resize(Header::LEN, 0);
+            crate::endpoint::header(prefix).emit(&mut t.payload)?;
+            self.queue.push_back(t);
             self.back_destination = Some(destination);
         }
         let Some(last) = self.queue.back_mut() else {

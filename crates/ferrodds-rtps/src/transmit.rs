@@ -1,6 +1,7 @@
 //! What the protocol asks the driver to send.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -79,6 +80,29 @@ impl Transmit {
         non_empty(&self.payload[from..]);
     }
 
+    /// A datagram to `destinations` with an empty payload that has room for `capacity`
+    /// bytes, made from one this thread [recycled](Transmit::recycle) when it has one:
+    /// the driver sends a datagram on the thread that had it built (the writing thread,
+    /// or the receive or timer thread that answered), so a thread's sends feed its next
+    /// datagrams and a steady stream of writes allocates none.
+    pub fn reuse(destinations: &[Locator], capacity: usize) -> Transmit {
+        let kept = SPARE.with(|spare| spare.borrow_mut().take());
+        let mut t = kept.unwrap_or_else(|| Transmit::new(Vec::new(), Vec::new()));
+        t.destinations.extend_from_slice(destinations);
+        t.payload.reserve(capacity);
+        t
+    }
+
+    /// Gives the datagram's buffers back once it is sent, for the calling thread's next
+    /// [`Transmit::reuse`] (bounded: at most 64 datagrams of at most 1 MiB
+    /// together; the spliced samples are let go at once).
+    pub fn recycle(mut self) {
+        self.destinations.clear();
+        self.payload.clear();
+        self.spliced.clear();
+        SPARE.with(|spare| spare.borrow_mut().keep(self));
+    }
+
     /// The whole message in one buffer: borrowed when nothing is spliced, else a copy.
     pub fn contiguous(&self) -> Cow<'_, [u8]> {
         if self.spliced.is_empty() {
@@ -87,6 +111,39 @@ impl Transmit {
         let mut all = Vec::with_capacity(self.len());
         self.for_each_part(|p| all.extend_from_slice(p));
         Cow::Owned(all)
+    }
+}
+
+/// The most datagrams a thread keeps for reuse.
+pub(crate) const SPARE_DATAGRAMS: usize = 64;
+/// The most payload bytes (capacity) a thread keeps for reuse, all datagrams together.
+pub(crate) const SPARE_BYTES: usize = 1 << 20;
+
+thread_local! {
+    static SPARE: RefCell<Spare> = const { RefCell::new(Spare { kept: Vec::new(), bytes: 0 }) };
+}
+
+/// A thread's sent datagrams, emptied, for reuse.
+#[derive(Debug)]
+struct Spare {
+    kept: Vec<Transmit>,
+    /// The payload capacity of `kept`, together.
+    bytes: usize,
+}
+
+impl Spare {
+    fn take(&mut self) -> Option<Transmit> {
+        let t = self.kept.pop()?;
+        self.bytes -= t.payload.capacity();
+        Some(t)
+    }
+
+    fn keep(&mut self, t: Transmit) {
+        let cap = t.payload.capacity();
+        if self.kept.len() < SPARE_DATAGRAMS && self.bytes + cap <= SPARE_BYTES {
+            self.bytes += cap;
+            self.kept.push(t);
+        }
     }
 }
 
@@ -120,5 +177,44 @@ mod tests {
         assert_eq!(parts, [&b"HEAD"[..], b"012", b"tail", b"789", b"END"]);
         let plain = Transmit::new(Vec::new(), b"abc".to_vec());
         assert!(matches!(plain.contiguous(), Cow::Borrowed(b"abc")));
+    }
+
+    #[test]
+    fn a_sent_datagram_is_reused_emptied_by_its_thread_and_the_spare_stays_bounded() {
+        let to = [Locator::udpv4(std::net::Ipv4Addr::LOCALHOST, 7400)];
+        let mut t = Transmit::reuse(&to, 100);
+        t.payload.extend_from_slice(b"message");
+        t.spliced.push(Spliced {
+            at: 0,
+            buffer: Arc::new(vec![1, 2, 3]),
+            range: 0..3,
+        });
+        let (payload, buffer) = (t.payload.as_ptr(), Arc::clone(&t.spliced[0].buffer));
+        t.recycle();
+        assert_eq!(Arc::strong_count(&buffer), 1, "the spliced sample let go");
+        let again = Transmit::reuse(&to[..0], 10);
+        assert_eq!(again.payload.as_ptr(), payload, "the same buffer");
+        assert!(again.payload.is_empty() && again.spliced.is_empty());
+        assert!(again.destinations.is_empty() && again.payload.capacity() >= 100);
+        // Another thread has its own.
+        std::thread::spawn(|| assert!(SPARE.with(|s| s.borrow().kept.is_empty())))
+            .join()
+            .unwrap();
+        // Bounded in count and in bytes.
+        for _ in 0..2 * SPARE_DATAGRAMS {
+            Transmit::reuse(&to, 16).recycle();
+            Transmit::new(Vec::new(), Vec::with_capacity(16)).recycle();
+        }
+        for _ in 0..4 {
+            Transmit::new(Vec::new(), Vec::with_capacity(SPARE_BYTES / 2)).recycle();
+        }
+        SPARE.with(|s| {
+            let s = s.borrow();
+            assert!(s.kept.len() <= SPARE_DATAGRAMS && s.bytes <= SPARE_BYTES);
+            assert_eq!(
+                s.bytes,
+                s.kept.iter().map(|t| t.payload.capacity()).sum::<usize>()
+            );
+        });
     }
 }

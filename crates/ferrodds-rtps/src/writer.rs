@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::endpoint::{inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
 use crate::outbox::Outbox;
+use crate::payload_pool::PayloadPool;
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{
@@ -302,6 +303,12 @@ pub struct Writer {
     /// Every matched reader is reached through large datagrams (kept on match and unmatch,
     /// not worked out on every write): see [`Writer::max_bytes`].
     readers_all_local: bool,
+    /// The readers `write` sends one datagram to (kept for its capacity).
+    group: Vec<usize>,
+    /// Payloads the history let go, for [`Writer::recycle_payloads_into`] (kept only once
+    /// someone asked for them).
+    retired: PayloadPool,
+    recycling: bool,
     stats: WriterStats,
 }
 
@@ -333,6 +340,9 @@ impl Writer {
             sending_new: None,
             pace_fragments: false,
             readers_all_local: false,
+            group: Vec::new(),
+            retired: PayloadPool::new(),
+            recycling: false,
             stats: WriterStats::default(),
             config,
         }
@@ -463,21 +473,20 @@ impl Writer {
 
         let ack_request_bytes = self.max_bytes() / 8;
         let mut readers = std::mem::take(&mut self.readers);
-        // Readers at the same locators get one datagram addressed to any reader.
-        let mut done = vec![false; readers.len()];
+        // Readers at the same locators get one datagram addressed to any reader. A reader
+        // sent to has `next_unsent` past `seq`, which keeps it out of later groups.
+        let mut group = std::mem::take(&mut self.group);
         for i in 0..readers.len() {
-            if done[i] || readers[i].next_unsent != seq {
+            if readers[i].next_unsent != seq {
                 continue;
             }
-            let group: Vec<usize> = (i..readers.len())
-                .filter(|&j| {
-                    !done[j]
-                        && readers[j].next_unsent == seq
-                        && readers[j].remote.locators == readers[i].remote.locators
-                        && readers[j].remote.dispose_key == readers[i].remote.dispose_key
-                        && readers[j].remote.reduced == readers[i].remote.reduced
-                })
-                .collect();
+            group.clear();
+            group.extend((i..readers.len()).filter(|&j| {
+                readers[j].next_unsent == seq
+                    && readers[j].remote.locators == readers[i].remote.locators
+                    && readers[j].remote.dispose_key == readers[i].remote.dispose_key
+                    && readers[j].remote.reduced == readers[i].remote.reduced
+            }));
             let reader_id = if group.len() == 1 {
                 readers[i].remote.guid.entity_id
             } else {
@@ -538,10 +547,10 @@ impl Writer {
             self.sending_new = None;
             self.pace_fragments = false;
             for &j in &group {
-                done[j] = true;
                 readers[j].next_unsent = seq + 1;
             }
         }
+        self.group = group;
         // Readers still catching up on history get it in order.
         for proxy in readers.iter_mut().filter(|r| r.next_unsent <= seq) {
             self.send_unsent(proxy);
@@ -799,6 +808,14 @@ impl Writer {
         }
     }
 
+    /// Moves the payload buffers the history let go since the last call (those nothing
+    /// else holds) into `pool`, for the next samples; from the first call on, the writer
+    /// keeps them (bounded as [`PayloadPool`] is).
+    pub fn recycle_payloads_into(&mut self, pool: &mut PayloadPool) {
+        self.recycling = true;
+        pool.refill_from(&mut self.retired);
+    }
+
     /// Whether a KEEP_ALL history cannot take a change of `size` bytes more.
     fn is_full(&self, size: usize) -> bool {
         self.history.len() >= self.config.max_samples
@@ -810,18 +827,7 @@ impl Writer {
     /// large datagrams ([`LargeDatagrams::max_bytes`]).
     fn max_bytes(&self) -> usize {
         match &self.config.large_datagrams {
-            Some(large)
-                if !self.readers.is_empty()
-                    && self.readers.iter().all(|r| {
-                        !r.remote.locators.is_empty()
-                            && r.remote
-                                .locators
-                                .iter()
-                                .all(|l| large.kinds.contains(&l.kind))
-                    }) =>
-            {
-                large.max_bytes.max(self.config.max_bytes)
-            }
+            Some(large) if self.readers_all_local => large.max_bytes.max(self.config.max_bytes),
             _ => self.config.max_bytes,
         }
     }
@@ -832,6 +838,9 @@ impl Writer {
             return;
         };
         self.history_bytes -= change.payload.len();
+        if self.recycling {
+            self.retired.keep(change.payload);
+        }
         if let Some(seqs) = self.by_instance.get_mut(&change.key_hash) {
             // Changes mostly leave oldest first: the search ends at once.
             if let Some(at) = seqs.iter().position(|&s| s == seq) {
@@ -1121,19 +1130,32 @@ impl Writer {
             sent_any = true;
             sent_bytes += end - start;
             let last = n + count > total || (n + count..=total).all(|m| !wanted(m));
-            let mut subs: Vec<Submessage<'_>> = vec![ts.into(), frag.into()];
-            if last {
-                if let Some(hb) = hb {
-                    subs.push(hb.into());
-                }
-            } else if sent_bytes >= budget {
+            let paced = !last && sent_bytes >= budget;
+            let heartbeat = if last {
+                hb.map(Submessage::from)
+            } else if paced {
                 // The rest waits for the reader's NACK_FRAG, which this HEARTBEAT asks for.
-                subs.push(self.heartbeat(reader_id, false, 1).into());
-                self.queue_spliced(destination, &subs, locators, splice(start..end));
+                Some(self.heartbeat(reader_id, false, 1).into())
+            } else {
+                None
+            };
+            // On the stack: a large sample is many of these messages.
+            let (with_hb, without_hb);
+            let subs: &[Submessage<'_>] = match heartbeat {
+                Some(hb) => {
+                    with_hb = [ts.into(), frag.into(), hb];
+                    &with_hb
+                }
+                None => {
+                    without_hb = [ts.into(), frag.into()];
+                    &without_hb
+                }
+            };
+            self.queue_spliced(destination, subs, locators, splice(start..end));
+            if paced {
                 self.stats.paced_fragments += u64::from(total - (n + count - 1));
                 return;
             }
-            self.queue_spliced(destination, &subs, locators, splice(start..end));
             n += count;
         }
     }
@@ -1178,6 +1200,48 @@ mod tests {
             }
         }
         panic!("no DATA in {:02x?}", t.payload);
+    }
+
+    #[test]
+    fn payloads_the_history_lets_go_are_handed_back_unshared_for_reuse() {
+        let mut w = writer_with_reader_configured(WriterConfig {
+            history: History::KeepLast(1),
+            ..WriterConfig::default()
+        });
+        let change = |payload| Change {
+            kind: ChangeKind::Alive,
+            key_hash: None,
+            timestamp: None,
+            payload,
+            reduced_payload: None,
+        };
+        let mut pool = PayloadPool::new();
+        w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 41])))
+            .unwrap();
+        w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 42])))
+            .unwrap();
+        w.recycle_payloads_into(&mut pool);
+        assert!(pool.is_empty(), "kept only once asked for");
+
+        let first = Arc::new(vec![0, 1, 0, 0, 43]);
+        let at = first.as_slice().as_ptr();
+        w.write(Timestamp::ZERO, change(first)).unwrap();
+        let held = Arc::new(vec![0, 1, 0, 0, 44]);
+        w.write(Timestamp::ZERO, change(Arc::clone(&held))).unwrap();
+        w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 45])))
+            .unwrap();
+        w.recycle_payloads_into(&mut pool);
+        // 42 and 43, let go after the writer was asked, are kept; 44, which the test
+        // still holds, is not.
+        assert_eq!(pool.len(), 2);
+        let reused: Vec<_> = std::iter::from_fn(|| pool.take()).collect();
+        assert!(reused.iter().all(|p| p.is_empty()), "emptied");
+        assert!(
+            reused.iter().any(|p| p.as_slice().as_ptr() == at),
+            "43's own buffer"
+        );
+        assert_eq!(*held, [0, 1, 0, 0, 44]);
+        while w.poll_transmit().is_some() {}
     }
 
     #[test]

@@ -50,7 +50,8 @@ fn measure(transport: &str, size: usize, burst: u32) -> [(f64, f64); 2] {
     let writer = a
         .create_writer(
             &a.create_topic::<Payload>(&topic).expect("topic"),
-            qos(Qos::writer()),
+            // Room to wait for acknowledgments under a heap profiler.
+            qos(Qos::writer()).max_blocking_time(Duration::from_secs(10)),
         )
         .expect("writer");
     let reader = b
@@ -95,22 +96,34 @@ fn measure(transport: &str, size: usize, burst: u32) -> [(f64, f64); 2] {
     };
     round(WARM_UP);
     let mut sums = [(0usize, 0usize); 2];
-    for _ in 0..ROUNDS {
+    let rounds = std::env::var("ALLOCATIONS_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(ROUNDS);
+    for _ in 0..rounds {
         let r = round(burst);
         for (s, x) in sums.iter_mut().zip(r) {
             s.0 += x.0;
             s.1 += x.1;
         }
     }
-    let n = f64::from(ROUNDS * burst);
+    let n = f64::from(rounds * burst);
     sums.map(|(allocs, bytes)| (allocs as f64 / n, bytes as f64 / n))
 }
 
 fn main() {
     println!("| transport | payload | allocations / write | bytes / write | allocations / take | bytes / take |");
     println!("|---|---|---|---|---|---|");
+    // `ALLOCATIONS_ONLY=udpv4:64` measures one case (for a heap profiler to look at).
+    let only = std::env::var("ALLOCATIONS_ONLY").ok();
     for &(size, burst) in &[(64usize, 100u32), (8192, 100), (1 << 20, 10)] {
         for transport in ["udpv4", "shared-memory", "in-process"] {
+            if only
+                .as_deref()
+                .is_some_and(|o| o != format!("{transport}:{size}"))
+            {
+                continue;
+            }
             let [w, t] = measure(transport, size, burst);
             println!(
                 "| {transport} | {size} B | {:.1} | {:.0} | {:.1} | {:.0} |",

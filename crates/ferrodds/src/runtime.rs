@@ -10,6 +10,7 @@
 //! timer thread is two context switches and a turn on the lock: at 100,000 samples per
 //! second both showed at the top of a profile.)
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -220,6 +221,11 @@ impl Core {
     }
 }
 
+thread_local! {
+    /// A queue of transmits this thread sent, emptied, for its next `Shared::finish`.
+    static SENDING: RefCell<Vec<Transmit>> = const { RefCell::new(Vec::new()) };
+}
+
 /// What `Shared::finish` runs once the lock is released.
 struct Notifications {
     wakers: Vec<Waker>,
@@ -318,15 +324,25 @@ impl Shared {
         self.core.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Sends transmits (outside the lock).
-    pub(crate) fn send(&self, transmits: Vec<Transmit>) {
+    /// Sends transmits (outside the lock), leaving `transmits` empty and giving their
+    /// buffers back for this thread's next datagrams ([`Transmit::recycle`]).
+    pub(crate) fn send(&self, transmits: &mut Vec<Transmit>) {
+        // The parts of a datagram with sample bytes spliced in: on the stack up to
+        // `STACK_PARTS` (a large datagram over shared memory has 17), beyond in a vector.
+        const STACK_PARTS: usize = 32;
+        let mut on_stack: [&[u8]; STACK_PARTS] = [&[]; STACK_PARTS];
         let mut spliced = Vec::new();
-        for t in &transmits {
-            // One part unless sample bytes are spliced in (then gathered, in a vector
-            // made once per call).
+        for t in transmits.iter() {
             let whole = [&t.payload[..]];
             let parts: &[&[u8]] = if t.spliced.is_empty() {
                 &whole
+            } else if 2 * t.spliced.len() < STACK_PARTS {
+                let mut n = 0;
+                t.for_each_part(|p| {
+                    on_stack[n] = p;
+                    n += 1;
+                });
+                &on_stack[..n]
             } else {
                 spliced.clear();
                 t.for_each_part(|p| spliced.push(p));
@@ -342,6 +358,10 @@ impl Shared {
                 };
                 counter.fetch_add(1, Ordering::Relaxed);
             }
+        }
+        drop((on_stack, spliced));
+        for t in transmits.drain(..) {
+            t.recycle();
         }
     }
 
@@ -374,7 +394,9 @@ impl Shared {
 
     /// [`Shared::finish`] with the earliest deadline that may have come forward.
     fn finish_with(&self, mut core: MutexGuard<'_, Core>, next: Option<Timestamp>) {
-        let transmits = std::mem::take(&mut core.pending);
+        // The queue is swapped for this thread's emptied one, so that neither allocates.
+        let mut transmits = SENDING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        std::mem::swap(&mut transmits, &mut core.pending);
         let Notifications {
             wakers,
             callbacks,
@@ -386,7 +408,8 @@ impl Shared {
         // Before sending: a spinning waiter sees its sample while this thread sends the
         // acknowledgments.
         self.generation.fetch_add(1, Ordering::Release);
-        self.send(transmits);
+        self.send(&mut transmits);
+        SENDING.with(|spare| *spare.borrow_mut() = transmits);
         if wake_waiters {
             self.changed.notify_all();
         }
@@ -715,8 +738,10 @@ fn timer_loop(shared: &Shared) {
             core.node.handle_timeout(now);
             core = shared.prepare(core, now);
             core.after_input();
-            let deferred = std::mem::take(&mut core.deferred);
-            core.pending.extend(deferred);
+            let Core {
+                pending, deferred, ..
+            } = &mut *core;
+            pending.append(deferred);
             shared.finish(core);
             core = shared.lock();
             continue;

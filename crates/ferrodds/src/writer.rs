@@ -5,7 +5,7 @@
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_cdr::dynamic::{self, DynamicType, DynamicValue};
@@ -18,6 +18,7 @@ use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writ
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus};
 use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
+use ferrodds_rtps::payload_pool::PayloadPool;
 
 use crate::error::{Error, Result};
 use crate::loan::{Loan, Plain, SampleLoan};
@@ -63,12 +64,20 @@ struct WriterInner {
     last_size: AtomicUsize,
     /// The typed writer's type was found plain (its loans need no further check).
     plain: AtomicBool,
+    /// Sample buffers the history let go, for the next samples (refilled under the
+    /// participant's lock after each write; taken before it, to serialize into).
+    spare: Mutex<PayloadPool>,
 }
 
 impl WriterInner {
-    /// A buffer for the next sample.
-    fn sample_buffer(&self) -> Vec<u8> {
-        Vec::with_capacity(self.last_size.load(Ordering::Relaxed).max(64))
+    /// A buffer for the next sample: one the history let go, or a new one.
+    fn sample_buffer(&self) -> Arc<Vec<u8>> {
+        let kept = self.spare.lock().unwrap_or_else(|p| p.into_inner()).take();
+        kept.unwrap_or_else(|| {
+            Arc::new(Vec::with_capacity(
+                self.last_size.load(Ordering::Relaxed).max(64),
+            ))
+        })
     }
 
     /// Notes the size of `payload`, and gives back what a buffer made for a far larger
@@ -115,8 +124,9 @@ impl<T: Cdr> DataWriter<T> {
     pub fn write_with_timestamp(&self, sample: &T, timestamp: SystemTime) -> Result<()> {
         let inner = &self.untyped.inner;
         let mut payload = inner.sample_buffer();
-        serialize_into(sample, inner.version, Endianness::NATIVE, &mut payload)?;
-        inner.serialized(&mut payload);
+        let bytes = Arc::make_mut(&mut payload);
+        serialize_into(sample, inner.version, Endianness::NATIVE, bytes)?;
+        inner.serialized(bytes);
         let key = self.key_hash(sample)?;
         self.untyped
             .submit(ChangeKind::Alive, key, timestamp, payload)
@@ -312,6 +322,7 @@ impl DynamicWriter {
                 version,
                 last_size: AtomicUsize::new(0),
                 plain: AtomicBool::new(false),
+                spare: Mutex::new(PayloadPool::new()),
                 ty: support.ty.clone(),
                 keyed,
             }),
@@ -337,14 +348,9 @@ impl DynamicWriter {
     pub fn write_with_timestamp(&self, value: &DynamicValue, timestamp: SystemTime) -> Result<()> {
         let ty = &self.inner.ty;
         let mut payload = self.inner.sample_buffer();
-        dynamic::serialize_into(
-            ty,
-            value,
-            self.inner.version,
-            Endianness::NATIVE,
-            &mut payload,
-        )?;
-        self.inner.serialized(&mut payload);
+        let bytes = Arc::make_mut(&mut payload);
+        dynamic::serialize_into(ty, value, self.inner.version, Endianness::NATIVE, bytes)?;
+        self.inner.serialized(bytes);
         let key = self.key_hash(value)?;
         self.submit(ChangeKind::Alive, key, timestamp, payload)
     }
@@ -411,14 +417,14 @@ impl DynamicWriter {
         kind: ChangeKind,
         key_hash: Option<[u8; 16]>,
         timestamp: SystemTime,
-        payload: Vec<u8>,
+        payload: impl Into<Arc<Vec<u8>>>,
     ) -> Result<()> {
         let shared = &self.inner.participant.inner.shared;
         let change = Change {
             kind,
             key_hash,
             timestamp: Some(rtps_time(timestamp)),
-            payload: Arc::from(payload),
+            payload: payload.into(),
             reduced_payload: None,
         };
         // Set when the history is first found full (reading the clock on every write
@@ -448,6 +454,10 @@ impl DynamicWriter {
                 }
                 Err(_) => return Err(Error::Closed),
             }
+        }
+        if let Some(writer) = core.node.rtps.writer(self.inner.entity_id) {
+            let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
+            writer.recycle_payloads_into(&mut spare);
         }
         self.hand_over(&mut core);
         shared.finish_write(core, self.inner.entity_id);

@@ -194,8 +194,21 @@ pub fn message_to_vec(
     submessages: &[Submessage<'_>],
     endianness: Endianness,
 ) -> Result<Vec<u8>, EmitError> {
+    let mut buf = Vec::new();
+    message_into(header, submessages, endianness, &mut buf)?;
+    Ok(buf)
+}
+
+/// Emits a whole message at the end of `buf` (which keeps its capacity for reuse); on an
+/// error `buf` is left as it was.
+pub fn message_into<'s, 'a: 's>(
+    header: &Header,
+    submessages: impl IntoIterator<Item = &'s Submessage<'a>> + Clone,
+    endianness: Endianness,
+    buf: &mut Vec<u8>,
+) -> Result<(), EmitError> {
     let mut total = Header::LEN;
-    for sm in submessages {
+    for sm in submessages.clone() {
         let n = align4(sm.body_len())
             .and_then(|b| b.checked_add(SubmessageHeader::LEN))
             .ok_or(EmitError::SubmessageTooLong { len: sm.body_len() })?;
@@ -203,14 +216,25 @@ pub fn message_to_vec(
             .checked_add(n)
             .ok_or(EmitError::SubmessageTooLong { len: n })?;
     }
-    let mut buf = vec![0u8; total];
-    let mut b = MessageBuilder::new(&mut buf, header, endianness)?;
-    for sm in submessages {
-        b.push(sm)?;
+    let start = buf.len();
+    buf.resize(start + total, 0);
+    let emitted = (|| {
+        let mut b = MessageBuilder::new(&mut buf[start..], header, endianness)?;
+        for sm in submessages {
+            b.push(sm)?;
+        }
+        Ok(b.finish())
+    })();
+    match emitted {
+        Ok(len) => {
+            buf.truncate(start + len);
+            Ok(())
+        }
+        Err(e) => {
+            buf.truncate(start);
+            Err(e)
+        }
     }
-    let len = b.finish();
-    buf.truncate(len);
-    Ok(buf)
 }
 
 #[cfg(test)]

@@ -67,7 +67,7 @@ pub use info::{
     InfoDestination, InfoReply, InfoReplyIp4, InfoSource, InfoTimestamp, LocatorList, LocatorUdpV4,
     Pad,
 };
-pub use message::{message_to_vec, Message, MessageBuilder, SubmessageIter};
+pub use message::{message_into, message_to_vec, Message, MessageBuilder, SubmessageIter};
 pub use parameter_list::{Parameter, ParameterList, ParameterListBuilder};
 pub use submessage::{submessage_id, Submessage, SubmessageHeader};
 pub use types::{
