@@ -61,8 +61,26 @@ pub(crate) fn hash_holder(holder: &[u8], fits: bool) -> KeyHash {
 /// and RTI Connext align the holder of XCDR1 data to 8, so pass the version the data goes
 /// out in (the two differ only for keys with 8-byte members).
 pub fn key_hash<T: Cdr>(sample: &T, version: XcdrVersion) -> Result<KeyHash, EncodeError> {
-    let (holder, fits) = holder(sample, version)?;
-    Ok(hash_holder(&holder, fits))
+    // Every keyed write asks: the holder is built in a buffer the thread keeps (a fresh
+    // one only if a type's own encoding asks for a key hash while it is in use).
+    HOLDER.with(|kept| {
+        let mut fresh = Vec::new();
+        let mut kept = kept.try_borrow_mut();
+        let buf = match kept.as_deref_mut() {
+            Ok(buf) => buf,
+            Err(_) => &mut fresh,
+        };
+        buf.clear();
+        let mut e = Encoder::new(buf, version, Endianness::Big);
+        sample.encode_key(&mut e)?;
+        let fits = T::key_max_end(0, version.max_align()).is_some_and(|end| end <= 16);
+        Ok(hash_holder(buf, fits))
+    })
+}
+
+thread_local! {
+    /// The buffer [`key_hash`] builds holders in.
+    static HOLDER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The key hashes implementations compute for `sample` besides [`key_hash`]'s XCDR2 one

@@ -12,10 +12,14 @@
 
 use std::sync::Arc;
 
-/// The most buffers a pool keeps (a batching writer lets 256 changes go at once).
-pub const MAX_KEPT: usize = 256;
-/// The most bytes (capacity) a pool keeps, all buffers together, beyond its first.
+/// The most buffers a pool keeps (a batching writer of small samples has thousands in
+/// flight, and lets them go a few hundred at a time).
+pub const MAX_KEPT: usize = 16_384;
+/// The most bytes a pool keeps, all buffers together (each counted as its capacity and
+/// [`OVERHEAD`]), beyond its first.
 pub const MAX_KEPT_BYTES: usize = 4 << 20;
+/// What a kept buffer costs beside its capacity: its `Arc` and `Vec` headers, roughly.
+pub const OVERHEAD: usize = 64;
 
 /// Emptied sample buffers, each unshared, for reuse.
 #[derive(Debug, Default)]
@@ -40,7 +44,7 @@ impl PayloadPool {
         let Some(bytes) = Arc::get_mut(&mut payload) else {
             return;
         };
-        let cap = bytes.capacity();
+        let cap = bytes.capacity() + OVERHEAD;
         let room = self.kept.is_empty()
             || (self.kept.len() < MAX_KEPT && self.bytes + cap <= MAX_KEPT_BYTES);
         if room {
@@ -53,7 +57,7 @@ impl PayloadPool {
     /// The buffer kept last (empty, unshared), if any.
     pub fn take(&mut self) -> Option<Arc<Vec<u8>>> {
         let payload = self.kept.pop()?;
-        self.bytes -= payload.capacity();
+        self.bytes -= payload.capacity() + OVERHEAD;
         Some(payload)
     }
 
@@ -107,9 +111,8 @@ mod tests {
         let mut other = PayloadPool::new();
         other.refill_from(&mut pool);
         assert_eq!((other.len(), pool.len()), (MAX_KEPT, 0));
-        assert_eq!(
-            other.bytes,
-            other.kept.iter().map(|p| p.capacity()).sum::<usize>()
-        );
+        let held = |p: &Arc<Vec<u8>>| p.capacity() + OVERHEAD;
+        assert_eq!(other.bytes, other.kept.iter().map(held).sum::<usize>());
+        assert!(other.bytes <= MAX_KEPT_BYTES);
     }
 }
