@@ -42,6 +42,7 @@ pub mod participant_core;
 pub mod payload_pool;
 pub mod reader;
 pub mod receiver;
+mod seq_map;
 mod time;
 mod transmit;
 pub mod type_lookup;

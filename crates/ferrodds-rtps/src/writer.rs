@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::endpoint::{inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
 use crate::outbox::Outbox;
 use crate::payload_pool::PayloadPool;
+use crate::seq_map::SeqMap;
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{
@@ -277,7 +278,8 @@ pub struct WriterStats {
 pub struct Writer {
     guid: Guid,
     config: WriterConfig,
-    history: BTreeMap<i64, Change>,
+    /// The HistoryCache: changes by sequence number.
+    history: SeqMap<i64, Change>,
     /// Payload bytes in `history`.
     history_bytes: usize,
     /// KEEP_LAST: the sequence numbers in `history` of each instance (by key hash), oldest
@@ -326,7 +328,7 @@ impl Writer {
     pub fn new(guid: Guid, config: WriterConfig) -> Self {
         Self {
             guid,
-            history: BTreeMap::new(),
+            history: SeqMap::new(),
             history_bytes: 0,
             by_instance: HashMap::new(),
             bytes_since_ack_request: 0,
@@ -390,12 +392,7 @@ impl Writer {
     /// the history it keeps; other readers start with the next change.
     pub fn match_reader(&mut self, now: Timestamp, remote: RemoteReader) {
         self.unmatch_reader(remote.guid);
-        let first = self
-            .history
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or(self.last_seq + 1);
+        let first = self.history.first_key().unwrap_or(self.last_seq + 1);
         let next_unsent = if self.config.transient_local && remote.transient_local {
             first
         } else {
@@ -775,7 +772,7 @@ impl Writer {
             self.forget(oldest);
         }
         while self.history.len() > self.config.max_samples.max(1) {
-            if let Some(first) = self.history.keys().next().copied() {
+            if let Some(first) = self.history.first_key() {
                 self.forget(first);
             }
         }
@@ -797,13 +794,7 @@ impl Writer {
             .map(|r| r.acked.min(r.next_unsent - 1))
             .min()
             .unwrap_or(self.last_seq);
-        while let Some(first) = self
-            .history
-            .keys()
-            .next()
-            .copied()
-            .filter(|&seq| seq <= floor)
-        {
+        while let Some(first) = self.history.first_key().filter(|&seq| seq <= floor) {
             self.forget(first);
         }
     }
@@ -978,9 +969,7 @@ impl Writer {
         self.stats.heartbeats += 1;
         let first = self
             .history
-            .keys()
-            .next()
-            .copied()
+            .first_key()
             .unwrap_or(self.last_seq + 1)
             .max(first_relevant);
         Heartbeat {

@@ -11,6 +11,7 @@ use super::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Sele
 use crate::endpoint::ChangeKind;
 use crate::limits::Limits;
 use crate::qos::{EndpointQos, History, LENGTH_UNLIMITED};
+use crate::seq_map::SeqMap;
 use crate::time::Timestamp;
 use crate::wire::Guid;
 
@@ -148,7 +149,7 @@ pub(crate) struct ReaderCache {
     /// implementations compute (`ferrodds_cdr::key_hash_variants`) — to the instance.
     by_hash: BTreeMap<InstanceHandle, InstanceHandle>,
     /// Arrival order across instances: (instance, sequence of arrival).
-    order: BTreeMap<u64, InstanceHandle>,
+    order: SeqMap<u64, InstanceHandle>,
     arrivals: u64,
     len: usize,
     /// Samples held that were not read yet (so that "is there data?", asked before every
@@ -169,7 +170,7 @@ impl ReaderCache {
             limits,
             instances: BTreeMap::new(),
             by_hash: BTreeMap::new(),
-            order: BTreeMap::new(),
+            order: SeqMap::new(),
             arrivals: 0,
             len: 0,
             unread: 0,
@@ -584,7 +585,7 @@ impl ReaderCache {
                 }
             }
             None => {
-                for (&arrival, &handle) in &self.order {
+                for (arrival, &handle) in self.order.iter() {
                     if picked.len() >= max {
                         break;
                     }
