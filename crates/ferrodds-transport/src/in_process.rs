@@ -234,6 +234,10 @@ fn copy_popped(popped: Option<(Vec<u8>, Locator)>, buffer: &mut [u8]) -> Option<
 }
 
 impl ReceiveChannel for InboxChannel {
+    fn polling_is_a_system_call(&self) -> bool {
+        false
+    }
+
     fn traffic(&self) -> Traffic {
         Traffic::User
     }

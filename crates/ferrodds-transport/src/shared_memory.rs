@@ -545,6 +545,10 @@ fn copy_into<'a>(
 }
 
 impl ReceiveChannel for InboxChannel {
+    fn polling_is_a_system_call(&self) -> bool {
+        false
+    }
+
     fn traffic(&self) -> Traffic {
         Traffic::User
     }

@@ -45,6 +45,13 @@ pub trait ReceiveChannel: Send + Sync + fmt::Debug {
     /// What it carries.
     fn traffic(&self) -> Traffic;
 
+    /// Whether looking for a datagram ([`ReceiveChannel::try_receive`]) costs a system
+    /// call (a socket's does; a shared-memory or in-process queue's is a read of memory):
+    /// the busy-poll loop looks at such channels less often while they are quiet.
+    fn polling_is_a_system_call(&self) -> bool {
+        true
+    }
+
     /// Waits for one datagram and writes it into `buffer`. `Ok(None)` when woken with
     /// nothing (a timeout, a signal, or [`ReceiveChannel::stop_receiving`]).
     fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>>;

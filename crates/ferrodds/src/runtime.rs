@@ -677,18 +677,37 @@ fn receive_loop(shared: &Shared, channel: &dyn ReceiveChannel) {
     }
 }
 
-/// The busy-poll receive loop: non-blocking receives on each socket in turn, never
-/// sleeping while the participant lives.
+/// The busy-poll receive loop: non-blocking receives on each channel in turn, never
+/// sleeping while the participant lives. A channel whose every look is a system call (a
+/// socket) is looked at on every round only while it carries traffic, and on every
+/// [`QUIET_POLL_EVERY`]th round after [`QUIET_ROUNDS`] rounds without any: a shared-memory
+/// round trip waited for each quiet UDP socket's `recvmsg` (64 B over shared memory in
+/// busy-poll mode took 4.8 µs against 3.9 µs for its blocking threads spinning on the one
+/// queue, 2-core VM).
 fn poll_loop(shared: &Shared, channels: &[Arc<dyn ReceiveChannel>]) {
     let mut buf = vec![0u8; RECEIVE_BUFFER];
     let mut idle_rounds = 0u32;
+    // Per channel: rounds since it last delivered (saturating).
+    let mut quiet = vec![0u32; channels.len()];
+    let mut round = 0u32;
     while !shared.is_shut_down() {
+        round = round.wrapping_add(1);
         let mut idle = true;
-        for channel in channels {
+        for (channel, quiet) in channels.iter().zip(quiet.iter_mut()) {
+            if channel.polling_is_a_system_call()
+                && *quiet >= QUIET_ROUNDS
+                && !round.is_multiple_of(QUIET_POLL_EVERY)
+            {
+                continue;
+            }
             match channel.try_receive_with(&mut buf, &mut |bytes, received| {
                 handle(shared, bytes, received)
             }) {
-                Ok(got) => idle &= !got,
+                Ok(true) => {
+                    idle = false;
+                    *quiet = 0;
+                }
+                Ok(false) => *quiet = quiet.saturating_add(1),
                 Err(_) => std::thread::sleep(Duration::from_millis(1)),
             }
         }
@@ -705,6 +724,11 @@ fn poll_loop(shared: &Shared, channels: &[Arc<dyn ReceiveChannel>]) {
         }
     }
 }
+
+/// Rounds without a datagram after which the busy-poll loop looks at a socket less often.
+const QUIET_ROUNDS: u32 = 4096;
+/// How often (in rounds) the busy-poll loop looks at a quiet socket.
+const QUIET_POLL_EVERY: u32 = 16;
 
 /// Hands one received datagram to the protocol.
 fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Datagram) {
