@@ -1,12 +1,16 @@
-//! Serialized-sample buffers kept for a writer's next samples.
+//! Sample buffers kept for reuse by the endpoint that let them go.
 //!
 //! A writer's history holds each sample's serialized bytes in an `Arc<Vec<u8>>` (handed
 //! over without a copy, spliced into datagrams while they are sent). When the history lets
 //! a change go — acknowledged, or pushed out of a KEEP_LAST depth — and nothing else still
-//! holds its buffer, the buffer and its `Arc` are kept here and the next sample is
-//! serialized into them: a steady stream of writes allocates nothing for its samples.
+//! holds its buffer, the buffer and its `Arc` are kept here ([`PayloadPool`]) and the next
+//! sample is serialized into them: a steady stream of writes allocates nothing for its
+//! samples. A reader copies each received sample out of the datagram into a `Vec<u8>`
+//! ([`ReceivePool`]): once the application has taken and decoded it, the `Vec` comes back
+//! for the next one.
 //!
-//! Bounded per pool: at most [`MAX_KEPT`] buffers and [`MAX_KEPT_BYTES`] together, except
+//! Bounded per pool: at most [`MAX_KEPT`] buffers and [`MAX_KEPT_BYTES`] together (a
+//! reader's: [`RECEIVE_KEPT_BYTES`]), except
 //! that one buffer of any size is kept when there is none (a writer of 11 MB samples reuses
 //! its last one instead of having fresh pages faulted in for each).
 
@@ -20,51 +24,101 @@ pub const MAX_KEPT: usize = 16_384;
 pub const MAX_KEPT_BYTES: usize = 4 << 20;
 /// What a kept buffer costs beside its capacity: its `Arc` and `Vec` headers, roughly.
 pub const OVERHEAD: usize = 64;
+/// The most bytes a reader's pools keep ([`Pool::with_limit`]): a reader's peak is what
+/// the application takes at once, and a system has many readers.
+pub const RECEIVE_KEPT_BYTES: usize = 1 << 20;
 
-/// Emptied sample buffers, each unshared, for reuse.
-#[derive(Debug, Default)]
-pub struct PayloadPool {
-    kept: Vec<Arc<Vec<u8>>>,
-    /// The capacity of `kept`, together.
-    bytes: usize,
+/// A byte buffer a [`Pool`] can keep.
+pub trait Reusable {
+    /// Empties the buffer and says how many bytes it holds, if nothing else shares it;
+    /// `None` (and the buffer unchanged) if something does.
+    fn empty_if_unshared(&mut self) -> Option<usize>;
+    /// The bytes it holds (its capacity).
+    fn held(&self) -> usize;
 }
 
-impl PayloadPool {
-    /// An empty pool.
-    pub const fn new() -> PayloadPool {
-        PayloadPool {
-            kept: Vec::new(),
-            bytes: 0,
-        }
+impl Reusable for Vec<u8> {
+    fn empty_if_unshared(&mut self) -> Option<usize> {
+        self.clear();
+        Some(self.capacity())
     }
 
-    /// Keeps `payload`, emptied, if nothing else holds it and the pool has room; else
-    /// lets it go.
-    pub fn keep(&mut self, mut payload: Arc<Vec<u8>>) {
-        let Some(bytes) = Arc::get_mut(&mut payload) else {
-            return;
-        };
-        let cap = bytes.capacity() + OVERHEAD;
-        let room = self.kept.is_empty()
-            || (self.kept.len() < MAX_KEPT && self.bytes + cap <= MAX_KEPT_BYTES);
-        if room {
-            bytes.clear();
-            self.bytes += cap;
-            self.kept.push(payload);
+    fn held(&self) -> usize {
+        self.capacity()
+    }
+}
+
+impl Reusable for Arc<Vec<u8>> {
+    fn empty_if_unshared(&mut self) -> Option<usize> {
+        Arc::get_mut(self).and_then(Vec::empty_if_unshared)
+    }
+
+    fn held(&self) -> usize {
+        self.capacity()
+    }
+}
+
+/// Emptied, unshared buffers for reuse.
+#[derive(Debug)]
+pub struct Pool<B> {
+    kept: Vec<B>,
+    /// What `kept` holds, together (capacities and overheads).
+    bytes: usize,
+    /// The most `bytes` may come to (beyond a first buffer).
+    limit: usize,
+}
+
+/// A writer's serialized samples.
+pub type PayloadPool = Pool<Arc<Vec<u8>>>;
+/// A reader's received samples.
+pub type ReceivePool = Pool<Vec<u8>>;
+
+impl<B> Default for Pool<B> {
+    fn default() -> Self {
+        Pool::with_limit(MAX_KEPT_BYTES)
+    }
+}
+
+impl<B> Pool<B> {
+    /// An empty pool that keeps up to `limit` bytes (beyond a first buffer).
+    pub const fn with_limit(limit: usize) -> Pool<B> {
+        Pool {
+            kept: Vec::new(),
+            bytes: 0,
+            limit,
+        }
+    }
+}
+
+impl<B: Reusable> Pool<B> {
+    /// An empty pool that keeps up to [`MAX_KEPT_BYTES`].
+    pub const fn new() -> Pool<B> {
+        Pool::with_limit(MAX_KEPT_BYTES)
+    }
+
+    /// Keeps `buffer`, emptied, if nothing else holds it and the pool has room; else lets
+    /// it go.
+    pub fn keep(&mut self, mut buffer: B) {
+        let held = buffer.held() + OVERHEAD;
+        let room =
+            self.kept.is_empty() || (self.kept.len() < MAX_KEPT && self.bytes + held <= self.limit);
+        if room && buffer.empty_if_unshared().is_some() {
+            self.bytes += held;
+            self.kept.push(buffer);
         }
     }
 
     /// The buffer kept last (empty, unshared), if any.
-    pub fn take(&mut self) -> Option<Arc<Vec<u8>>> {
-        let payload = self.kept.pop()?;
-        self.bytes -= payload.capacity() + OVERHEAD;
-        Some(payload)
+    pub fn take(&mut self) -> Option<B> {
+        let buffer = self.kept.pop()?;
+        self.bytes -= buffer.held() + OVERHEAD;
+        Some(buffer)
     }
 
     /// Moves what `other` keeps into this pool, as far as it has room.
-    pub fn refill_from(&mut self, other: &mut PayloadPool) {
-        while let Some(payload) = other.take() {
-            self.keep(payload);
+    pub fn refill_from(&mut self, other: &mut Pool<B>) {
+        while let Some(buffer) = other.take() {
+            self.keep(buffer);
         }
     }
 
@@ -111,8 +165,18 @@ mod tests {
         let mut other = PayloadPool::new();
         other.refill_from(&mut pool);
         assert_eq!((other.len(), pool.len()), (MAX_KEPT, 0));
-        let held = |p: &Arc<Vec<u8>>| p.capacity() + OVERHEAD;
+        let held = |p: &Arc<Vec<u8>>| p.held() + OVERHEAD;
         assert_eq!(other.bytes, other.kept.iter().map(held).sum::<usize>());
         assert!(other.bytes <= MAX_KEPT_BYTES);
+
+        // Plain vectors are never shared: kept emptied, capacity and all.
+        let mut received = ReceivePool::with_limit(1000);
+        received.keep(vec![1, 2, 3]);
+        let v = received.take().unwrap();
+        assert!(v.is_empty() && v.capacity() >= 3);
+        for _ in 0..100 {
+            received.keep(Vec::with_capacity(100));
+        }
+        assert!(received.len() > 1 && received.bytes <= 1000);
     }
 }

@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use crate::endpoint::{build, ChangeKind};
+use crate::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{
@@ -266,9 +267,30 @@ pub struct Reader {
     /// How many more changes from reliable writers may be delivered (`None`: no bound):
     /// the room left in the cache that takes them ([`Reader::set_room`]).
     room: Option<usize>,
+    /// Buffers of samples the application took, for the next ones received.
+    spare: ReceivePool,
 }
 
 impl Reader {
+    /// Takes in the buffers of samples the application is done with (those of
+    /// [`crate::buffer_pool::MIN_POOLED`] bytes or more belong to that pool instead), for
+    /// the next samples received.
+    pub fn recycle_payloads(&mut self, done: &mut ReceivePool) {
+        self.spare.refill_from(done);
+    }
+
+    /// A copy of a received sample's bytes, in a buffer taken back from the application
+    /// when there is one.
+    fn received_payload(&mut self, bytes: &[u8]) -> Vec<u8> {
+        match self.spare.take() {
+            Some(mut buffer) => {
+                buffer.extend_from_slice(bytes);
+                buffer
+            }
+            None => bytes.to_vec(),
+        }
+    }
+
     /// A reader with GUID `guid`.
     pub fn new(guid: Guid, config: ReaderConfig) -> Self {
         Self {
@@ -281,6 +303,7 @@ impl Reader {
             held: Held::default(),
             stats: ReaderStats::default(),
             room: None,
+            spare: ReceivePool::with_limit(RECEIVE_KEPT_BYTES),
         }
     }
 
@@ -418,7 +441,7 @@ impl Reader {
             kind,
             key_hash,
             timestamp,
-            payload: data.payload.bytes().unwrap_or_default().to_vec(),
+            payload: self.received_payload(data.payload.bytes().unwrap_or_default()),
             origin,
         };
         if self.config.stateless {

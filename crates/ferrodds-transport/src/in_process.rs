@@ -62,6 +62,36 @@ struct Queue {
     datagrams: VecDeque<(u32, Vec<u8>)>,
     bytes: usize,
     stopped: bool,
+    /// Buffers of datagrams delivered, for the next ones sent here (so that a steady
+    /// stream allocates none): at most [`SPARE_BUFFERS`], of at most [`SPARE_BUFFER_BYTES`]
+    /// each.
+    spare: Vec<Vec<u8>>,
+}
+
+/// The most delivered datagram buffers an inbox keeps for reuse.
+const SPARE_BUFFERS: usize = 64;
+/// The largest delivered datagram buffer an inbox keeps for reuse.
+const SPARE_BUFFER_BYTES: usize = 64 * 1024;
+
+impl Queue {
+    /// A datagram of `parts`, in a spare buffer when there is one.
+    fn push(&mut self, from: u32, parts: &[&[u8]], len: usize) {
+        let mut buffer = self.spare.pop().unwrap_or_default();
+        buffer.reserve(len);
+        for part in parts {
+            buffer.extend_from_slice(part);
+        }
+        self.bytes += len;
+        self.datagrams.push_back((from, buffer));
+    }
+
+    /// Keeps a delivered datagram's buffer for a later one.
+    fn give_back(&mut self, mut buffer: Vec<u8>) {
+        if self.spare.len() < SPARE_BUFFERS && buffer.capacity() <= SPARE_BUFFER_BYTES {
+            buffer.clear();
+            self.spare.push(buffer);
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -132,6 +162,12 @@ impl Transport for InProcessTransport {
     }
 
     fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
+        self.send_parts(&[datagram], destination)
+    }
+
+    /// The parts are put together in the destination's queue (one copy, into a buffer it
+    /// delivered before when it has one).
+    fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> io::Result<()> {
         if !self.reaches(destination) {
             return Err(io::Error::new(
                 io::ErrorKind::AddrNotAvailable,
@@ -142,12 +178,12 @@ impl Transport for InProcessTransport {
             .get(&destination.port)
             .and_then(Weak::upgrade)
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no such participant"))?;
+        let len = parts.iter().map(|p| p.len()).sum::<usize>();
         let mut q = inbox.lock();
-        if q.stopped || q.bytes + datagram.len() > INBOX_BYTES {
+        if q.stopped || q.bytes + len > INBOX_BYTES {
             return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
         }
-        q.bytes += datagram.len();
-        q.datagrams.push_back((self.port, datagram.to_vec()));
+        q.push(self.port, parts, len);
         drop(q);
         inbox.ready.notify_one();
         Ok(())
@@ -204,21 +240,24 @@ impl InboxChannel {
     }
 }
 
-/// Hands a popped datagram to `deliver` as it is (the lock already released).
+/// Hands a popped datagram to `deliver` as it is (the lock already released), and its
+/// buffer back to the inbox.
 fn deliver_popped(
+    inbox: &Inbox,
     popped: Option<(Vec<u8>, Locator)>,
     deliver: &mut dyn FnMut(&[u8], Datagram),
 ) -> bool {
-    popped
-        .map(|(bytes, source)| {
-            let d = Datagram {
-                len: bytes.len(),
-                source,
-                truncated: false,
-            };
-            deliver(&bytes, d);
-        })
-        .is_some()
+    let Some((bytes, source)) = popped else {
+        return false;
+    };
+    let d = Datagram {
+        len: bytes.len(),
+        source,
+        truncated: false,
+    };
+    deliver(&bytes, d);
+    inbox.lock().give_back(bytes);
+    true
 }
 
 /// Copies a popped datagram into `buffer`.
@@ -256,7 +295,7 @@ impl ReceiveChannel for InboxChannel {
         _buffer: &mut [u8],
         deliver: &mut dyn FnMut(&[u8], Datagram),
     ) -> io::Result<bool> {
-        Ok(deliver_popped(self.wait(), deliver))
+        Ok(deliver_popped(&self.inbox, self.wait(), deliver))
     }
 
     fn try_receive_with(
@@ -265,7 +304,7 @@ impl ReceiveChannel for InboxChannel {
         deliver: &mut dyn FnMut(&[u8], Datagram),
     ) -> io::Result<bool> {
         let popped = self.pop(&mut self.inbox.lock());
-        Ok(deliver_popped(popped, deliver))
+        Ok(deliver_popped(&self.inbox, popped, deliver))
     }
 
     fn stop_receiving(&self) {
@@ -277,6 +316,35 @@ impl ReceiveChannel for InboxChannel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delivered_datagrams_lend_their_buffers_to_the_next_ones() {
+        let (a, b) = (InProcessTransport::open(), InProcessTransport::open());
+        let b_in = b.receive_channels().unwrap().remove(0);
+        let mut seen = Vec::new();
+        for round in 0..3u8 {
+            a.send_parts(&[b"head", &[round; 100]], &b.locator())
+                .unwrap();
+            let got = b_in
+                .try_receive_with(&mut [], &mut |bytes, d| {
+                    assert_eq!((d.len, &bytes[..4], bytes[4]), (104, &b"head"[..], round));
+                    seen.push(bytes.as_ptr());
+                })
+                .unwrap();
+            assert!(got);
+        }
+        assert!(seen.windows(2).all(|w| w[0] == w[1]), "one buffer, reused");
+        // Bounded: a burst leaves at most SPARE_BUFFERS behind.
+        for _ in 0..2 * SPARE_BUFFERS {
+            a.send(b"x", &b.locator()).unwrap();
+        }
+        while b_in.try_receive_with(&mut [], &mut |_, _| {}).unwrap() {}
+        let inbox = registry()
+            .get(&b.locator().port)
+            .and_then(Weak::upgrade)
+            .unwrap();
+        assert_eq!(inbox.lock().spare.len(), SPARE_BUFFERS);
+    }
 
     #[test]
     fn participants_of_one_process_reach_each_other_and_no_one_else() {

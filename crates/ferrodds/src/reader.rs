@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use ferrodds_rtps::dcps::status::{
 };
 use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Selection, Taken};
 use ferrodds_rtps::discovery_engine::EndpointKind;
+use ferrodds_rtps::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader};
 
@@ -65,6 +66,9 @@ pub(crate) struct ReaderInner {
     pub(crate) participant: DomainParticipant,
     pub(crate) entity_id: EntityId,
     guid: Guid,
+    /// Buffers of samples decoded, handed back to the RTPS reader at the next collect (under
+    /// the participant's lock, which the decoding does not hold).
+    spare: Mutex<ReceivePool>,
 }
 
 impl Drop for ReaderInner {
@@ -303,6 +307,7 @@ impl DynamicReader {
                 participant: participant.clone(),
                 entity_id,
                 guid,
+                spare: Mutex::new(ReceivePool::with_limit(RECEIVE_KEPT_BYTES)),
             }),
             ty: support.ty.clone(),
         })
@@ -318,6 +323,10 @@ impl DynamicReader {
         let now = shared.now();
         let mut core = shared.lock();
         let id = self.inner.entity_id;
+        if let Some(reader) = core.node.rtps.reader(id) {
+            reader
+                .recycle_payloads(&mut self.inner.spare.lock().unwrap_or_else(|p| p.into_inner()));
+        }
         let taken = core
             .node
             .data_reader(id)
@@ -338,16 +347,23 @@ impl DynamicReader {
     ) -> Result<Vec<Sample<V>>> {
         let mut out = Vec::with_capacity(taken.len());
         let mut undecodable = Vec::new();
+        let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
         for t in taken {
             match decode(&t.payload, t.key_only) {
                 Ok(data) => {
-                    // The bytes are done with: a large reassembly buffer is reused.
-                    ferrodds_rtps::buffer_pool::recycle(t.payload);
+                    // The bytes are done with: reused for a later sample (a large
+                    // reassembly buffer by any reader of the process).
+                    if t.payload.capacity() >= ferrodds_rtps::buffer_pool::MIN_POOLED {
+                        ferrodds_rtps::buffer_pool::recycle(t.payload);
+                    } else {
+                        spare.keep(t.payload);
+                    }
                     out.push(Sample { data, info: t.info });
                 }
                 Err(_) => undecodable.push(t),
             }
         }
+        drop(spare);
         if !undecodable.is_empty() {
             let mut core = self.inner.participant.inner.shared.lock();
             if let Some(r) = core.node.data_reader(self.inner.entity_id) {
