@@ -152,7 +152,9 @@ def spin_section(lat):
 The same round trips with waits that spin up to {SPIN_US} µs before they sleep
 (`transport.wait_spin_us = {SPIN_US}` in `FERRODDS_CONFIG`, for both the Rust and the Python
 side; docs/configuration.md): a sample that arrives during the spin is seen without the
-scheduler waking the thread. Median µs, ratio to spinning Rust native, and the spinning
+scheduler waking the thread. Over shared memory, whose receive threads spin already, the
+spinning waits take the cores those threads want, and on two cores they cost more than they
+save (compare the table above). Median µs, ratio to spinning Rust native, and the spinning
 Python side's ratio to cyclonedds-python above:
 
 {spin_table(lat)}
@@ -202,7 +204,11 @@ def main():
 alternated, medians; {minutes:.0f} minutes on {machine}). Every implementation runs the same
 exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
 `struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
-two processes. Ratios are to Rust native in the same run. The JSON columns hand FerroDDS
+two processes. FerroDDS's processes (Rust native, Python) reach each other through shared
+memory, their default between participants of one host (the receiving threads spin 30 µs
+before they sleep); cyclonedds-python and RTI's connector through UDP. Round trips this
+short are at the mercy of two cores shared by four busy threads: the cells differ by 2-3x
+between neighbours. Ratios are to Rust native in the same run. The JSON columns hand FerroDDS
 JSON text and take JSON text (its JSON view: a sequence of octets is base64); "JSON text"
 keeps the text as text (a bridge to web clients would: the pong relays it, the ping formats
 it), "JSON + `json`" turns it into dictionaries and `bytes` with Python's `json` and
