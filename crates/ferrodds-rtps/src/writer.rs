@@ -68,6 +68,10 @@ pub struct WriterConfig {
     /// Readers reached only through transports of large datagrams (shared memory, this
     /// process) get fewer, larger datagrams. `None`: the same as everyone.
     pub large_datagrams: Option<LargeDatagrams>,
+    /// Keep the payload buffers the history lets go, for the application's next samples
+    /// ([`Writer::recycle_payloads_into`]). Off for writers whose payloads are built once
+    /// (discovery's), which would only hold them.
+    pub recycle_payloads: bool,
 }
 
 /// How a writer sends to readers whose every locator is of a kind that carries datagrams
@@ -117,6 +121,7 @@ impl Default for WriterConfig {
             nack_suppression: Duration::from_millis(5),
             batch_delay: None,
             large_datagrams: None,
+            recycle_payloads: false,
         }
     }
 }
@@ -307,10 +312,9 @@ pub struct Writer {
     readers_all_local: bool,
     /// The readers `write` sends one datagram to (kept for its capacity).
     group: Vec<usize>,
-    /// Payloads the history let go, for [`Writer::recycle_payloads_into`] (kept only once
-    /// someone asked for them).
+    /// Payloads the history let go, for [`Writer::recycle_payloads_into`] (with
+    /// [`WriterConfig::recycle_payloads`]).
     retired: PayloadPool,
-    recycling: bool,
     stats: WriterStats,
 }
 
@@ -344,7 +348,6 @@ impl Writer {
             readers_all_local: false,
             group: Vec::new(),
             retired: PayloadPool::new(),
-            recycling: false,
             stats: WriterStats::default(),
             config,
         }
@@ -800,11 +803,16 @@ impl Writer {
     }
 
     /// Moves the payload buffers the history let go since the last call (those nothing
-    /// else holds) into `pool`, for the next samples; from the first call on, the writer
-    /// keeps them (bounded as [`PayloadPool`] is).
+    /// else held) into `pool`, for the next samples.
     pub fn recycle_payloads_into(&mut self, pool: &mut PayloadPool) {
-        self.recycling = true;
         pool.refill_from(&mut self.retired);
+    }
+
+    /// Whether the history let payload buffers go since the last
+    /// [`Writer::recycle_payloads_into`] (most writes let none go: acknowledgments come
+    /// in batches).
+    pub fn has_recycled_payloads(&self) -> bool {
+        !self.retired.is_empty()
     }
 
     /// Whether a KEEP_ALL history cannot take a change of `size` bytes more.
@@ -829,7 +837,7 @@ impl Writer {
             return;
         };
         self.history_bytes -= change.payload.len();
-        if self.recycling {
+        if self.config.recycle_payloads {
             self.retired.keep(change.payload);
         }
         if let Some(seqs) = self.by_instance.get_mut(&change.key_hash) {
@@ -1193,10 +1201,6 @@ mod tests {
 
     #[test]
     fn payloads_the_history_lets_go_are_handed_back_unshared_for_reuse() {
-        let mut w = writer_with_reader_configured(WriterConfig {
-            history: History::KeepLast(1),
-            ..WriterConfig::default()
-        });
         let change = |payload| Change {
             kind: ChangeKind::Alive,
             key_hash: None,
@@ -1204,13 +1208,22 @@ mod tests {
             payload,
             reduced_payload: None,
         };
+        let keep_last_1 = |recycle_payloads| WriterConfig {
+            history: History::KeepLast(1),
+            recycle_payloads,
+            ..WriterConfig::default()
+        };
         let mut pool = PayloadPool::new();
+        let mut w = writer_with_reader_configured(keep_last_1(false));
         w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 41])))
             .unwrap();
         w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 42])))
             .unwrap();
-        w.recycle_payloads_into(&mut pool);
-        assert!(pool.is_empty(), "kept only once asked for");
+        assert!(!w.has_recycled_payloads(), "kept only when configured");
+
+        let mut w = writer_with_reader_configured(keep_last_1(true));
+        w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 42])))
+            .unwrap();
 
         let first = Arc::new(vec![0, 1, 0, 0, 43]);
         let at = first.as_slice().as_ptr();
@@ -1219,9 +1232,10 @@ mod tests {
         w.write(Timestamp::ZERO, change(Arc::clone(&held))).unwrap();
         w.write(Timestamp::ZERO, change(Arc::new(vec![0, 1, 0, 0, 45])))
             .unwrap();
+        assert!(w.has_recycled_payloads());
         w.recycle_payloads_into(&mut pool);
-        // 42 and 43, let go after the writer was asked, are kept; 44, which the test
-        // still holds, is not.
+        assert!(!w.has_recycled_payloads());
+        // 42 and 43 are kept; 44, which the test still holds, is not.
         assert_eq!(pool.len(), 2);
         let reused: Vec<_> = std::iter::from_fn(|| pool.take()).collect();
         assert!(reused.iter().all(|p| p.is_empty()), "emptied");

@@ -297,6 +297,7 @@ impl DynamicWriter {
             }),
             batch_delay: qos.batch_delay,
             large_datagrams: shared.large_datagrams.clone(),
+            recycle_payloads: true,
             ..WriterConfig::default()
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
@@ -455,7 +456,12 @@ impl DynamicWriter {
                 Err(_) => return Err(Error::Closed),
             }
         }
-        if let Some(writer) = core.node.rtps.writer(self.inner.entity_id) {
+        if let Some(writer) = core
+            .node
+            .rtps
+            .writer(self.inner.entity_id)
+            .filter(|w| w.has_recycled_payloads())
+        {
             let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
             writer.recycle_payloads_into(&mut spare);
         }
