@@ -40,9 +40,29 @@ pub enum Error {
         /// What stands in the way.
         reason: &'static str,
     },
+    /// A sample serialized elsewhere ([`crate::DynamicWriter::write_serialized`]) does not
+    /// start with an encapsulation the writer may send (XTypes 7.6.3.1.2): fewer than four
+    /// bytes, not XCDR, another XCDR version than the writer's data representation, or the
+    /// form of another extensibility kind. Nothing was written.
+    #[error(
+        "the serialized sample's encapsulation is {}, where this writer sends {expected:?} \
+         (in either byte order)",
+        encapsulation_text(.found)
+    )]
+    Encapsulation {
+        /// The representation identifier found (`None`: fewer than four bytes).
+        found: Option<u16>,
+        /// What the writer sends, in this machine's byte order (the other order is
+        /// accepted too).
+        expected: ferrodds_cdr::RepresentationId,
+    },
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),
+}
+
+fn encapsulation_text(found: &Option<u16>) -> String {
+    found.map_or_else(|| "missing".to_owned(), |id| format!("0x{id:04x}"))
 }
 
 /// The result of DCPS calls.

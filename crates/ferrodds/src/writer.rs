@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_cdr::dynamic::{self, DynamicType, DynamicValue};
-use ferrodds_cdr::{key_hash, serialize_into, Cdr, Endianness, XcdrVersion};
+use ferrodds_cdr::{
+    key_hash, serialize_into, Cdr, EncapsulationHeader, Endianness, RepresentationId, XcdrVersion,
+};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
@@ -379,6 +381,79 @@ impl DynamicWriter {
         self.submit(ChangeKind::Alive, key, SystemTime::now(), payload)
     }
 
+    /// Writes a sample serialized elsewhere — a recording being replayed, a bridge — as it
+    /// is: `payload` starts with its encapsulation header and goes out unchanged, stamped
+    /// `timestamp`. The header must be one this writer may send: its data representation
+    /// (XCDR1 or XCDR2), the form its type's extensibility takes in it (XTypes 7.6.3.1.2),
+    /// either byte order; anything else is [`Error::Encapsulation`]. On a keyed topic the
+    /// key is read from the sample (as [`DynamicWriter::write_loan`] does); a sample whose
+    /// key does not decode is an error. Nothing is written on an error.
+    pub fn write_serialized(&self, payload: Vec<u8>, timestamp: SystemTime) -> Result<()> {
+        self.submit_serialized(ChangeKind::Alive, payload, timestamp)
+    }
+
+    /// Disposes the instance whose key-only sample (what a reader hands out for a dispose,
+    /// encapsulation header included) is `key_sample`, stamped `timestamp`; the bytes go
+    /// out unchanged, checked as [`DynamicWriter::write_serialized`] checks a sample.
+    pub fn dispose_serialized(&self, key_sample: Vec<u8>, timestamp: SystemTime) -> Result<()> {
+        self.submit_serialized(ChangeKind::Disposed, key_sample, timestamp)
+    }
+
+    /// Unregisters the instance whose key-only sample is `key_sample` (see
+    /// [`DynamicWriter::dispose_serialized`]).
+    pub fn unregister_serialized(&self, key_sample: Vec<u8>, timestamp: SystemTime) -> Result<()> {
+        self.submit_serialized(ChangeKind::Unregistered, key_sample, timestamp)
+    }
+
+    fn submit_serialized(
+        &self,
+        kind: ChangeKind,
+        payload: Vec<u8>,
+        timestamp: SystemTime,
+    ) -> Result<()> {
+        self.check_encapsulation(&payload)?;
+        let key = if self.inner.keyed {
+            let ty = &self.inner.ty;
+            let keys = if kind == ChangeKind::Alive {
+                dynamic::deserialize_keys(ty, &payload)?
+            } else {
+                dynamic::deserialize_key_sample(ty, &payload)?
+            };
+            Some(dynamic::key_hash(ty, &keys, self.inner.version)?.0)
+        } else {
+            None
+        };
+        self.submit(kind, key, timestamp, payload)
+    }
+
+    /// Whether `payload`'s encapsulation header is one this writer sends, in either byte
+    /// order: readers matched it on its data representation, and decode the body as the
+    /// header's form says.
+    fn check_encapsulation(&self, payload: &[u8]) -> Result<()> {
+        let expected = RepresentationId::for_type(
+            self.inner.version,
+            self.inner.ty.extensibility(),
+            Endianness::NATIVE,
+        );
+        let found = match payload {
+            [a, b, _, _, ..] => Some(u16::from_be_bytes([*a, *b])),
+            _ => None,
+        };
+        let header = EncapsulationHeader::parse(payload).ok();
+        let acceptable = header.is_some_and(|h| {
+            h.id == RepresentationId::for_type(
+                self.inner.version,
+                self.inner.ty.extensibility(),
+                h.id.endianness(),
+            )
+        });
+        if acceptable {
+            Ok(())
+        } else {
+            Err(Error::Encapsulation { found, expected })
+        }
+    }
+
     /// Disposes the instance of `value` (only its key matters).
     pub fn dispose(&self, value: &DynamicValue) -> Result<()> {
         self.write_key(value, ChangeKind::Disposed)
@@ -599,5 +674,162 @@ impl DynamicWriter {
     /// The XCDR version this writer writes.
     pub fn data_representation(&self) -> XcdrVersion {
         self.inner.version
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ferrodds_cdr::dynamic::{Member, StructType};
+    use ferrodds_cdr::Extensibility;
+    use ferrodds_rtps::dcps::InstanceState;
+
+    /// `@appendable struct test::Reading { @key long id; string text; };`
+    fn reading_type() -> DynamicType {
+        DynamicType::Struct(Arc::new(StructType {
+            name: "test::Reading".into(),
+            extensibility: Extensibility::Appendable,
+            base: None,
+            members: vec![
+                Member::new("id", 0, DynamicType::Int32).key(),
+                Member::new("text", 1, DynamicType::String { bound: None }),
+            ],
+        }))
+    }
+
+    fn reading(id: i64, text: &str) -> DynamicValue {
+        DynamicValue::Struct(vec![
+            Some(DynamicValue::Int(id)),
+            Some(DynamicValue::String(text.into())),
+        ])
+    }
+
+    /// A writer and a reliable KEEP_ALL reader of `reading_type` on `topic` in one
+    /// participant (domain 169, which the CLI's record/replay tests leave to these; each
+    /// test its own topic, as the participants of one process find each other).
+    fn pair(topic: &str) -> (DomainParticipant, DynamicWriter, crate::DynamicReader) {
+        let p = DomainParticipant::builder()
+            .unwrap()
+            .domain_id(169)
+            .interface("lo")
+            .unwrap()
+            .allow_multicast(false)
+            .build()
+            .unwrap();
+        let topic = p
+            .create_dynamic_topic(topic, "test::Reading", reading_type())
+            .unwrap();
+        let reader = p
+            .create_dynamic_reader(&topic, Qos::reader().reliable().keep_all())
+            .unwrap();
+        let writer = p
+            .create_dynamic_writer(&topic, Qos::writer().reliable().keep_all())
+            .unwrap();
+        writer.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+        (p, writer, reader)
+    }
+
+    fn take(reader: &crate::DynamicReader, n: usize) -> Vec<crate::Sample<Vec<u8>>> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut got = Vec::new();
+        while got.len() < n && Instant::now() < deadline {
+            reader.wait_for_data(Duration::from_millis(100));
+            got.extend(reader.take_serialized(n - got.len()));
+        }
+        got
+    }
+
+    #[test]
+    fn serialized_samples_go_out_unchanged_in_either_byte_order() {
+        let (_p, writer, reader) = pair("serialized_unchanged");
+        assert_eq!(writer.data_representation(), XcdrVersion::Xcdr2);
+        let ty = reading_type();
+        let stamp = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let mut sent = Vec::new();
+        for (i, order) in [Endianness::Big, Endianness::Little]
+            .into_iter()
+            .enumerate()
+        {
+            let value = reading(7 + i as i64, "hello");
+            let bytes = dynamic::serialize(&ty, &value, XcdrVersion::Xcdr2, order).unwrap();
+            writer.write_serialized(bytes.clone(), stamp).unwrap();
+            sent.push((bytes, writer.instance_handle(&value).unwrap()));
+        }
+        let key = dynamic::serialize_key_sample(
+            &ty,
+            &reading(7, ""),
+            XcdrVersion::Xcdr2,
+            Endianness::Big,
+        )
+        .unwrap();
+        writer.dispose_serialized(key.clone(), stamp).unwrap();
+        let got = take(&reader, 3);
+        assert_eq!(got.len(), 3, "{got:?}");
+        for (s, (bytes, handle)) in got.iter().zip(&sent) {
+            assert_eq!(&s.data, bytes);
+            assert!(s.info.valid_data);
+            assert_eq!(s.info.instance_handle, *handle);
+            assert_eq!(s.info.source_timestamp, Some(stamp));
+        }
+        let disposed = &got[2];
+        assert!(!disposed.info.valid_data);
+        assert_eq!(
+            disposed.info.instance_state,
+            InstanceState::NotAliveDisposed
+        );
+        assert_eq!(disposed.info.instance_handle, sent[0].1);
+        assert_eq!(disposed.data, key);
+    }
+
+    #[test]
+    fn other_encapsulations_and_undecodable_keys_are_refused() {
+        let (_p, writer, reader) = pair("serialized_refused");
+        let ty = reading_type();
+        let good = dynamic::serialize(
+            &ty,
+            &reading(1, "x"),
+            XcdrVersion::Xcdr2,
+            Endianness::Little,
+        )
+        .unwrap();
+        let with_id = |id: u16| {
+            let mut b = good.clone();
+            b[..2].copy_from_slice(&id.to_be_bytes());
+            b
+        };
+        let now = SystemTime::now();
+        // XCDR1 (another data representation), PLAIN_CDR2 and PL_CDR2 (the forms of final and
+        // mutable types), an identifier no XCDR version has, and no header at all.
+        for (payload, found) in [
+            (with_id(0x0001), Some(0x0001)),
+            (with_id(0x0007), Some(0x0007)),
+            (with_id(0x000b), Some(0x000b)),
+            (with_id(0x0004), Some(0x0004)),
+            (vec![0x00, 0x09], None),
+        ] {
+            match writer.write_serialized(payload, now) {
+                Err(Error::Encapsulation { found: f, expected }) => {
+                    assert_eq!(f, found);
+                    assert_eq!(expected.version(), XcdrVersion::Xcdr2);
+                }
+                other => panic!("expected an encapsulation error, got {other:?}"),
+            }
+        }
+        let err = writer
+            .write_serialized(vec![0x00, 0x09, 0x00, 0x00], now)
+            .unwrap_err();
+        assert!(matches!(err, Error::Decode(_)), "{err}");
+        assert!(err.to_string().contains("deserialize"), "{err}");
+        let msg = writer
+            .write_serialized(with_id(0x0001), now)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("0x0001") && msg.contains("DCdr2"), "{msg}");
+        // Nothing of it was written; a good sample after it is.
+        writer.write_serialized(good.clone(), now).unwrap();
+        let got = take(&reader, 1);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].data, good);
+        assert!(reader.take_serialized(10).is_empty());
     }
 }
