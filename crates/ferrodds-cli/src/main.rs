@@ -7,10 +7,16 @@
 //! - `ferrodds perf ping|pong|pub|sub`: latency and throughput, compatible with Cyclone DDS's
 //!   `ddsperf` (see `perf/mod.rs`).
 //!
+//! - `ferrodds ls`, `typeof TOPIC`, `echo TOPIC`, `pub TOPIC`: the domain's participants and
+//!   topics, a topic's type as IDL, its samples as JSON, samples written from JSON (see
+//!   `tools.rs`).
+//!
 //! Errors print one line and exit with status 1.
 
 mod perf;
 mod shapes;
+mod tools;
+mod why;
 
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -47,6 +53,16 @@ enum Cmd {
     Perf(perf::PerfCommand),
     /// The OMG interoperability suite's shape application (also built as `shape_main`).
     Shapes(shapes::ShapesCommand),
+    /// The participants and topics of a domain, with types and QoS.
+    Ls(tools::LsArgs),
+    /// A topic's type as IDL, obtained from its endpoints (XTypes TypeLookup).
+    Typeof(tools::TypeofArgs),
+    /// A topic's samples as JSON lines, whatever its type.
+    Echo(tools::EchoArgs),
+    /// Samples written to a topic from JSON, typed by what its endpoints announced.
+    Pub(tools::PubArgs),
+    /// Why the writers and readers of a topic do or do not exchange data.
+    Why(why::WhyArgs),
 }
 
 #[derive(Args, Clone)]
@@ -350,6 +366,11 @@ fn main() -> ExitCode {
         Cmd::DiscoveryPeer(c) => discovery_peer(c),
         Cmd::Perf(a) => perf::run(a),
         Cmd::Shapes(a) => shapes::run(a),
+        Cmd::Ls(a) => tools::ls(a),
+        Cmd::Typeof(a) => tools::type_of(a),
+        Cmd::Echo(a) => tools::echo(a),
+        Cmd::Pub(a) => tools::publish(a),
+        Cmd::Why(a) => why::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

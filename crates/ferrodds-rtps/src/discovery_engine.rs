@@ -59,9 +59,9 @@ use crate::wire::{
     Submessage, Time, VendorId,
 };
 use crate::writer::{Change, DisposeKey, RemoteReader, Writer, WriterConfig};
-use ferrodds_cdr::dynamic::assignable::{
-    is_assignable, AssignabilityRules, Mismatch, NotAssignable,
-};
+use ferrodds_cdr::dynamic::assignable::NotAssignable;
+
+use crate::diagnosis::{types_fit, TopicEndpoint};
 use ferrodds_cdr::dynamic::type_lookup::TypeInformation;
 use ferrodds_cdr::dynamic::type_object::TypeObjectError;
 use ferrodds_cdr::dynamic::DynamicType;
@@ -444,6 +444,82 @@ impl Discovery {
     /// Remote participants known.
     pub fn remote_participants(&self) -> impl Iterator<Item = &ParticipantData> {
         self.remotes.values().map(|r| &r.data)
+    }
+
+    /// Remote endpoints known: each one's side, what it announced in SEDP, and whether it
+    /// described its type (TypeInformation that `ferrodds typeof` can follow).
+    pub fn remote_endpoints(
+        &self,
+    ) -> impl Iterator<Item = (EndpointKind, &EndpointData, bool)> + '_ {
+        self.remote_endpoints
+            .values()
+            .map(|r| (r.kind, &r.data, r.type_information.is_some()))
+    }
+
+    /// The local and remote endpoints of `topic_name`, as [`crate::diagnosis`] judges them:
+    /// each remote type that is held already resolved; [`Discovery::request_topic_types`]
+    /// asks for the others.
+    pub fn topic_endpoints(&self, topic_name: &str) -> Vec<TopicEndpoint> {
+        let own = &self.config.own;
+        let locals = self
+            .locals
+            .values()
+            .filter(|l| l.topic_name == topic_name)
+            .map(|l| TopicEndpoint {
+                kind: l.kind,
+                data: self.endpoint_data(l),
+                local: true,
+                vendor: own.vendor_id,
+                participant_locators: own.default_unicast_locators.clone(),
+                describes_type: l.ty.is_some() && self.config.type_information,
+                ty: l.ty.clone(),
+                by_name_only: false,
+            });
+        let remotes = self
+            .remote_endpoints
+            .values()
+            .filter(|r| r.data.topic_name == topic_name)
+            .map(|r| {
+                let participant = self.remotes.get(&r.data.guid.prefix).map(|p| &p.data);
+                TopicEndpoint {
+                    kind: r.kind,
+                    data: r.data.clone(),
+                    local: false,
+                    vendor: participant.and_then(|p| p.vendor_id),
+                    participant_locators: participant
+                        .map(|p| p.default_unicast_locators.clone())
+                        .unwrap_or_default(),
+                    describes_type: r.type_information.is_some(),
+                    ty: r
+                        .type_information
+                        .as_ref()
+                        .and_then(|info| self.types.resolve(info))
+                        .and_then(Result::ok),
+                    by_name_only: participant.is_some_and(cyclone_before_11),
+                }
+            });
+        locals.chain(remotes).collect()
+    }
+
+    /// Asks for the types of `topic_name`'s remote endpoints not held yet; true when none
+    /// is missing any more (held, or known to be unobtainable).
+    pub fn request_topic_types(
+        &mut self,
+        now: Timestamp,
+        topic_name: &str,
+        participant: &mut Participant,
+    ) -> bool {
+        let missing: Vec<TypeInformation> = self
+            .remote_endpoints
+            .values()
+            .filter(|r| r.data.topic_name == topic_name)
+            .filter_map(|r| r.type_information.clone())
+            .filter(|info| self.types.resolve(info).is_none() && !self.types.cannot_obtain(info))
+            .collect();
+        for info in &missing {
+            self.request_type(now, info, participant);
+        }
+        missing.is_empty()
     }
 
     /// Remote endpoints matched with `local`.
@@ -1503,32 +1579,6 @@ fn cyclone_before_11(participant: &ParticipantData) -> bool {
         && participant
             .protocol_version
             .is_some_and(|v| v < crate::wire::ProtocolVersion::V2_5)
-}
-
-/// Whether a reader of `reader` takes a writer of `writer` under the reader's
-/// TYPE_CONSISTENCY_ENFORCEMENT: the same type, or (unless coercion is disallowed) one it
-/// is assignable from.
-fn types_fit(
-    reader: &DynamicType,
-    writer: &DynamicType,
-    tce: &crate::qos::TypeConsistencyEnforcement,
-) -> Result<(), NotAssignable> {
-    if reader == writer {
-        return Ok(());
-    }
-    if tce.kind == crate::qos::TypeConsistencyKind::DisallowTypeCoercion {
-        return Err(NotAssignable {
-            path: vec![reader.name().to_owned()],
-            mismatch: Mismatch::NotIdentical,
-        });
-    }
-    let rules = AssignabilityRules {
-        ignore_sequence_bounds: tce.ignore_sequence_bounds,
-        ignore_string_bounds: tce.ignore_string_bounds,
-        ignore_member_names: tce.ignore_member_names,
-        prevent_type_widening: tce.prevent_type_widening,
-    };
-    is_assignable(reader, writer, &rules)
 }
 
 /// Writes a TypeLookup request or reply (keyless, never blocking: KEEP_LAST).

@@ -27,6 +27,7 @@
 pub mod wire;
 
 pub mod dcps;
+pub mod diagnosis;
 
 pub mod discovery;
 pub mod qos;

@@ -51,10 +51,14 @@ pub use ferrodds_rtps::dcps::status::{
 pub use ferrodds_rtps::dcps::{
     InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState,
 };
+pub use ferrodds_rtps::diagnosis::{Obstacle, PairDiagnosis, TopicDiagnosis, TopicEndpoint};
+pub use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
+pub use ferrodds_rtps::wire::{Locator, VendorId};
 pub use ferrodds_rtps::Limits;
 pub use loan::{Loan, Loaned, Plain, SampleLoan};
 pub use participant::{
-    DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber, Topic,
+    DiscoveredEndpoint, DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber,
+    Topic,
 };
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};

@@ -10,7 +10,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferrodds_cdr::dynamic::DynamicType;
 use ferrodds_cdr::Cdr;
-use ferrodds_rtps::discovery::ParticipantData;
+use ferrodds_rtps::diagnosis::TopicDiagnosis;
+use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
 use ferrodds_rtps::type_lookup::TypeLookupStats;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
 use ferrodds_rtps::{
@@ -450,6 +451,35 @@ impl DomainParticipant {
         }
     }
 
+    /// Why the writers and readers of topic `name` do or do not exchange data: every
+    /// endpoint of the topic discovery knows (this participant's and remote ones), and for
+    /// each writer/reader pair every obstacle discovery's matching rules find — type name or
+    /// assignability (the member), partition, each requested/offered QoS policy with both
+    /// sides' values. Waits up to `wait` for the types remote endpoints described (over
+    /// TypeLookup), so that types are compared as discovery compares them.
+    pub fn diagnose_topic(&self, name: &str, wait: Duration) -> Result<TopicDiagnosis> {
+        check_topic_name(name)?;
+        let shared = &self.inner.shared;
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let mut core = shared.lock();
+            let now = shared.now();
+            let ParticipantCore {
+                discovery, rtps, ..
+            } = &mut core.node;
+            let complete = discovery.request_topic_types(now, name, rtps);
+            let endpoints = discovery.topic_endpoints(name);
+            core.collect_transmits();
+            shared.finish(core);
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if complete || left.is_zero() {
+                return Ok(TopicDiagnosis::new(endpoints));
+            }
+            let core = shared.lock();
+            drop(shared.wait_changed(core, left.min(Duration::from_millis(100))));
+        }
+    }
+
     /// A writer of a dynamic topic in the default publisher.
     pub fn create_dynamic_writer(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicWriter> {
         topic.check_participant(self)?;
@@ -555,6 +585,35 @@ impl DomainParticipant {
         SocketAddrV4::try_from(self.inner.shared.local.metatraffic_unicast).ok()
     }
 
+    /// What the remote participants discovered so far announced (SPDP): vendor,
+    /// locators, lease, user data, name.
+    pub fn discovered_participant_data(&self) -> Vec<ParticipantData> {
+        self.inner
+            .shared
+            .lock()
+            .node
+            .discovery
+            .remote_participants()
+            .cloned()
+            .collect()
+    }
+
+    /// The remote writers and readers discovered so far (SEDP), whatever their topic.
+    pub fn discovered_endpoints(&self) -> Vec<DiscoveredEndpoint> {
+        self.inner
+            .shared
+            .lock()
+            .node
+            .discovery
+            .remote_endpoints()
+            .map(|(kind, data, describes_type)| DiscoveredEndpoint {
+                kind,
+                data: data.clone(),
+                describes_type,
+            })
+            .collect()
+    }
+
     /// Remote participants discovered so far.
     pub fn discovered_participants(&self) -> Vec<GuidPrefix> {
         self.inner
@@ -566,6 +625,18 @@ impl DomainParticipant {
             .map(|p| p.guid.prefix)
             .collect()
     }
+}
+
+/// A remote writer or reader, as its participant announced it (SEDP).
+#[derive(Debug, Clone)]
+pub struct DiscoveredEndpoint {
+    /// A writer or a reader.
+    pub kind: EndpointKind,
+    /// What it announced: its GUID, topic and type names, QoS and locators.
+    pub data: EndpointData,
+    /// It described its type (XTypes TypeInformation): [`DomainParticipant::find_topic`]
+    /// can obtain the type.
+    pub describes_type: bool,
 }
 
 /// A topic: a name and a type.

@@ -10,8 +10,9 @@
 use std::time::Duration;
 
 pub use ferrodds_rtps::qos::{
-    DataRepresentationId, Durability, EndpointQos, History, Ownership, Partition, QosPolicyId,
-    Reliability, ReliabilityKind, TypeConsistencyEnforcement, TypeConsistencyKind,
+    DataRepresentationId, DestinationOrder, Durability, EndpointQos, History, LivelinessKind,
+    Ownership, Partition, PresentationAccessScope, QosPolicyId, Reliability, ReliabilityKind,
+    TypeConsistencyEnforcement, TypeConsistencyKind,
 };
 use ferrodds_rtps::qos::{Duration as RtpsDuration, LENGTH_UNLIMITED};
 

@@ -15,6 +15,7 @@
 
 pub mod assignable;
 mod codec;
+mod idl;
 mod key;
 pub mod type_lookup;
 pub mod type_object;
@@ -23,6 +24,7 @@ mod value;
 use std::sync::Arc;
 
 pub use codec::{deserialize, deserialize_keys, serialize, serialize_into};
+pub use idl::to_idl;
 pub use key::{
     decode_key_sample, deserialize_key_sample, encode_key_holder, encode_key_sample, key_hash,
     key_hash_variants, serialize_key_sample,

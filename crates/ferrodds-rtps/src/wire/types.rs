@@ -704,6 +704,52 @@ impl VendorId {
     pub const fn to_u16(self) -> u16 {
         u16::from_be_bytes(self.0)
     }
+
+    /// The product's name, for the vendors listed here.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self {
+            VendorId::RTI_CONNEXT => "RTI Connext DDS",
+            VendorId::OPENSPLICE => "OpenSplice DDS",
+            VendorId::OPENDDS => "OpenDDS",
+            VendorId::COREDX => "CoreDX DDS",
+            VendorId::RTI_CONNEXT_MICRO => "RTI Connext DDS Micro",
+            VendorId::FAST_DDS => "Fast DDS",
+            VendorId::CYCLONE_DDS => "Cyclone DDS",
+            VendorId::GURUM_DDS => "GurumDDS",
+            VendorId::RUSTDDS => "RustDDS",
+            VendorId::DUST_DDS => "Dust DDS",
+            VendorId::FERRODDS => "FerroDDS",
+            _ => return None,
+        })
+    }
+}
+
+/// `udpv4/127.0.0.1:7410`, `udpv6/[::1]:7410`, or the kind in hex for other kinds
+/// (vendor kinds such as FerroDDS's shared memory, `0x46440002/…`), as tools print them.
+impl fmt::Display for Locator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            Locator::KIND_UDPV4 => {
+                let [.., a, b, c, d] = self.address;
+                write!(f, "udpv4/{}:{}", Ipv4Addr::new(a, b, c, d), self.port)
+            }
+            Locator::KIND_UDPV6 => write!(
+                f,
+                "udpv6/[{}]:{}",
+                std::net::Ipv6Addr::from(self.address),
+                self.port
+            ),
+            kind => {
+                let [.., a, b, c, d] = self.address;
+                write!(
+                    f,
+                    "{kind:#010x}/{}:{}",
+                    Ipv4Addr::new(a, b, c, d),
+                    self.port
+                )
+            }
+        }
+    }
 }
 
 impl fmt::Debug for VendorId {
@@ -715,6 +761,21 @@ impl fmt::Debug for VendorId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn locators_print_as_tools_show_them() {
+        assert_eq!(
+            Locator::udpv4(Ipv4Addr::new(127, 0, 0, 1), 7410).to_string(),
+            "udpv4/127.0.0.1:7410"
+        );
+        let mut v6 = Locator::udpv4(Ipv4Addr::UNSPECIFIED, 7411);
+        v6.kind = Locator::KIND_UDPV6;
+        v6.address = std::net::Ipv6Addr::LOCALHOST.octets();
+        assert_eq!(v6.to_string(), "udpv6/[::1]:7411");
+        let mut vendor = Locator::udpv4(Ipv4Addr::new(10, 1, 2, 3), 9);
+        vendor.kind = 0x4644_0002;
+        assert_eq!(vendor.to_string(), "0x46440002/10.1.2.3:9");
+    }
 
     #[test]
     fn sequence_number_halves() {
