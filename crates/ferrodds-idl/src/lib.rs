@@ -21,6 +21,7 @@
 
 pub mod ast;
 mod const_eval;
+pub mod dynamic;
 mod error;
 mod lexer;
 mod parser;

@@ -5,9 +5,10 @@
 //! `crates/ferrodds-py/python/ferrodds/idl/`). Definitions outside any module go to
 //! `<file>.py` at the top.
 //!
-//! Types refer to types of other files through the file's module (`import
-//! builtin_interfaces.msg._Time`, then `builtin_interfaces.msg._Time.Time`), which Python can
-//! import whatever order the packages' `__init__.py` run in.
+//! Types refer to types of other files through the file's module (`from
+//! builtin_interfaces.msg import _Time as _builtin_interfaces_msg__Time`, then
+//! `_builtin_interfaces_msg__Time.Time`), which Python can import whatever order the
+//! packages' `__init__.py` run in.
 
 use crate::ast::*;
 use crate::error::Error;
@@ -122,6 +123,16 @@ pub(crate) fn merge_init(existing: &str, new: &str) -> String {
     out
 }
 
+/// The name a file's module is imported as: `from a.b import _f as _a_b__f`, which works
+/// while package `a.b` is still being imported (`import a.b._f` would leave `a.b` unset on
+/// `a` until then, and `a.b._f.T` would fail).
+fn module_alias(module: &str) -> String {
+    match module.rsplit_once('.') {
+        Some(_) => format!("_{}", module.replace('.', "_")),
+        None => module.to_owned(),
+    }
+}
+
 /// A Python identifier from a file name.
 fn python_name(stem: &str) -> String {
     let mut s: String = stem
@@ -222,7 +233,7 @@ impl Generator<'_> {
             format!("{}.{}", name.scope().join("."), self.file_modules[file])
         };
         unit.imports.insert(module.clone());
-        format!("{module}.{simple}")
+        format!("{}.{simple}", module_alias(&module))
     }
 
     fn unsupported(&self, location: &crate::error::Location, what: &str) -> Error {
@@ -330,7 +341,12 @@ impl Generator<'_> {
         if !unit.imports.is_empty() {
             out.push_str("\n# the modules of the types this file refers to\n");
             for m in &unit.imports {
-                let _ = writeln!(out, "import {m}");
+                let _ = match m.rsplit_once('.') {
+                    Some((package, file)) => {
+                        writeln!(out, "from {package} import {file} as {}", module_alias(m))
+                    }
+                    None => writeln!(out, "import {m}"),
+                };
             }
         }
         out.push_str(&body);
@@ -563,11 +579,13 @@ mod tests {
         ]);
         let header = file(&out, "std_msgs/msg/_Header.py");
         assert!(
-            header.contains("import builtin_interfaces.msg._Time\n"),
+            header.contains(
+                "from builtin_interfaces.msg import _Time as _builtin_interfaces_msg__Time\n"
+            ),
             "{header}"
         );
         assert!(
-            header.contains("    stamp: builtin_interfaces.msg._Time.Time\n"),
+            header.contains("    stamp: _builtin_interfaces_msg__Time.Time\n"),
             "{header}"
         );
         assert!(

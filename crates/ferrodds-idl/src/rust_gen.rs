@@ -184,7 +184,7 @@ fn string_literal(s: &str) -> String {
 }
 
 /// The member id `@hashid` gives (XTypes 7.3.1.2.1.1), as the derive computes it.
-fn hashed_id(name: &str) -> u32 {
+pub(crate) fn hashed_id(name: &str) -> u32 {
     use md5::{Digest, Md5};
     let d = Md5::digest(name.as_bytes());
     u32::from_le_bytes([d[0], d[1], d[2], d[3]]) & 0x0fff_ffff
