@@ -13,6 +13,7 @@
 //!
 //! Errors print one line and exit with status 1.
 
+mod idl;
 mod perf;
 mod shapes;
 mod tools;
@@ -53,6 +54,8 @@ enum Cmd {
     Perf(perf::PerfCommand),
     /// The OMG interoperability suite's shape application (also built as `shape_main`).
     Shapes(shapes::ShapesCommand),
+    /// Compile IDL files to Rust (#[derive(Cdr)]) or Python (ferrodds.idl) types.
+    Idl(idl::IdlArgs),
     /// The participants and topics of a domain, with types and QoS.
     Ls(tools::LsArgs),
     /// A topic's type as IDL, obtained from its endpoints (XTypes TypeLookup).
@@ -366,6 +369,7 @@ fn main() -> ExitCode {
         Cmd::DiscoveryPeer(c) => discovery_peer(c),
         Cmd::Perf(a) => perf::run(a),
         Cmd::Shapes(a) => shapes::run(a),
+        Cmd::Idl(a) => idl::run(a),
         Cmd::Ls(a) => tools::ls(a),
         Cmd::Typeof(a) => tools::type_of(a),
         Cmd::Echo(a) => tools::echo(a),

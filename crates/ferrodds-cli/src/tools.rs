@@ -13,15 +13,17 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use ferrodds::dynamic::to_idl;
 use ferrodds::dynamic::DynamicValue;
-use ferrodds::qos::EndpointQos;
+use ferrodds::qos::{DataRepresentationId, EndpointQos};
 use ferrodds::qos::{Durability, History, ReliabilityKind};
 use ferrodds::{
-    DiscoveredEndpoint, DomainParticipant, EndpointKind, ParticipantData, Qos, VendorId,
+    DiscoveredEndpoint, DomainParticipant, DynamicTopic, EndpointKind, ParticipantData, Qos,
+    VendorId,
 };
 use serde_json::{json, Value};
 
@@ -45,6 +47,49 @@ impl Join {
             b = b.interface(i).map_err(|e| e.to_string())?;
         }
         b.build().map_err(|e| e.to_string())
+    }
+}
+
+/// Where `echo` and `pub` take the topic's type from: discovery (what the topic's endpoints
+/// described, over TypeLookup), or an IDL file.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct TypeSource {
+    /// Take the type from this IDL file instead of from the topic's endpoints (with
+    /// `--type`): for peers that do not describe their types.
+    #[arg(long, requires = "type_name")]
+    idl: Option<PathBuf>,
+    /// The type in the IDL file, by its scoped name (`a::b::C`).
+    #[arg(long = "type", requires = "idl")]
+    type_name: Option<String>,
+    /// A directory the IDL file's `#include`s are looked for in (repeatable).
+    #[arg(short = 'I', long = "include")]
+    include: Vec<PathBuf>,
+}
+
+impl TypeSource {
+    /// The topic `name`, typed from the IDL file if one was given, else from discovery
+    /// (waiting up to `timeout`).
+    fn topic(
+        &self,
+        p: &DomainParticipant,
+        name: &str,
+        timeout: Duration,
+    ) -> Result<DynamicTopic, String> {
+        let (Some(file), Some(type_name)) = (&self.idl, &self.type_name) else {
+            return p.find_topic(name, timeout).map_err(|e| {
+                format!("topic {name}: {e} (--idl FILE --type NAME gives the type)")
+            });
+        };
+        let mut compiler = ferrodds_idl::Compiler::new();
+        for dir in &self.include {
+            compiler = compiler.include_dir(dir);
+        }
+        let spec = compiler.parse(&[file]).map_err(|e| e.to_string())?;
+        let ty = ferrodds_idl::dynamic::dynamic_type(&spec, type_name)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let wire_name = type_name.trim_start_matches("::");
+        p.create_dynamic_topic(name, wire_name, ty)
+            .map_err(|e| format!("topic {name}: {e}"))
     }
 }
 
@@ -80,6 +125,8 @@ pub(crate) struct EchoArgs {
     topic: String,
     #[command(flatten)]
     join: Join,
+    #[command(flatten)]
+    type_source: TypeSource,
     /// Stop after this many samples (0: no limit).
     #[arg(long, short = 'n', default_value_t = 0)]
     count: u64,
@@ -117,6 +164,8 @@ pub(crate) struct PubArgs {
     samples: Vec<String>,
     #[command(flatten)]
     join: Join,
+    #[command(flatten)]
+    type_source: TypeSource,
     /// How long to wait for an endpoint of the topic and its type, in seconds.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
@@ -140,6 +189,10 @@ pub(crate) struct PubArgs {
     /// Seconds between samples.
     #[arg(long, default_value_t = 0.0)]
     interval: f64,
+    /// The data representation, 1 (XCDR1) or 2 (XCDR2); default: XCDR2 unless a reader
+    /// found accepts only XCDR1 (Fast DDS 2.9, RTI Connext by default).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    xcdr: Option<u8>,
 }
 
 pub(crate) fn seconds(s: f64, what: &str) -> Result<Duration, String> {
@@ -396,9 +449,7 @@ pub(crate) fn echo(args: &EchoArgs) -> Result<(), String> {
     let duration = seconds(args.duration, "--duration")?;
     let started = Instant::now();
     let p = args.join.participant()?;
-    let topic = p
-        .find_topic(&args.topic, timeout)
-        .map_err(|e| format!("topic {}: {e}", args.topic))?;
+    let topic = args.type_source.topic(&p, &args.topic, timeout)?;
     // The writers found so far decide what a default reader asks for: a reader asking for
     // more than a writer offers would not match it.
     let writers: Vec<DiscoveredEndpoint> = p
@@ -510,10 +561,19 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
     let wait = seconds(args.wait, "--wait")?;
     let interval = seconds(args.interval, "--interval")?;
     let p = args.join.participant()?;
-    let topic = p
-        .find_topic(&args.topic, timeout)
-        .map_err(|e| format!("topic {}: {e}", args.topic))?;
+    let topic = args.type_source.topic(&p, &args.topic, timeout)?;
     let ty = topic.dynamic_type().clone();
+    // The readers decide the writer's partitions and representation: give discovery up to
+    // `--wait` to find one (a type from an IDL file did not wait for any endpoint).
+    let started = Instant::now();
+    while started.elapsed() < wait
+        && !p
+            .discovered_endpoints()
+            .iter()
+            .any(|e| e.kind == EndpointKind::Reader && e.data.topic_name == args.topic)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let partitions = if args.partition.is_empty() {
         partitions_of(&p.discovered_endpoints(), EndpointKind::Reader, &args.topic)
     } else {
@@ -521,6 +581,17 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
     };
     let partition_refs: Vec<&str> = partitions.iter().map(String::as_str).collect();
     let mut qos = Qos::writer().keep_all();
+    let xcdr1_only = p.discovered_endpoints().iter().any(|e| {
+        e.kind == EndpointKind::Reader
+            && e.data.topic_name == args.topic
+            && !e.data.qos.data_representation.accepts(DataRepresentationId::XCDR2)
+    });
+    match args.xcdr {
+        Some(1) => qos = qos.data_representation([DataRepresentationId::XCDR]),
+        Some(_) => qos = qos.data_representation([DataRepresentationId::XCDR2]),
+        None if xcdr1_only => qos = qos.data_representation([DataRepresentationId::XCDR]),
+        None => {}
+    }
     qos = if args.best_effort {
         qos.best_effort()
     } else {

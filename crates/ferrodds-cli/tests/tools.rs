@@ -2,7 +2,9 @@
 //! for: Cyclone DDS's `ddsperf` (0.10.2, Debian's `cyclonedds-tools`) and a Cyclone DDS
 //! 11.0.1 publisher in Python (`tests/interop/cyclone_xtypes_pub.py`, PyPI `cyclonedds`).
 //! Cyclone's own IDL compiler (`idlc`, Debian's `cyclonedds-dev`) must accept what `typeof`
-//! prints. Each test has its own domain (120–123).
+//! prints. Fast DDS 2.9 (Debian's `libfastrtps-dev`, `tests/interop/fastdds_shape`) describes
+//! no types: `echo` and `pub` take the type from an IDL file there. Each test has its own
+//! domain (120–123, 125).
 //!
 //! Needs multicast on `lo` (root turns it on here); `scripts/test` installs the peers.
 
@@ -18,6 +20,7 @@ use serde_json::Value;
 
 #[path = "../../../tests/support/cannot_run.rs"]
 mod cannot_run;
+mod shapes_common;
 
 /// Cyclone DDS on loopback only, multicast for SPDP only.
 const CYCLONEDDS_URI: &str = r#"<CycloneDDS><Domain id="any"><General><Interfaces><NetworkInterface name="lo" multicast="true"/></Interfaces><AllowMulticast>spdp</AllowMulticast></General></Domain></CycloneDDS>"#;
@@ -362,4 +365,71 @@ fn pub_rejects_a_sample_that_is_not_the_type() {
         err.contains("sample 1") && err.contains("KeyedSeq"),
         "{err}"
     );
+}
+
+/// Fast DDS 2.9 does not describe its types, so `typeof` cannot find the shape type; `echo`
+/// and `pub` read it from the IDL file Fast DDS's own type is generated from, and exchange
+/// samples with Fast DDS's shape application both ways.
+#[test]
+fn echo_and_pub_take_the_type_from_an_idl_file() {
+    use shapes_common::{App, Vendor};
+    let domain = 125;
+    let d = domain.to_string();
+    let idl = interop_dir().join("fastdds_shape/ShapeType.idl");
+    let idl = idl.to_str().unwrap();
+    let mut publisher = App::spawn(
+        Vendor::FastDds,
+        &format!("-P -t Square -c BLUE -z 25 -d {domain}"),
+    );
+    let mut subscriber = App::spawn(Vendor::FastDds, &format!("-S -t Square -d {domain}"));
+
+    let out = ferrodds(&["typeof", "-d", &d, "--timeout", "3", "Square"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "Fast DDS described its type after all");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("described its type"), "{err}");
+
+    let echoed = stdout(&run(ferrodds(&[
+        "echo", "-d", &d, "--idl", idl, "--type", "ShapeType", "-n", "3", "Square",
+    ])));
+    let samples: Vec<Value> = echoed
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect();
+    assert_eq!(samples.len(), 3, "{echoed}");
+    for s in &samples {
+        assert_eq!(s["color"], "BLUE", "{echoed}");
+        assert_eq!(s["shapesize"], 25, "{echoed}");
+    }
+
+    run(ferrodds(&[
+        "pub",
+        "-d",
+        &d,
+        "--idl",
+        idl,
+        "--type",
+        "ShapeType",
+        "Square",
+        r#"{"color": "RED", "x": 11, "y": 22, "shapesize": 33, "additional_payload_size": ""}"#,
+    ]));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match subscriber.next_sample(left) {
+            Ok(s) if s.color == "RED" => {
+                assert_eq!((s.x, s.y, s.size), (11, 22, 33), "{}", subscriber.transcript());
+                break;
+            }
+            Ok(_) => {}
+            Err(_) => panic!(
+                "Fast DDS never printed the sample pub wrote:\n{}\n{}",
+                subscriber.transcript(),
+                publisher.transcript()
+            ),
+        }
+    }
+    publisher.interrupt();
+    subscriber.interrupt();
 }
