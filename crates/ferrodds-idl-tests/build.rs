@@ -1,6 +1,6 @@
 //! Compiles the test IDLs of `ferrodds-idl` into `OUT_DIR`: `cyclone/` (shape.idl and the
-//! Cyclone vector types), `ros2/` (the ROS 2 messages, IDL names) and `ros2_wire/` (the same,
-//! with ROS 2's wire names).
+//! Cyclone vector types), `ros2/` (the ROS 2 messages, IDL names), `ros2_wire/` (the same,
+//! with ROS 2's wire names) and `kinds/` (every other construct: kinds.idl, wide.idl).
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +30,11 @@ fn main() {
                 .ros2_type_names(true),
             ros2_files,
             "ros2_wire",
+        ),
+        (
+            ferrodds_idl::Compiler::new().include_dir(&idl),
+            vec![idl.join("kinds.idl"), idl.join("wide.idl")],
+            "kinds",
         ),
     ];
     for (compiler, files, dir) in runs {

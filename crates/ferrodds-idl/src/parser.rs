@@ -87,6 +87,9 @@ pub(crate) struct Parser<'a> {
     symbols: HashMap<ScopedName, (Symbol, Pos)>,
     keylists: Vec<Keylist>,
     depth: usize,
+    /// Reading a bound inside `<...>` (outside parentheses): there `>>` closes two
+    /// templates (`sequence<sequence<T, 2>>`) rather than shifting.
+    in_template: bool,
 }
 
 /// Parses preprocessed tokens into the definitions of a specification.
@@ -100,6 +103,7 @@ pub(crate) fn parse(tokens: &[Token], sources: &Sources) -> Result<Vec<Definitio
         symbols: HashMap::new(),
         keylists: Vec::new(),
         depth: 0,
+        in_template: false,
     };
     let mut definitions = Vec::new();
     while p.peek().is_some() {
@@ -740,6 +744,13 @@ impl<'a> Parser<'a> {
                 });
             }
             let member = self.member(member_name, ty, dimensions, pos, &member_annotations)?;
+            // XTypes 7.2.2.4.4.4.8: a union's branches are neither keys nor optional.
+            if member.optional || member.key {
+                return Err(Error::Invalid {
+                    location: member.location,
+                    message: format!("union branch `{}` cannot be @optional or @key", member.name),
+                });
+            }
             self.expect_punct(Punct::Semicolon)?;
             cases.push(UnionCase {
                 labels,
@@ -1061,6 +1072,13 @@ impl<'a> Parser<'a> {
         }
     }
 
+    fn template_bound(&mut self, what: &str) -> Result<u32, Error> {
+        let outer = std::mem::replace(&mut self.in_template, true);
+        let b = self.positive_bound(what);
+        self.in_template = outer;
+        b
+    }
+
     pub(crate) fn type_spec(&mut self) -> Result<TypeSpec, Error> {
         let pos = self.pos();
         let unsupported = |p: &Self, what: &str| Error::Unsupported {
@@ -1125,7 +1143,7 @@ impl<'a> Parser<'a> {
             "string" | "wstring" => {
                 self.at += 1;
                 let bound = if self.eat_punct(Punct::Lt) {
-                    let b = self.positive_bound("a string's bound")?;
+                    let b = self.template_bound("a string's bound")?;
                     self.expect_close_angle()?;
                     Some(b)
                 } else {
@@ -1142,7 +1160,7 @@ impl<'a> Parser<'a> {
                 self.expect_punct(Punct::Lt)?;
                 let element = self.type_spec()?;
                 let bound = if self.eat_punct(Punct::Comma) {
-                    Some(self.positive_bound("a sequence's bound")?)
+                    Some(self.template_bound("a sequence's bound")?)
                 } else {
                     None
                 };
@@ -1352,11 +1370,9 @@ impl<'a> Parser<'a> {
         };
         let mut left = self.binary(level + 1)?;
         loop {
-            let Some(op) = ops
-                .iter()
-                .copied()
-                .find(|p| !self.half_shr && self.is_punct(*p))
-            else {
+            let Some(op) = ops.iter().copied().find(|p| {
+                !self.half_shr && self.is_punct(*p) && !(self.in_template && *p == Punct::Shr)
+            }) else {
                 return Ok(left);
             };
             let pos = self.pos();
@@ -1425,7 +1441,10 @@ impl<'a> Parser<'a> {
             TokenKind::Punct(Punct::LParen) => {
                 self.at += 1;
                 self.enter()?;
-                let v = self.const_expr()?;
+                let outer = std::mem::replace(&mut self.in_template, false);
+                let v = self.const_expr();
+                self.in_template = outer;
+                let v = v?;
                 self.depth -= 1;
                 self.expect_punct(Punct::RParen)?;
                 return Ok(v);
@@ -1714,6 +1733,8 @@ mod tests {
         assert!(matches!(e, Error::Constant { .. }), "{e}");
         let e = error("union U switch (octet) { case 256: long a; };");
         assert!(e.to_string().contains("out of the range"), "{e}");
+        let e = error("union U switch (long) { case 1: @optional long a; };");
+        assert!(e.to_string().contains("cannot be @optional"), "{e}");
         let e = error("union U switch (long) { default: long a; default: long b; };");
         assert!(matches!(e, Error::Invalid { .. }), "{e}");
     }
@@ -1808,6 +1829,27 @@ mod tests {
         assert_eq!(q.members[0].ty, TypeSpec::Named(name(&["a", "P"])));
         assert_eq!(q.members[1].ty, TypeSpec::Named(name(&["P"])));
         assert_eq!(q.members[2].ty, TypeSpec::Named(name(&["a", "P"])));
+    }
+
+    #[test]
+    fn double_closing_angles_close_templates() {
+        let defs =
+            parse("struct S { sequence<sequence<long, 2>> a; sequence<string<(8 >> 1)>> b; };");
+        let s = structure(&defs[0]);
+        let long = TypeSpec::Primitive(Primitive::Int32);
+        assert_eq!(
+            s.members[0].ty,
+            TypeSpec::Sequence(Box::new(TypeSpec::Sequence(Box::new(long), Some(2))), None)
+        );
+        assert_eq!(
+            s.members[1].ty,
+            TypeSpec::Sequence(Box::new(TypeSpec::String(Some(4))), None)
+        );
+        let e = error("struct S { sequence<long, 2>> a; };");
+        assert!(
+            matches!(&e, Error::Syntax { found, .. } if found == "`>`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -127,10 +127,81 @@ pub(crate) fn merge_init(existing: &str, new: &str) -> String {
 /// while package `a.b` is still being imported (`import a.b._f` would leave `a.b` unset on
 /// `a` until then, and `a.b._f.T` would fail).
 fn module_alias(module: &str) -> String {
-    match module.rsplit_once('.') {
-        Some(_) => format!("_{}", module.replace('.', "_")),
-        None => module.to_owned(),
+    format!("_{}", module.replace('.', "_"))
+}
+
+/// `defs` with each after the definitions of its file it uses: a forward-declared struct
+/// may be defined after a union that holds it, but its class must exist before the union's
+/// (`ferrodds.idl` reads the types inside `case[...]` and `sequence[...]` as they are, not as
+/// names to look up later). Declaration order otherwise; a cycle keeps it.
+fn dependency_order<'d>(defs: &[&'d Definition]) -> Vec<&'d Definition> {
+    fn uses(t: &TypeSpec, out: &mut Vec<ScopedName>) {
+        match t {
+            TypeSpec::Named(n) => out.push(n.clone()),
+            TypeSpec::Sequence(e, _) => uses(e, out),
+            _ => {}
+        }
     }
+    let name_of = |d: &Definition| -> Option<ScopedName> {
+        Some(match d {
+            Definition::Struct(s) => s.name.clone(),
+            Definition::Union(u) => u.name.clone(),
+            Definition::Enum(e) => e.name.clone(),
+            Definition::Bitmask(b) => b.name.clone(),
+            Definition::Typedef(t) => t.name.clone(),
+            Definition::Const(c) => c.name.clone(),
+            _ => return None,
+        })
+    };
+    let dependencies = |d: &Definition| -> Vec<ScopedName> {
+        let mut out = Vec::new();
+        match d {
+            Definition::Struct(s) => {
+                out.extend(s.base.iter().cloned());
+                s.members.iter().for_each(|m| uses(&m.ty, &mut out));
+            }
+            Definition::Union(u) => {
+                uses(&u.discriminator, &mut out);
+                u.cases.iter().for_each(|c| uses(&c.member.ty, &mut out));
+            }
+            Definition::Typedef(t) => uses(&t.ty, &mut out),
+            Definition::Const(c) => uses(&c.ty, &mut out),
+            _ => {}
+        }
+        out
+    };
+    let position: HashMap<ScopedName, usize> = defs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| name_of(d).map(|n| (n, i)))
+        .collect();
+    // 0: not visited, 1: being visited, 2: emitted.
+    let mut state = vec![0u8; defs.len()];
+    let mut order = Vec::with_capacity(defs.len());
+    fn visit<'d>(
+        i: usize,
+        defs: &[&'d Definition],
+        deps: &dyn Fn(&Definition) -> Vec<ScopedName>,
+        position: &HashMap<ScopedName, usize>,
+        state: &mut [u8],
+        order: &mut Vec<&'d Definition>,
+    ) {
+        if state[i] != 0 {
+            return;
+        }
+        state[i] = 1;
+        for dep in deps(defs[i]) {
+            if let Some(&j) = position.get(&dep) {
+                visit(j, defs, deps, position, state, order);
+            }
+        }
+        state[i] = 2;
+        order.push(defs[i]);
+    }
+    for i in 0..defs.len() {
+        visit(i, defs, &dependencies, &position, &mut state, &mut order);
+    }
+    order
 }
 
 /// A Python identifier from a file name.
@@ -148,6 +219,8 @@ const PYTHON_KEYWORDS: &[&str] = &[
     "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
     "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
     "with", "yield", "match", "case", "type",
+    // The first parameter of the dataclass's `__init__`.
+    "self",
 ];
 
 fn attribute(name: &str) -> String {
@@ -297,7 +370,7 @@ impl Generator<'_> {
             defined: BTreeSet::new(),
         };
         let mut body = String::new();
-        for d in defs {
+        for d in dependency_order(defs) {
             let text = match d {
                 Definition::Struct(s) => self.structure(&mut unit, s)?,
                 Definition::Union(u) => self.union(&mut unit, u)?,
@@ -345,7 +418,7 @@ impl Generator<'_> {
                     Some((package, file)) => {
                         writeln!(out, "from {package} import {file} as {}", module_alias(m))
                     }
-                    None => writeln!(out, "import {m}"),
+                    None => writeln!(out, "import {m} as {}", module_alias(m)),
                 };
             }
         }

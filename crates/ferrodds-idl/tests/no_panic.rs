@@ -12,7 +12,8 @@ use std::path::Path;
 fn compile(text: &str) -> bool {
     let compiler = Compiler::new()
         .source("fuzz.idl", text)
-        .include_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/idl/ros2"));
+        .include_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/idl/ros2"))
+        .include_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/idl"));
     let parsed = compiler.parse(&["fuzz.idl"]).is_ok();
     let _ = compiler.generate_rust(&["fuzz.idl"]);
     let _ = compiler.generate_python(&["fuzz.idl"]);
@@ -128,7 +129,12 @@ proptest! {
 
 fn test_idls() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/idl");
-    let mut files = vec![dir.join("shape.idl"), dir.join("vec.idl")];
+    let mut files = vec![
+        dir.join("shape.idl"),
+        dir.join("vec.idl"),
+        dir.join("kinds.idl"),
+        dir.join("wide.idl"),
+    ];
     for m in ["Image", "PointCloud2", "PointField", "JointState"] {
         files.push(dir.join(format!("ros2/sensor_msgs/msg/{m}.idl")));
     }
@@ -153,7 +159,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
     #[test]
-    fn changed_bytes_never_panic(which in 0usize..6, at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+    fn changed_bytes_never_panic(which in 0usize..8, at in any::<prop::sample::Index>(), byte in any::<u8>()) {
         let mut bytes = test_idls()[which].clone().into_bytes();
         let i = at.index(bytes.len());
         bytes[i] = byte;

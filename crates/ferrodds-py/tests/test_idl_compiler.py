@@ -41,21 +41,22 @@ def compile_idl(out, *args):
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory):
     """The generated packages, imported: (shape, vec, sensor_msgs.msg, std_msgs.msg,
-    builtin_interfaces.msg)."""
+    builtin_interfaces.msg, kinds)."""
     out = tmp_path_factory.mktemp("idl_py")
-    done = compile_idl(out, "-I", ROS2, os.path.join(IDL, "shape.idl"),
-                       os.path.join(IDL, "vec.idl"), *ROS2_FILES)
+    done = compile_idl(out, "-I", ROS2, "-I", IDL, os.path.join(IDL, "shape.idl"),
+                       os.path.join(IDL, "vec.idl"), os.path.join(IDL, "kinds.idl"), *ROS2_FILES)
     assert done.returncode == 0, done.stderr
     sys.path.insert(0, str(out))
     try:
         import builtin_interfaces.msg
+        import kinds
         import sensor_msgs.msg
         import shape
         import std_msgs.msg
         import vec
     finally:
         sys.path.remove(str(out))
-    return shape, vec, sensor_msgs.msg, std_msgs.msg, builtin_interfaces.msg
+    return shape, vec, sensor_msgs.msg, std_msgs.msg, builtin_interfaces.msg, kinds
 
 
 def unpadded(payload: bytes) -> bytes:
@@ -78,7 +79,7 @@ def test_shape_type(generated):
 
 
 def test_ros2_messages_round_trip(generated):
-    _, _, sensor_msgs, std_msgs, builtin_interfaces = generated
+    _, _, sensor_msgs, std_msgs, builtin_interfaces, _ = generated
     header = std_msgs.Header(stamp=builtin_interfaces.Time(sec=-5, nanosec=999_999_999),
                              frame_id="base_link")
     samples = [
@@ -103,6 +104,51 @@ def test_ros2_messages_round_trip(generated):
     # Header: final, so XCDR1: sec, nanosec, then the string.
     assert header.serialize().hex() == ("00010002" "fbffffff" "ffc99a3b" "0a000000"
                                         "626173655f6c696e6b00" "0000")
+
+
+def test_every_kind_round_trips(generated):
+    shape, kinds = generated[0], generated[5]
+    inner = kinds.inner
+    node = kinds.Node(id=1, values=[1, -1])
+    sample = kinds.Kinds(
+        id=3, values=[4], ll=-1, ull=2**64 - 1, us=65535, s=-2, i8=-8, u8=8, c="c", flag=True,
+        module=1, type_=2, self_=3, from_=4, class_=5, position=[1, 2, 3],
+        path=[[1, 2, 3], [4, 5, 6]], names=["a", "bb"], name_lists=[["x"], []],
+        bounded="b" * 20, nodes=[[node], []], grid=[[node] * 3] * 2, maybe_vector=None,
+        maybe_choice=kinds.Choice(on=5),
+        choice=kinds.Choice(discriminator=inner.Mode.OFF, value="other"),
+        by_octet=kinds.ByOctet(many=[1, 2]), signed_=kinds.Signed(negative=True),
+        everything=kinds.Everything(node=node),
+        permissions=kinds.Permissions(READ=True, ADMIN=True), wide=kinds.Wide(HIGH=True),
+        mode=inner.Mode.STANDBY,
+        shape=shape.ShapeType(color="RED", x=1, y=2, shapesize=3, additional_payload_size=[]))
+    for version_2 in (False, True):
+        assert kinds.Kinds.deserialize(sample.serialize(use_version_2=version_2)) == sample
+    assert kinds.Permissions(WRITE=True).as_mask() == 1 << 4
+    assert kinds.Wide(HIGH=True).as_mask() == 1 << 39
+    assert (kinds.MASK, kinds.GREETING, inner.DEFAULT_MODE) == (269, "hello, world\n",
+                                                                inner.Mode.OFF)
+
+
+def test_hashed_member_ids(generated):
+    """The ids of @autoid(HASH), @hashid and @id members, read from the member headers: the
+    same numbers crates/ferrodds-idl-tests/tests/kinds.rs requires of the generated Rust."""
+    kinds = generated[5]
+    data = kinds.Hashing(id=1, renamed="r", hashed=2, pinned=3, after_pinned=4,
+                         blob=[1, 2]).serialize(endianness="little")
+    at, ids = 8, []
+    while at < len(data) - (data[3] & 3):
+        header = int.from_bytes(data[at:at + 4], "little")
+        ids.append(header & 0x0FFFFFFF)
+        length_code = header >> 28 & 7
+        if length_code < 4:
+            size = 4 + (1 << length_code)
+        else:
+            # NEXTINT: a byte length (4, 5), or a count of 4- or 8-byte elements (6, 7).
+            nextint = int.from_bytes(data[at + 4:at + 8], "little")
+            size = 8 + nextint * {4: 1, 5: 1, 6: 4, 7: 8}[length_code]
+        at += (size + 3) & ~3
+    assert ids == [79104952, 75434407, 24944607, 100, 216166289, 193996526]
 
 
 def test_ros2_wire_names(tmp_path):
