@@ -4,10 +4,13 @@
 //!
 //! ```no_run
 //! // build.rs
-//! let files = ferrodds_idl::Compiler::new()
+//! let out = std::env::var_os("OUT_DIR").unwrap_or_default();
+//! if let Err(e) = ferrodds_idl::Compiler::new()
 //!     .include_dir("idl")
-//!     .compile_rust(&["idl/shape.idl"], std::env::var("OUT_DIR").unwrap())
-//!     .unwrap();
+//!     .compile_rust(&["idl/shape.idl"], out)
+//! {
+//!     panic!("{e}"); // idl/shape.idl:3:7: expected ..., found ...
+//! }
 //! ```
 //!
 //! What it reads: modules, structs (with inheritance), unions, enums, bitmasks, typedefs,

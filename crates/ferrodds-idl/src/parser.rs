@@ -380,6 +380,9 @@ impl<'a> Parser<'a> {
             return self.keylist(text, *pos);
         }
         let annotations = self.annotations()?;
+        if annotations.last().is_some_and(|a| a.name == "annotation") {
+            return self.expect_punct(Punct::Semicolon);
+        }
         let pos = self.pos();
         let file = pos.file as usize;
         let location = self.location(pos);
@@ -1212,6 +1215,17 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.expected("an annotation name after `@`")),
             };
             let mut params = Vec::new();
+            if name == "annotation" {
+                // `@annotation Name { ... };` declares an annotation: what it declares
+                // changes no type, so it is skipped (and `definition` reads the `;`).
+                self.identifier("the annotation's name")?;
+                if !self.is_punct(Punct::LBrace) {
+                    return Err(self.expected("`{`"));
+                }
+                self.skip_balanced(Punct::LBrace, Punct::RBrace, "the annotation's declaration")?;
+                out.push(Annotation { name, params, pos });
+                return Ok(out);
+            }
             if KNOWN_ANNOTATIONS.contains(&name.as_str()) {
                 // `@key`, `@key()` and `@key(TRUE)` alike.
                 if self.eat_punct(Punct::LParen) && !self.eat_punct(Punct::RParen) {
@@ -1224,24 +1238,25 @@ impl<'a> Parser<'a> {
                     self.expect_punct(Punct::RParen)?;
                 }
             } else if self.is_punct(Punct::LParen) {
-                self.skip_balanced()?;
+                self.skip_balanced(Punct::LParen, Punct::RParen, "the annotation's parameters")?;
             }
             out.push(Annotation { name, params, pos });
         }
         Ok(out)
     }
 
-    fn skip_balanced(&mut self) -> Result<(), Error> {
+    /// Skips from an opening `open` to its matching `close`.
+    fn skip_balanced(&mut self, open: Punct, close: Punct, what: &str) -> Result<(), Error> {
         let mut depth = 0usize;
         loop {
             let Some(t) = self.peek() else {
-                return Err(self.expected("`)` to close the annotation's parameters"));
+                return Err(self.expected(format!("`{}` to close {what}", close.text())));
             };
             self.at += 1;
             match t.kind {
-                TokenKind::Punct(Punct::LParen) => depth += 1,
-                TokenKind::Punct(Punct::RParen) => {
-                    depth -= 1;
+                TokenKind::Punct(p) if p == open => depth += 1,
+                TokenKind::Punct(p) if p == close => {
+                    depth = depth.saturating_sub(1);
                     if depth == 0 {
                         return Ok(());
                     }
@@ -1885,6 +1900,17 @@ mod tests {
         assert!(matches!(e, Error::Invalid { .. }), "{e}");
         let e = error("struct A { @id(-1) long a; };");
         assert!(matches!(e, Error::Invalid { .. }), "{e}");
+    }
+
+    #[test]
+    fn annotation_declarations_are_skipped() {
+        let defs = parse("@annotation unit { string value; }; @unit(\"m\") struct S { @unit(value=\"s\") long t; };");
+        assert_eq!(structure(&defs[0]).members.len(), 1);
+        let e = error("@annotation unit { string value; ");
+        assert!(
+            matches!(&e, Error::Syntax { expected, .. } if expected.contains("`}`")),
+            "{e}"
+        );
     }
 
     #[test]
