@@ -107,6 +107,7 @@ fn every_kind_round_trips() {
     other.everything = kinds::Everything::Vector([1, 2, 3]);
     round_trip(&other);
     round_trip(&kinds::Keyed { id: 1, value: 2 });
+    round_trip(&kinds::Empty {});
     round_trip(&generated::wide::Wide {
         id: 1,
         letter: ferrodds_cdr::WChar('Ω'),

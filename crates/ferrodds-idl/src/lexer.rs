@@ -124,6 +124,8 @@ impl TokenKind {
 /// Lexes `text`, whose first character is at `start` (a file's start, or a directive's
 /// text inside its line).
 pub(crate) fn lex(text: &str, start: Pos, sources: &Sources) -> Result<Vec<Token>, Error> {
+    // A byte-order mark (editors on Windows write one) is no token.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lexer = Lexer {
         chars: text.chars().collect(),
         at: 0,
@@ -593,6 +595,14 @@ mod tests {
                     escaped: true
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn byte_order_marks_and_crlf_line_ends() {
+        assert_eq!(
+            kinds("\u{feff}#define X 1\r\nX\r\n").unwrap(),
+            vec![TokenKind::Directive("define X 1\r".into()), ident("X")]
         );
     }
 

@@ -124,6 +124,7 @@ def test_every_kind_round_trips(generated):
         shape=shape.ShapeType(color="RED", x=1, y=2, shapesize=3, additional_payload_size=[]))
     for version_2 in (False, True):
         assert kinds.Kinds.deserialize(sample.serialize(use_version_2=version_2)) == sample
+    assert kinds.Empty.deserialize(kinds.Empty().serialize()) == kinds.Empty()
     assert kinds.Permissions(WRITE=True).as_mask() == 1 << 4
     assert kinds.Wide(HIGH=True).as_mask() == 1 << 39
     assert (kinds.MASK, kinds.GREETING, inner.DEFAULT_MODE) == (269, "hello, world\n",
