@@ -76,9 +76,9 @@ impl TypeSource {
         timeout: Duration,
     ) -> Result<DynamicTopic, String> {
         let (Some(file), Some(type_name)) = (&self.idl, &self.type_name) else {
-            return p.find_topic(name, timeout).map_err(|e| {
-                format!("topic {name}: {e} (--idl FILE --type NAME gives the type)")
-            });
+            return p
+                .find_topic(name, timeout)
+                .map_err(|e| format!("topic {name}: {e} (--idl FILE --type NAME gives the type)"));
         };
         let mut compiler = ferrodds_idl::Compiler::new();
         for dir in &self.include {
@@ -584,7 +584,11 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
     let xcdr1_only = p.discovered_endpoints().iter().any(|e| {
         e.kind == EndpointKind::Reader
             && e.data.topic_name == args.topic
-            && !e.data.qos.data_representation.accepts(DataRepresentationId::XCDR2)
+            && !e
+                .data
+                .qos
+                .data_representation
+                .accepts(DataRepresentationId::XCDR2)
     });
     match args.xcdr {
         Some(1) => qos = qos.data_representation([DataRepresentationId::XCDR]),
@@ -604,8 +608,13 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
         .create_publisher(&partition_refs)
         .create_dynamic_writer(&topic, qos)
         .map_err(|e| format!("topic {}: {e}", args.topic))?;
-    if writer.wait_for_matched(1, wait).is_err() && std::io::stderr().is_terminal() {
-        eprintln!("no reader of {} yet: writing anyway", args.topic);
+    if writer.wait_for_matched(1, wait).is_err() {
+        if std::io::stderr().is_terminal() {
+            eprintln!("no reader of {} yet: writing anyway", args.topic);
+        }
+    } else {
+        // A reader that matched us but has not heard from us may drop what comes first.
+        let _ = writer.wait_for_readers_heard(wait.saturating_sub(started.elapsed()));
     }
     let write_one = |text: &str, place: &str| -> Result<(), String> {
         let json: Value =

@@ -267,8 +267,9 @@ fn nothing_discovered(out: &mut String, p: &DomainParticipant, listened: Duratio
             let name = interface.as_ref().map_or("", |i| i.name.as_str());
             let _ = writeln!(
                 out,
-                "interface {name} does not do multicast, so SPDP to {group}:{port} went \
-                 nowhere: `ip link set {name} multicast on`, or list peers"
+                "interface {name} does not do multicast, so SPDP went only to this host's \
+                 participant ports there, not to {group}:{port}: participants of other hosts \
+                 cannot be found (`ip link set {name} multicast on`, or list them as peers)"
             );
         } else {
             let _ = writeln!(out, "SPDP announcements went to {group}:{port} (multicast)");

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "../../../tests/support/cannot_run.rs"]
-mod cannot_run;
 mod shapes_common;
+
+use shapes_common::cannot_run;
 
 /// Cyclone DDS on loopback only, multicast for SPDP only.
 const CYCLONEDDS_URI: &str = r#"<CycloneDDS><Domain id="any"><General><Interfaces><NetworkInterface name="lo" multicast="true"/></Interfaces><AllowMulticast>spdp</AllowMulticast></General></Domain></CycloneDDS>"#;
@@ -386,12 +386,24 @@ fn echo_and_pub_take_the_type_from_an_idl_file() {
     let out = ferrodds(&["typeof", "-d", &d, "--timeout", "3", "Square"])
         .output()
         .unwrap();
-    assert!(!out.status.success(), "Fast DDS described its type after all");
+    assert!(
+        !out.status.success(),
+        "Fast DDS described its type after all"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("described its type"), "{err}");
 
     let echoed = stdout(&run(ferrodds(&[
-        "echo", "-d", &d, "--idl", idl, "--type", "ShapeType", "-n", "3", "Square",
+        "echo",
+        "-d",
+        &d,
+        "--idl",
+        idl,
+        "--type",
+        "ShapeType",
+        "-n",
+        "3",
+        "Square",
     ])));
     let samples: Vec<Value> = echoed
         .lines()
@@ -419,7 +431,12 @@ fn echo_and_pub_take_the_type_from_an_idl_file() {
         let left = deadline.saturating_duration_since(Instant::now());
         match subscriber.next_sample(left) {
             Ok(s) if s.color == "RED" => {
-                assert_eq!((s.x, s.y, s.size), (11, 22, 33), "{}", subscriber.transcript());
+                assert_eq!(
+                    (s.x, s.y, s.size),
+                    (11, 22, 33),
+                    "{}",
+                    subscriber.transcript()
+                );
                 break;
             }
             Ok(_) => {}

@@ -355,3 +355,135 @@ fn nothing_discovered() {
         ],
     );
 }
+
+#[path = "../../../tests/support/cannot_run.rs"]
+mod cannot_run;
+
+fn ip(args: &[&str]) -> bool {
+    Command::new("ip")
+        .args(args)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Two network namespaces of the test's own joined by a veth pair (`10.231.7.1/24` and
+/// `.2`: two hosts on one link, no other route), removed when dropped.
+struct TwoHosts {
+    names: [String; 2],
+    links: [String; 2],
+}
+
+impl TwoHosts {
+    /// `None` when namespaces cannot be made here (not root).
+    fn create(test: &str) -> Option<TwoHosts> {
+        let tag = std::process::id() % 100_000;
+        let names = [format!("fdwhy{tag}a"), format!("fdwhy{tag}b")];
+        let links = [format!("fdw{tag}a"), format!("fdw{tag}b")];
+        for n in &names {
+            let _ = Command::new("ip").args(["netns", "del", n]).status();
+        }
+        if !ip(&["netns", "add", &names[0]]) {
+            cannot_run::skip(test, "cannot create a network namespace (needs root)");
+            return None;
+        }
+        let hosts = TwoHosts { names, links };
+        let [na, nb] = &hosts.names;
+        let [la, lb] = &hosts.links;
+        assert!(ip(&["netns", "add", nb]));
+        assert!(ip(&[
+            "link", "add", la, "netns", na, "type", "veth", "peer", "name", lb, "netns", nb
+        ]));
+        for (n, l, a) in [(na, la, "10.231.7.1/24"), (nb, lb, "10.231.7.2/24")] {
+            assert!(ip(&["-n", n, "addr", "add", a, "dev", l]));
+            assert!(ip(&["-n", n, "link", "set", l, "up"]));
+            assert!(ip(&["-n", n, "link", "set", "lo", "up"]));
+        }
+        Some(hosts)
+    }
+
+    fn multicast(&self, on: bool) {
+        for (n, l) in self.names.iter().zip(&self.links) {
+            let state = if on { "on" } else { "off" };
+            assert!(ip(&["-n", n, "link", "set", l, "multicast", state]));
+        }
+    }
+
+    /// `ferrodds ARGS` on host `i`, on its end of the link.
+    fn ferrodds(&self, i: usize, args: &[&str]) -> Command {
+        let mut c = Command::new("timeout");
+        c.args(["40", "ip", "netns", "exec", &self.names[i]])
+            .arg(env!("CARGO_BIN_EXE_ferrodds"))
+            .args(args)
+            .args(["--interface", &self.links[i]])
+            .env_remove("FERRODDS_CONFIG")
+            .stdin(Stdio::null());
+        c
+    }
+}
+
+impl Drop for TwoHosts {
+    fn drop(&mut self) {
+        for n in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", n]).status();
+        }
+    }
+}
+
+/// Two hosts on a link without multicast never find each other (each sends SPDP only to
+/// its own host's ports); `why` on one says it found nobody, that the interface does not do
+/// multicast, and the command that turns it on. With multicast on, the same `why` finds the
+/// other host's writer: the cause named was the cause.
+#[test]
+fn nothing_discovered_between_hosts_without_multicast() {
+    let test = "nothing_discovered_between_hosts_without_multicast";
+    let Some(hosts) = TwoHosts::create(test) else {
+        return;
+    };
+    hosts.multicast(false);
+    let mut publisher = hosts
+        .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "7"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start a shape publisher on the first host");
+    let why_on_b = || {
+        let out = hosts
+            .ferrodds(1, &["why", "Square", "-d", "7", "--duration", "2"])
+            .output()
+            .expect("run why on the second host");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = why_on_b();
+    let link = &hosts.links[1];
+    assert_says(
+        &said,
+        &[
+            "no participant discovered on domain 7",
+            &format!("interface {link} does not do multicast"),
+            &format!("`ip link set {link} multicast on`"),
+        ],
+    );
+    let _ = publisher.kill();
+    let _ = publisher.wait();
+    // Participants look at the interface when they start: a new publisher, with multicast.
+    hosts.multicast(true);
+    let mut publisher = hosts
+        .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "7"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start a shape publisher on the first host");
+    let out = hosts
+        .ferrodds(1, &["why", "Square", "-d", "7", "--duration", "3"])
+        .output()
+        .expect("run why on the second host");
+    let _ = publisher.kill();
+    let _ = publisher.wait();
+    let said = String::from_utf8(out.stdout).unwrap();
+    assert_says(&said, &["topic Square: 1 writer(s), 0 reader(s)"]);
+}

@@ -381,6 +381,16 @@ impl Writer {
             .all(|r| r.acked >= seq.0)
     }
 
+    /// True when every reliable reader has sent an ACKNACK since it was matched: it knows
+    /// this writer. Until then a reader may not have matched the writer on its side yet, and
+    /// a VOLATILE one takes only what is written after it does.
+    pub fn reliable_readers_heard(&self) -> bool {
+        self.readers
+            .iter()
+            .filter(|r| r.remote.reliable)
+            .all(|r| r.last_acknack.is_some())
+    }
+
     /// True when every reliable reader acknowledged everything written.
     pub fn all_acknowledged(&self) -> bool {
         self.is_acknowledged(SequenceNumber(self.last_seq))
@@ -1245,6 +1255,26 @@ mod tests {
         );
         assert_eq!(*held, [0, 1, 0, 0, 44]);
         while w.poll_transmit().is_some() {}
+    }
+
+    #[test]
+    fn a_reliable_reader_is_heard_once_it_sent_an_acknack() {
+        let mut w = writer_with_reader();
+        assert!(!w.reliable_readers_heard(), "matched, not heard yet");
+        let set = crate::wire::SequenceNumberSet::from_parts(SequenceNumber(1), 0, [0; 8])
+            .expect("an empty set based at 1");
+        let acknack = AckNack {
+            reader_id: EntityId([0, 0, 1, 7]),
+            writer_id: EntityId([0, 0, 1, 2]),
+            reader_sn_state: set,
+            count: 1,
+            final_flag: false,
+        };
+        // From another participant than the reader's: not the reader.
+        w.handle_acknack(Timestamp::ZERO, GuidPrefix([3; 12]), &acknack);
+        assert!(!w.reliable_readers_heard());
+        w.handle_acknack(Timestamp::ZERO, GuidPrefix([2; 12]), &acknack);
+        assert!(w.reliable_readers_heard());
     }
 
     #[test]

@@ -567,6 +567,29 @@ impl DynamicWriter {
         core.hand_over(self.inner.entity_id, asynchronous);
     }
 
+    /// Waits until every matched reliable reader has answered this writer (an ACKNACK).
+    /// Matching is seen from each side at its own time: a reader that has not answered may
+    /// not have matched this writer yet, and a VOLATILE one takes only what is written after
+    /// it did (Cyclone DDS's readers do so). A program that writes once right after
+    /// [`DynamicWriter::wait_for_matched`] waits for this too.
+    pub fn wait_for_readers_heard(&self, timeout: Duration) -> Result<()> {
+        let id = self.inner.entity_id;
+        let shared = &self.inner.participant.inner.shared;
+        if shared.wait_until(timeout, |core| {
+            core.node
+                .rtps
+                .writer(id)
+                .is_none_or(|w| w.reliable_readers_heard())
+        }) {
+            Ok(())
+        } else {
+            Err(Error::Timeout(
+                timeout,
+                "matched readers did not answer the writer",
+            ))
+        }
+    }
+
     /// Waits until every matched reliable reader acknowledged everything written.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<()> {
         let id = self.inner.entity_id;

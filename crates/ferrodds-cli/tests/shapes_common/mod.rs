@@ -18,7 +18,7 @@ use std::sync::{Arc, Barrier, Once};
 use std::time::{Duration, Instant};
 
 #[path = "../../../../tests/support/cannot_run.rs"]
-mod cannot_run;
+pub(crate) mod cannot_run;
 
 /// Which implementation runs an application.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
