@@ -1078,8 +1078,15 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<(), String> {
     if args.wait_for_readers > 0 {
         // Each side matches the other when it has the other's announcement: a reader this
         // writer matched may not have matched the writer yet, and a volatile reader drops
-        // what comes before. A moment for the announcements to cross.
-        std::thread::sleep(Duration::from_millis(250));
+        // what comes before. A reliable reader that answered the writer has matched it.
+        for p in &players {
+            for (_, w) in &p.writers {
+                let left = deadline
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_secs(1));
+                let _ = w.wait_for_readers_heard(left);
+            }
+        }
     }
     let started = Instant::now();
     let (mut sent, mut bytes, mut refused) = (0u64, 0u64, 0u64);
