@@ -15,6 +15,7 @@
 
 mod idl;
 mod perf;
+mod record;
 mod shapes;
 mod tools;
 mod why;
@@ -66,6 +67,10 @@ enum Cmd {
     Pub(tools::PubArgs),
     /// Why the writers and readers of a topic do or do not exchange data.
     Why(why::WhyArgs),
+    /// Record topics to an MCAP file, whatever their types.
+    Record(record::RecordArgs),
+    /// Replay an MCAP file `record` wrote: the same bytes, at the recorded pace.
+    Replay(record::ReplayArgs),
 }
 
 #[derive(Args, Clone)]
@@ -375,6 +380,8 @@ fn main() -> ExitCode {
         Cmd::Echo(a) => tools::echo(a),
         Cmd::Pub(a) => tools::publish(a),
         Cmd::Why(a) => why::run(a),
+        Cmd::Record(a) => record::record(a),
+        Cmd::Replay(a) => record::replay(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
