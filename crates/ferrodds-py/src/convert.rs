@@ -65,16 +65,18 @@ pub(crate) fn to_value(
         ) => array(element, dimensions, node, obj)?,
         (DynamicType::Struct(s), Node::Struct(n)) => {
             let mut values = Vec::with_capacity(s.members.len());
+            // Messages name the Python attribute, which is what the caller wrote.
             for ((m, name), child) in s.members.iter().zip(&n.names).zip(&n.members) {
-                let attr = obj.getattr(name.bind(obj.py())).map_err(|_| {
-                    ValueError::new(format!("{} has no attribute {}", type_name(obj), m.name))
+                let name = name.bind(obj.py());
+                let attr = obj.getattr(name).map_err(|_| {
+                    ValueError::new(format!("{} has no attribute {name}", type_name(obj)))
                 })?;
                 if m.optional && attr.is_none() {
                     values.push(None);
                     continue;
                 }
                 values.push(Some(
-                    to_value(&m.ty, child, &attr).map_err(|e| e.within(m.name.clone()))?,
+                    to_value(&m.ty, child, &attr).map_err(|e| e.within(name.to_string()))?,
                 ));
             }
             DynamicValue::Struct(values)
@@ -116,10 +118,11 @@ pub(crate) fn to_value(
             let value = match branch_index(u, discriminator) {
                 Some(i) => {
                     let case = &u.cases[i];
+                    let attribute = n.attributes.get(i).unwrap_or(&case.name);
                     let v = obj.getattr("value").map_err(|_| expected("a union", obj))?;
                     Some(Box::new(
                         to_value(&case.ty, &n.cases[i], &v)
-                            .map_err(|e| e.within(case.name.clone()))?,
+                            .map_err(|e| e.within(attribute.clone()))?,
                     ))
                 }
                 None => None,
@@ -476,6 +479,19 @@ pub(crate) fn to_python<'py>(
                 DynamicType::Bool => (*discriminator != 0)
                     .into_pyobject(py)?
                     .to_owned()
+                    .into_any(),
+                // A character, as the labels and a `char` member are (and as
+                // cyclonedds-python gives it), not its code.
+                DynamicType::Char | DynamicType::WChar => u32::try_from(*discriminator)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| {
+                        pyo3::exceptions::PyValueError::new_err(format!(
+                            "union {}: discriminator {discriminator} is no character",
+                            ty.name()
+                        ))
+                    })?
+                    .into_pyobject(py)?
                     .into_any(),
                 _ => discriminator.into_pyobject(py)?.into_any(),
             };

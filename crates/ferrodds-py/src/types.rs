@@ -1,7 +1,8 @@
 //! Python classes as runtime types: the description `ferrodds.idl` makes of a class (nested
-//! tuples, see `python/ferrodds/idl/_describe.py`) becomes a [`DynamicType`] for the codec
-//! and a [`Node`] tree that says how each value looks in Python (which class to build, which
-//! attribute holds which member).
+//! tuples, see `_Describer` in `python/ferrodds/idl/__init__.py`) becomes a [`DynamicType`]
+//! for the codec and a [`Node`] tree that says how each value looks in Python (which class to
+//! build, which attribute holds which member). The two can name a member differently: the
+//! type has its IDL name, the node its Python attribute (`type_` for IDL's `type`).
 
 use std::sync::Arc;
 
@@ -40,6 +41,7 @@ pub(crate) enum Node {
 #[derive(Debug)]
 pub(crate) struct StructNode {
     pub(crate) class: Py<PyAny>,
+    /// The Python attribute of each member (its name in the type may differ).
     pub(crate) names: Vec<Py<PyString>>,
     pub(crate) members: Vec<Node>,
 }
@@ -57,6 +59,8 @@ pub(crate) struct UnionNode {
     pub(crate) class: Py<PyAny>,
     pub(crate) discriminator: Node,
     pub(crate) cases: Vec<Node>,
+    /// The Python attribute of each branch, for messages (its name in the type may differ).
+    pub(crate) attributes: Vec<String>,
 }
 
 /// Nesting deeper than this in a description is refused (a description is a user's, but a
@@ -179,7 +183,8 @@ fn build_at(desc: &Bound<'_, PyAny>, depth: usize) -> Result<(DynamicType, Node)
     }
 }
 
-/// ("struct", class, name, extensibility, [(name, id, desc, key, optional, must_understand)])
+/// ("struct", class, name, extensibility,
+///  [(idl_name, attribute, id, desc, key, optional, must_understand)])
 fn build_struct(
     tuple: &Bound<'_, PyTuple>,
     depth: usize,
@@ -200,13 +205,17 @@ fn build_struct(
             .cast::<PyTuple>()
             .map_err(|_| TypeError::Malformed(format!("member {m}")))?;
         let member_name: String = item(m, 0)?;
-        let (ty, child) = build_at(&m.get_item(2)?, depth + 1)
-            .map_err(|e| TypeError::InMember(member_name.clone(), Box::new(e)))?;
-        let mut member = Member::new(&member_name, item(m, 1)?, ty);
-        member.key = item(m, 3)?;
-        member.optional = item(m, 4)?;
-        member.must_understand = item::<bool>(m, 5)? || member.key;
-        node.names.push(PyString::intern(py, &member_name).unbind());
+        let attribute: String = item(m, 1)?;
+        let (ty, child) = build_at(&m.get_item(3)?, depth + 1)
+            .map_err(|e| TypeError::InMember(attribute.clone(), Box::new(e)))?;
+        let mut member = Member::new(&member_name, item(m, 2)?, ty);
+        member.key = item(m, 4)?;
+        member.optional = item(m, 5)?;
+        // Only `@must_understand` sets the flag, keys included: Cyclone DDS leaves it off
+        // keys (its golden vectors, crates/ferrodds-cdr/tests/cyclone/), and so does
+        // ferrodds-cdr-derive, so both kinds of FerroDDS type write Cyclone's bytes.
+        member.must_understand = item(m, 6)?;
+        node.names.push(PyString::intern(py, &attribute).unbind());
         node.members.push(child);
         members.push(member);
     }
@@ -222,7 +231,8 @@ fn build_struct(
     ))
 }
 
-/// ("union", class, name, extensibility, discriminator, [(name, labels, is_default, desc)])
+/// ("union", class, name, extensibility, discriminator,
+///  [(idl_name, attribute, labels, is_default, desc)])
 fn build_union(tuple: &Bound<'_, PyTuple>, depth: usize) -> Result<(DynamicType, Node), TypeError> {
     let class = tuple.get_item(1)?.unbind();
     let name: String = item(tuple, 2)?;
@@ -230,21 +240,24 @@ fn build_union(tuple: &Bound<'_, PyTuple>, depth: usize) -> Result<(DynamicType,
     let (discriminator, discriminator_node) = build_at(&tuple.get_item(4)?, depth + 1)?;
     let mut cases = Vec::new();
     let mut nodes = Vec::new();
+    let mut attributes = Vec::new();
     for c in tuple.get_item(5)?.try_iter()? {
         let c = c?;
         let c = c
             .cast::<PyTuple>()
             .map_err(|_| TypeError::Malformed(format!("case {c}")))?;
         let case_name: String = item(c, 0)?;
-        let (ty, node) = build_at(&c.get_item(3)?, depth + 1)
-            .map_err(|e| TypeError::InMember(case_name.clone(), Box::new(e)))?;
+        let attribute: String = item(c, 1)?;
+        let (ty, node) = build_at(&c.get_item(4)?, depth + 1)
+            .map_err(|e| TypeError::InMember(attribute.clone(), Box::new(e)))?;
         cases.push(UnionCase {
             name: case_name,
-            labels: item(c, 1)?,
-            default: item(c, 2)?,
+            labels: item(c, 2)?,
+            default: item(c, 3)?,
             ty,
         });
         nodes.push(node);
+        attributes.push(attribute);
     }
     let ty = UnionType {
         name,
@@ -258,6 +271,7 @@ fn build_union(tuple: &Bound<'_, PyTuple>, depth: usize) -> Result<(DynamicType,
         class,
         discriminator: discriminator_node,
         cases: nodes,
+        attributes,
     };
     Ok((
         DynamicType::Union(Arc::new(ty)),

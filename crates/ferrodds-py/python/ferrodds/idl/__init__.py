@@ -201,27 +201,37 @@ class IdlUnion(_SerializeMixin, metaclass=IdlUnionMeta):
 
 
 def _default_label(cls):
-    """The discriminator the default branch is set with: a value no case names — counting
-    down from -1 for signed discriminators, up from 0 for unsigned ones and enums (the
-    first enumerator value not declared), True or False for booleans (as cyclonedds-python
-    picks it, so that both write the same bytes)."""
+    """The discriminator the default branch is set with: a value no case label uses (IDL
+    4.2, unions), the one cyclonedds-python picks where that is a valid value — counting down
+    from -1 for signed integers, up from 0 for unsigned ones and characters (given as a
+    one-character str), True before False for booleans. For an enum it is the first
+    enumerator no label uses, a member of the enum: cyclonedds-python 11.0.1 takes the first
+    integer that is no enumerator at all, which Cyclone DDS's C deserializer rejects."""
     used = set()
     for holder in cls._cases().values():
         if isinstance(holder, _types.case):
             used.update(_label(l) for l in holder.labels)
     d_type = getattr(cls, "__idl_discriminator__", None)
+    kind = _holder(d_type)
+    while isinstance(kind, _types.typedef):
+        d_type = kind.subtype
+        kind = _holder(d_type)
     if isinstance(d_type, type) and issubclass(d_type, _enum.Enum):
-        used = {int(e.value) for e in d_type}
-        step, d = 1, 0
-    elif d_type is bool:
-        return 1 not in used
-    elif _holder(d_type) in ("int8", "int16", "int32", "int64") or d_type is int:
-        step, d = -1, -1
-    else:
-        step, d = 1, 0
+        for enumerator in d_type:
+            if int(enumerator.value) not in used:
+                return enumerator
+        raise TypeError(f"{cls.__name__}: every {d_type.__name__} enumerator is a case label, "
+                        "so no discriminator is left for the default branch")
+    if d_type is bool:
+        for value in (True, False):
+            if int(value) not in used:
+                return value
+        raise TypeError(f"{cls.__name__}: every bool value is a case label, so no "
+                        "discriminator is left for the default branch")
+    step, d = (-1, -1) if kind in ("int8", "int16", "int32", "int64") or d_type is int else (1, 0)
     while d in used:
         d += step
-    return d
+    return chr(d) if kind in ("char", "wchar") else d
 
 
 class IdlEnumMeta(_enum.EnumMeta):
@@ -399,7 +409,10 @@ class _Describer:
             except TypeError as e:
                 raise TypeError(f"{cls.__name__}.{name}: {e}") from None
             is_key = bool(fa.get("key")) or name in keylist
-            members.append((name, mid, desc, is_key, optional, bool(fa.get("must_understand"))))
+            # The IDL name goes on the wire (member hashes, TypeObjects, the JSON view); the
+            # Python attribute is where the value lives.
+            members.append((idl_name, name, mid, desc, is_key, optional,
+                            bool(fa.get("must_understand"))))
         ext = self._extensibility(cls)
         self.active.discard(cls)
         return ("struct", cls, cls.__idl_typename__.replace(".", "::"), ext, members)
@@ -409,14 +422,19 @@ class _Describer:
         discriminator = getattr(cls, "__idl_discriminator__", None)
         if discriminator is None:
             raise TypeError(f"union {cls.__name__} has no discriminator= in its class line")
+        field_annotations = cls.__idl_field_annotations__
         cases = []
         for name, holder in cls._cases().items():
-            desc = self.type(holder.subtype)
+            idl_name = field_annotations.get(name, {}).get("name", name)
+            try:
+                desc = self.type(holder.subtype)
+            except TypeError as e:
+                raise TypeError(f"{cls.__name__}.{name}: {e}") from None
             if isinstance(holder, _types.case):
                 labels = [_label(l) for l in holder.labels]
-                cases.append((name, labels, False, desc))
+                cases.append((idl_name, name, labels, False, desc))
             else:
-                cases.append((name, [], True, desc))
+                cases.append((idl_name, name, [], True, desc))
         ext = self._extensibility(cls)
         self.active.discard(cls)
         return ("union", cls, cls.__idl_typename__.replace(".", "::"), ext,

@@ -30,12 +30,24 @@ class _Holder:
 
     __slots__ = ()
 
+    def _key(self):
+        return (type(self),) + tuple(_typed(getattr(self, s)) for s in self.__slots__)
+
+    # typing caches ``Annotated[T, holder]`` by equality: values that are equal but of
+    # different types (the labels True and 1) must not compare equal, or one union's
+    # ``case[True, T]`` would come back for another's ``case[1, T]``.
     def __eq__(self, other):
-        return type(self) is type(other) and all(
-            getattr(self, s) == getattr(other, s) for s in self.__slots__)
+        return type(self) is type(other) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((type(self),) + tuple(getattr(self, s) for s in self.__slots__))
+        return hash(self._key())
+
+
+def _typed(value):
+    """``value`` with the type of each of its parts beside it, for comparisons."""
+    if isinstance(value, tuple):
+        return tuple(_typed(v) for v in value)
+    return (type(value), value)
 
 
 class sequence(_Holder):
