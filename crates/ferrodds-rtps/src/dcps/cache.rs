@@ -65,6 +65,10 @@ struct Instance {
     variants: Vec<InstanceHandle>,
 }
 
+/// Takes of at most this many samples remove them one by one (no allocation); larger ones
+/// instance by instance in one pass ([`ReaderCache::remove_many`]).
+const SMALL_TAKE: usize = 16;
+
 /// The per-instance depth (KEEP_LAST) or none (KEEP_ALL, bounded by
 /// `max_samples_per_instance`), and the bounds of RESOURCE_LIMITS.
 #[derive(Debug, Clone, Copy)]
@@ -198,6 +202,20 @@ impl ReaderCache {
     /// The most samples it holds (RESOURCE_LIMITS' `max_samples`, or the participant's).
     pub(crate) fn max_samples(&self) -> usize {
         self.limits.max_samples
+    }
+
+    /// The most samples one instance holds (KEEP_ALL: `max_samples_per_instance`).
+    pub(crate) fn max_samples_per_instance(&self) -> usize {
+        self.limits.max_samples_per_instance
+    }
+
+    /// The samples the fullest instance holds (walks every instance).
+    pub(crate) fn fullest_instance(&self) -> usize {
+        self.instances
+            .values()
+            .map(|i| i.samples.len())
+            .max()
+            .unwrap_or(0)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -636,16 +654,22 @@ impl ReaderCache {
             }
         }
         if take {
-            // Last first: within an instance, a later arrival has the higher index, so the
-            // indices still to remove stay valid.
-            for &(arrival, handle, index) in picked.iter().rev() {
+            for &(arrival, _, _) in picked {
                 self.order.remove(&arrival);
-                if let Some(i) = self.instances.get_mut(&handle) {
-                    if i.samples.remove(index).is_some() {
-                        i.arrival_ids.remove(index);
-                        self.len -= 1;
+            }
+            if picked.len() <= SMALL_TAKE {
+                // Last first: within an instance, a later arrival has the higher index, so
+                // the indices still to remove stay valid.
+                for &(_, handle, index) in picked.iter().rev() {
+                    if let Some(i) = self.instances.get_mut(&handle) {
+                        if i.samples.remove(index).is_some() {
+                            i.arrival_ids.remove(index);
+                            self.len -= 1;
+                        }
                     }
                 }
+            } else {
+                self.remove_many(picked);
             }
             // Instances that are not alive and hold nothing are forgotten (only those this
             // take touched: the others did not change).
@@ -664,6 +688,34 @@ impl ReaderCache {
             }
         }
         out
+    }
+
+    /// Removes the samples `picked` names, instance by instance, in one pass over each
+    /// instance's samples: removing them one at a time from the middle of a `VecDeque` moves
+    /// the rest each time (a take of n oldest samples moved n²/2).
+    fn remove_many(&mut self, picked: &[(u64, InstanceHandle, usize)]) {
+        let mut by_instance: BTreeMap<InstanceHandle, Vec<usize>> = BTreeMap::new();
+        for &(_, handle, index) in picked {
+            by_instance.entry(handle).or_default().push(index);
+        }
+        for (handle, mut indices) in by_instance {
+            let Some(i) = self.instances.get_mut(&handle) else {
+                continue;
+            };
+            indices.sort_unstable();
+            indices.dedup();
+            let removed = |n: &mut usize| {
+                let hit = indices.binary_search(n).is_ok();
+                *n += 1;
+                !hit
+            };
+            let before = i.samples.len();
+            let mut n = 0;
+            i.samples.retain(|_| removed(&mut n));
+            let mut n = 0;
+            i.arrival_ids.retain(|_| removed(&mut n));
+            self.len -= before - i.samples.len();
+        }
     }
 
     /// The state of an instance, if known.
@@ -941,6 +993,47 @@ mod tests {
         );
         // The key comes from the first sample of the instance.
         assert_eq!(taken[0].payload, vec![1]);
+    }
+
+    #[test]
+    fn a_large_take_removes_what_it_handed_out_and_keeps_the_rest_in_order() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: 1000,
+            max_instances: usize::MAX,
+            max_samples_per_instance: usize::MAX,
+        });
+        let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        // 300 samples, alternating instances; the first 50 of `a` read first, so that a take
+        // of unread samples picks around them.
+        for seq in 0..300 {
+            let handle = if seq % 2 == 0 { a } else { b };
+            c.insert(handle, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
+        }
+        let seqs = |t: &[Taken]| t.iter().map(|t| t.info.sequence_number).collect::<Vec<_>>();
+        let read = c.collect(NOW, 50, false, Selection::ANY.of_instance(a));
+        assert_eq!(read.len(), 50);
+        let taken = c.collect(NOW, 200, true, Selection::NOT_READ);
+        assert_eq!(taken.len(), 200);
+        let read_seqs = seqs(&read);
+        let expected: Vec<i64> = (0..300)
+            .filter(|s| !read_seqs.contains(s))
+            .take(200)
+            .collect();
+        assert_eq!(seqs(&taken), expected);
+        assert_eq!(c.len(), 100);
+        assert_eq!(unread_is_counted(&c), 50);
+        // What is left comes out in arrival order, each once.
+        let rest = c.collect(NOW, 1000, true, Selection::ANY);
+        let mut left: Vec<i64> = read_seqs
+            .iter()
+            .copied()
+            .chain((0..300).filter(|s| !read_seqs.contains(s)).skip(200))
+            .collect();
+        left.sort_unstable();
+        assert_eq!(seqs(&rest), left);
+        assert_eq!(c.len(), 0);
+        assert!(c.order.is_empty());
     }
 
     #[test]

@@ -77,11 +77,22 @@ impl DcpsReader {
     /// reliable KEEP_ALL reader, the samples its cache has room for beside those it holds
     /// and those out for preparation. DCPS says such a reader must not drop what its
     /// writers would repeat, so the rest waits, unacknowledged, with the writers.
+    ///
+    /// Both bounds count: `max_samples` for the cache, and `max_samples_per_instance` for the
+    /// instance the next changes may all belong to (which is unknown until they are read:
+    /// a keyless topic's one instance reaches it first). The fullest instance holds at most
+    /// what the cache holds, so it is looked for only when the cache holds that many.
     pub fn room(&self) -> Option<usize> {
         self.flow_controlled.then(|| {
-            self.cache
-                .max_samples()
-                .saturating_sub(self.cache.len() + self.slots.len())
+            let held = self.cache.len() + self.slots.len();
+            let total = self.cache.max_samples().saturating_sub(held);
+            let per_instance = self.cache.max_samples_per_instance();
+            let instance = if held < per_instance {
+                per_instance - held
+            } else {
+                per_instance.saturating_sub(self.cache.fullest_instance() + self.slots.len())
+            };
+            total.min(instance)
         })
     }
 
