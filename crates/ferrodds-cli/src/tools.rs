@@ -216,11 +216,12 @@ fn vendor(p: &ParticipantData) -> String {
 /// The QoS `ls` and `why` show of an endpoint: reliability, durability, history,
 /// partitions.
 pub(crate) fn qos_text(q: &EndpointQos) -> String {
-    let v = qos_json(q);
-    let partition: Vec<&str> = v["partition"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    qos_line(&qos_json(q))
+}
+
+/// [`qos_text`] from the JSON `ls --json` prints.
+fn qos_line(v: &Value) -> String {
+    let partition = strs(&v["partition"]);
     format!(
         "{}, {}, {}{}",
         v["reliability"].as_str().unwrap_or(""),
@@ -232,6 +233,13 @@ pub(crate) fn qos_text(q: &EndpointQos) -> String {
             format!(", partition {}", partition.join(","))
         }
     )
+}
+
+/// The strings of a JSON array (none for anything else).
+fn strs(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 /// The addresses of the participant's UDPv4 unicast locators, each once: where it runs.
@@ -360,18 +368,7 @@ pub(crate) fn ls(args: &LsArgs) -> Result<(), String> {
         let name = d["name"]
             .as_str()
             .map_or(String::new(), |n| format!("  \"{n}\""));
-        let locators: Vec<&str> = d["locators"]
-            .as_array()
-            .unwrap_or(&empty)
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
-        let hosts: Vec<&str> = d["hosts"]
-            .as_array()
-            .unwrap_or(&empty)
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let (locators, hosts) = (strs(&d["locators"]), strs(&d["hosts"]));
         let _ = writeln!(
             out,
             "  {}  {}{name}  host {}  {}",
@@ -384,12 +381,7 @@ pub(crate) fn ls(args: &LsArgs) -> Result<(), String> {
     let topics = all["topics"].as_array().unwrap_or(&empty);
     let _ = writeln!(out, "topics ({}):", topics.len());
     for t in topics {
-        let types: Vec<&str> = t["types"]
-            .as_array()
-            .unwrap_or(&empty)
-            .iter()
-            .filter_map(Value::as_str)
-            .collect();
+        let types = strs(&t["types"]);
         let _ = writeln!(
             out,
             "  {}  type {}  writers {}  readers {}",
@@ -399,26 +391,12 @@ pub(crate) fn ls(args: &LsArgs) -> Result<(), String> {
             t["readers"]
         );
         for e in t["endpoints"].as_array().unwrap_or(&empty) {
-            let q = &e["qos"];
-            let partition: Vec<&str> = q["partition"]
-                .as_array()
-                .unwrap_or(&empty)
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
             let _ = writeln!(
                 out,
-                "    {} {}  {}, {}, {}{}{}",
+                "    {} {}  {}{}",
                 e["kind"].as_str().unwrap_or(""),
                 e["guid"].as_str().unwrap_or(""),
-                q["reliability"].as_str().unwrap_or(""),
-                q["durability"].as_str().unwrap_or(""),
-                q["history"].as_str().unwrap_or(""),
-                if partition.is_empty() {
-                    String::new()
-                } else {
-                    format!(", partition {}", partition.join(","))
-                },
+                qos_line(&e["qos"]),
                 if e["describes_type"].as_bool() == Some(true) {
                     ""
                 } else {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ferrodds::{DomainParticipant, EndpointKind, Obstacle, TopicDiagnosis, TopicEndpoint};
-use ferrodds_transport::{list_interfaces, PortMapping, TransportConfig};
+use ferrodds_transport::{list_interfaces, NetworkInterface, PortMapping, TransportConfig};
 
 use crate::tools::{qos_text, vendor_name, Join};
 
@@ -100,18 +100,15 @@ fn report(p: &DomainParticipant, topic: &str, d: &TopicDiagnosis, listened: Dura
     for e in &d.endpoints {
         let _ = writeln!(out, "  {}", describe(e));
     }
-    if writers == 0 {
+    let missing = match (writers, readers) {
+        (0, _) => Some(("writes", "writer")),
+        (_, 0) => Some(("reads", "reader")),
+        _ => None,
+    };
+    if let Some((does, side)) = missing {
         let _ = writeln!(
             out,
-            "no data: nobody writes {topic}; start a writer of it (same domain, topic name \
-             spelled exactly so)"
-        );
-        return out;
-    }
-    if readers == 0 {
-        let _ = writeln!(
-            out,
-            "no data: nobody reads {topic}; start a reader of it (same domain, topic name \
+            "no data: nobody {does} {topic}; start a {side} of it (same domain, topic name \
              spelled exactly so)"
         );
         return out;
@@ -304,6 +301,43 @@ fn nothing_discovered(out: &mut String, p: &DomainParticipant, listened: Duratio
         let _ = writeln!(
             out,
             "note: on the loopback interface only participants of this host can be found"
+        );
+    }
+    other_interfaces(out, interface.as_ref());
+}
+
+/// The host's interfaces this participant did not use: the others may be on one of their
+/// networks, with no interface in common with this one.
+fn other_interfaces(out: &mut String, used: Option<&NetworkInterface>) {
+    let Ok(all) = list_interfaces() else {
+        return;
+    };
+    let others: Vec<NetworkInterface> = all
+        .into_iter()
+        .filter(|i| i.up && used.is_none_or(|u| u.name != i.name))
+        .collect();
+    if others.is_empty() {
+        return;
+    }
+    let used = used.map_or("this interface", |u| u.name.as_str());
+    let _ = writeln!(
+        out,
+        "no common interface? {used} reaches none of the networks of this host's other \
+         interfaces:"
+    );
+    for i in &others {
+        let prefix = i
+            .netmask
+            .map(|m| format!("/{}", u32::from(m).count_ones()))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} {}{prefix}{}{} — `--interface {}`",
+            i.name,
+            i.address,
+            if i.loopback { ", loopback" } else { "" },
+            if i.multicast { ", multicast" } else { "" },
+            i.name
         );
     }
 }

@@ -104,6 +104,13 @@ fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
 }
 
+/// What `echo` printed: one JSON object a line.
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
+        .collect()
+}
+
 fn interop_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/interop")
 }
@@ -166,10 +173,7 @@ fn ls_typeof_and_echo_see_a_ddsperf_publisher() {
         "5",
         "DDSPerfRDataKS",
     ])));
-    let samples: Vec<Value> = echoed
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
-        .collect();
+    let samples = json_lines(&echoed);
     assert_eq!(samples.len(), 5, "{echoed}");
     let mut last_seq = None;
     for s in &samples {
@@ -305,10 +309,7 @@ fn typeof_echo_and_pub_follow_a_cyclone_python_type() {
     std::thread::sleep(Duration::from_secs(3));
     run(ferrodds(&["pub", "-d", &d, "telemetry", &ours.to_string()]));
     let out = echo.wait_with_output_bounded();
-    let got: Vec<Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
-        .collect();
+    let got = json_lines(&out);
     for e in &expected {
         assert!(got.contains(e), "echo never printed {e}:\n{out}");
     }
@@ -405,10 +406,7 @@ fn echo_and_pub_take_the_type_from_an_idl_file() {
         "3",
         "Square",
     ])));
-    let samples: Vec<Value> = echoed
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
-        .collect();
+    let samples = json_lines(&echoed);
     assert_eq!(samples.len(), 3, "{echoed}");
     for s in &samples {
         assert_eq!(s["color"], "BLUE", "{echoed}");

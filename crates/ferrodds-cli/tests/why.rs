@@ -375,12 +375,17 @@ struct TwoHosts {
 
 impl TwoHosts {
     /// `None` when namespaces cannot be made here (not root).
-    fn create(test: &str) -> Option<TwoHosts> {
-        let tag = std::process::id() % 100_000;
+    /// `tag` tells apart the tests of one process (they run at once).
+    fn create(test: &str, tag: char) -> Option<TwoHosts> {
+        let tag = format!("{}{tag}", std::process::id() % 100_000);
         let names = [format!("fdwhy{tag}a"), format!("fdwhy{tag}b")];
         let links = [format!("fdw{tag}a"), format!("fdw{tag}b")];
         for n in &names {
-            let _ = Command::new("ip").args(["netns", "del", n]).status();
+            // A namespace left by a killed run of this test; usually there is none.
+            let _ = Command::new("ip")
+                .args(["netns", "del", n])
+                .stderr(Stdio::null())
+                .status();
         }
         if !ip(&["netns", "add", &names[0]]) {
             cannot_run::skip(test, "cannot create a network namespace (needs root)");
@@ -401,6 +406,36 @@ impl TwoHosts {
         Some(hosts)
     }
 
+    /// A second interface on host `i`, on a network of its own (`10.231.9.0/24`) that
+    /// reaches nobody, up, with multicast.
+    fn lonely_interface(&self, i: usize) -> String {
+        let name = format!("{}x", self.links[i]);
+        let n = &self.names[i];
+        // A veth pair whose other end, in the same namespace, has no address: no kernel
+        // here has the dummy device.
+        let peer = format!("{}y", self.links[i]);
+        assert!(ip(&[
+            "-n", n, "link", "add", &name, "type", "veth", "peer", "name", &peer
+        ]));
+        assert!(ip(&["-n", n, "link", "set", &peer, "up"]));
+        assert!(ip(&["-n", n, "addr", "add", "10.231.9.2/24", "dev", &name]));
+        assert!(ip(&["-n", n, "link", "set", &name, "multicast", "on"]));
+        assert!(ip(&["-n", n, "link", "set", &name, "up"]));
+        name
+    }
+
+    /// `ferrodds ARGS` on host `i`, on `interface`.
+    fn ferrodds_on(&self, i: usize, interface: &str, args: &[&str]) -> Command {
+        let mut c = Command::new("timeout");
+        c.args(["40", "ip", "netns", "exec", &self.names[i]])
+            .arg(env!("CARGO_BIN_EXE_ferrodds"))
+            .args(args)
+            .args(["--interface", interface])
+            .env_remove("FERRODDS_CONFIG")
+            .stdin(Stdio::null());
+        c
+    }
+
     fn multicast(&self, on: bool) {
         for (n, l) in self.names.iter().zip(&self.links) {
             let state = if on { "on" } else { "off" };
@@ -410,14 +445,7 @@ impl TwoHosts {
 
     /// `ferrodds ARGS` on host `i`, on its end of the link.
     fn ferrodds(&self, i: usize, args: &[&str]) -> Command {
-        let mut c = Command::new("timeout");
-        c.args(["40", "ip", "netns", "exec", &self.names[i]])
-            .arg(env!("CARGO_BIN_EXE_ferrodds"))
-            .args(args)
-            .args(["--interface", &self.links[i]])
-            .env_remove("FERRODDS_CONFIG")
-            .stdin(Stdio::null());
-        c
+        self.ferrodds_on(i, &self.links[i], args)
     }
 }
 
@@ -436,7 +464,7 @@ impl Drop for TwoHosts {
 #[test]
 fn nothing_discovered_between_hosts_without_multicast() {
     let test = "nothing_discovered_between_hosts_without_multicast";
-    let Some(hosts) = TwoHosts::create(test) else {
+    let Some(hosts) = TwoHosts::create(test, 'm') else {
         return;
     };
     hosts.multicast(false);
@@ -485,5 +513,54 @@ fn nothing_discovered_between_hosts_without_multicast() {
     let _ = publisher.kill();
     let _ = publisher.wait();
     let said = String::from_utf8(out.stdout).unwrap();
+    assert_says(&said, &["topic Square: 1 writer(s), 0 reader(s)"]);
+}
+
+/// No common interface: host B's `why` on an interface of a network host A is not on finds
+/// nobody, and names B's other interface, on A's network, as the one to use; on it, the same
+/// `why` finds A's writer.
+#[test]
+fn no_common_interface_names_the_interface_to_use() {
+    let test = "no_common_interface_names_the_interface_to_use";
+    let Some(hosts) = TwoHosts::create(test, 'i') else {
+        return;
+    };
+    let lonely = hosts.lonely_interface(1);
+    let mut publisher = hosts
+        .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "8"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start a shape publisher on the first host");
+    let why_on = |interface: &str| {
+        let out = hosts
+            .ferrodds_on(
+                1,
+                interface,
+                &["why", "Square", "-d", "8", "--duration", "2"],
+            )
+            .output()
+            .expect("run why on the second host");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = why_on(&lonely);
+    let link = &hosts.links[1];
+    assert_says(
+        &said,
+        &[
+            "no participant discovered on domain 8",
+            &format!("tried: interface {lonely} (10.231.9.2)"),
+            &format!("no common interface? {lonely} reaches none of the networks"),
+            &format!("  {link} 10.231.7.2/24, multicast — `--interface {link}`"),
+        ],
+    );
+    let said = why_on(link);
+    let _ = publisher.kill();
+    let _ = publisher.wait();
     assert_says(&said, &["topic Square: 1 writer(s), 0 reader(s)"]);
 }

@@ -573,39 +573,37 @@ impl DynamicWriter {
     /// it did (Cyclone DDS's readers do so). A program that writes once right after
     /// [`DynamicWriter::wait_for_matched`] waits for this too.
     pub fn wait_for_readers_heard(&self, timeout: Duration) -> Result<()> {
-        let id = self.inner.entity_id;
-        let shared = &self.inner.participant.inner.shared;
-        if shared.wait_until(timeout, |core| {
-            core.node
-                .rtps
-                .writer(id)
-                .is_none_or(|w| w.reliable_readers_heard())
-        }) {
-            Ok(())
-        } else {
-            Err(Error::Timeout(
-                timeout,
-                "matched readers did not answer the writer",
-            ))
-        }
+        self.wait_for(
+            timeout,
+            Writer::reliable_readers_heard,
+            "matched readers did not answer the writer",
+        )
     }
 
     /// Waits until every matched reliable reader acknowledged everything written.
     pub fn wait_for_acknowledgments(&self, timeout: Duration) -> Result<()> {
+        self.wait_for(
+            timeout,
+            Writer::all_acknowledged,
+            "readers did not acknowledge every sample",
+        )
+    }
+
+    /// Waits until `done` holds of the RTPS writer (or it is gone).
+    fn wait_for(
+        &self,
+        timeout: Duration,
+        done: fn(&Writer) -> bool,
+        what: &'static str,
+    ) -> Result<()> {
         let id = self.inner.entity_id;
         let shared = &self.inner.participant.inner.shared;
         if shared.wait_until(timeout, |core| {
-            core.node
-                .rtps
-                .writer(id)
-                .is_none_or(|w| w.all_acknowledged())
+            core.node.rtps.writer(id).is_none_or(|w| done(w))
         }) {
             Ok(())
         } else {
-            Err(Error::Timeout(
-                timeout,
-                "readers did not acknowledge every sample",
-            ))
+            Err(Error::Timeout(timeout, what))
         }
     }
 
