@@ -209,13 +209,9 @@ impl ReaderCache {
         self.limits.max_samples_per_instance
     }
 
-    /// The samples the fullest instance holds (walks every instance).
-    pub(crate) fn fullest_instance(&self) -> usize {
-        self.instances
-            .values()
-            .map(|i| i.samples.len())
-            .max()
-            .unwrap_or(0)
+    /// How many instances it holds.
+    pub(crate) fn instance_count(&self) -> usize {
+        self.instances.len()
     }
 
     pub(crate) fn len(&self) -> usize {

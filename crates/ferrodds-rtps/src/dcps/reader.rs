@@ -78,21 +78,22 @@ impl DcpsReader {
     /// and those out for preparation. DCPS says such a reader must not drop what its
     /// writers would repeat, so the rest waits, unacknowledged, with the writers.
     ///
-    /// Both bounds count: `max_samples` for the cache, and `max_samples_per_instance` for the
-    /// instance the next changes may all belong to (which is unknown until they are read:
-    /// a keyless topic's one instance reaches it first). The fullest instance holds at most
-    /// what the cache holds, so it is looked for only when the cache holds that many.
+    /// While the reader holds at most one instance (a keyless topic always), the next
+    /// changes are taken to be of that instance, and `max_samples_per_instance` bounds the
+    /// room too: else a keyless topic's one instance would fill and the rest be rejected,
+    /// lost for good. With several instances held only `max_samples` does (which instance a
+    /// change is of is unknown until it is read, and bounding every instance by the fullest
+    /// would hold back all of them for one): a sample beyond `max_samples_per_instance` of
+    /// one of them is rejected.
     pub fn room(&self) -> Option<usize> {
         self.flow_controlled.then(|| {
             let held = self.cache.len() + self.slots.len();
             let total = self.cache.max_samples().saturating_sub(held);
-            let per_instance = self.cache.max_samples_per_instance();
-            let instance = if held < per_instance {
-                per_instance - held
+            if self.cache.instance_count() <= 1 {
+                total.min(self.cache.max_samples_per_instance().saturating_sub(held))
             } else {
-                per_instance.saturating_sub(self.cache.fullest_instance() + self.slots.len())
-            };
-            total.min(instance)
+                total
+            }
         })
     }
 
