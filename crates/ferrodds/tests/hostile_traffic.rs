@@ -1082,9 +1082,11 @@ fn duplicate_guids_hijack_nothing() {
 }
 
 /// A matched writer sends samples of 100 instances to a reader limited to 16 instances of
-/// at most 4 samples each (KEEP_ALL): the rest is rejected (`sample_rejected_status()`,
-/// reasons `InstancesLimit` and `SamplesPerInstanceLimit`), and an instance the legitimate
-/// writer already uses keeps working.
+/// at most 4 samples each (reliable KEEP_ALL): samples of instances beyond 16 are rejected
+/// (`sample_rejected_status()`, reason `InstancesLimit`); samples beyond 4 in one instance
+/// wait, unacknowledged, until the application takes (a reliable KEEP_ALL reader loses
+/// nothing its writers would repeat); an instance the legitimate writer already uses keeps
+/// working.
 #[test]
 fn instances_and_samples_per_instance_are_bounded() {
     let _serial = serial();
@@ -1113,16 +1115,34 @@ fn instances_and_samples_per_instance_are_bounded() {
         }
     }
     // Instance 0 exists: ids 1..=15 make 16, ids 16..=100 are refused (85); instance 1
-    // takes 3 more samples, and refuses 7.
-    let rejected = 85 + 7;
+    // takes 3 more samples, and the other 7 wait.
+    let rejected = 85;
     eventually("the samples to be rejected", || {
         reader.sample_rejected_status().total_count >= rejected
     });
+    let of_instance_1 =
+        |samples: &[ferrodds::Sample<Msg>]| samples.iter().filter(|s| s.data.id == 1).count();
+    eventually("instance 1 to be full", || {
+        of_instance_1(&reader.read().unwrap()) == 4
+    });
     let status = reader.sample_rejected_status();
-    // Instance 0 (the legitimate writer's) is among the 16 and has room again once taken.
-    still_flows(&writer, &reader, 0);
-    rss.check("instances");
     assert_eq!(status.total_count, rejected, "{status:?}");
+    assert_eq!(
+        status.last_reason,
+        Some(SampleRejectedReason::InstancesLimit),
+        "{status:?}"
+    );
+    // Instance 0 (the legitimate writer's) is among the 16 and has room again once taken;
+    // that take makes room in instance 1 for the 7 that waited.
+    still_flows(&writer, &reader, 0);
+    let mut waited = 0;
+    eventually("the samples that waited", || {
+        waited += of_instance_1(&reader.take().unwrap());
+        waited >= 7
+    });
+    assert_eq!(waited, 7);
+    rss.check("instances");
+    assert_eq!(reader.sample_rejected_status().total_count, rejected);
 }
 
 /// A participant announces 300 readers against a limit of 64 remote endpoints (32 per

@@ -63,6 +63,10 @@ struct Instance {
     arrival_ids: VecDeque<u64>,
     /// The other key hashes it is known by in `ReaderCache::by_hash`.
     variants: Vec<InstanceHandle>,
+    /// Changes that came while it held `max_samples_per_instance` samples, in order, for
+    /// a reader that holds them rather than reject them ([`ReaderCache::hold_when_full`]):
+    /// they go in as the application takes its samples.
+    waiting: VecDeque<(ChangeKind, Stored)>,
 }
 
 /// Takes of at most this many samples remove them one by one (no allocation); larger ones
@@ -166,6 +170,10 @@ pub(crate) struct ReaderCache {
     /// RTPS reader is reliable up to here; beyond it the DCPS SAMPLE_REJECTED status applies.
     pub(crate) rejected: u64,
     pub(crate) last_rejected: Option<SampleRejectedReason>,
+    /// A full instance's changes wait in it instead of being rejected.
+    hold_when_full: bool,
+    /// Changes waiting in all instances.
+    waiting: usize,
 }
 
 impl ReaderCache {
@@ -181,7 +189,22 @@ impl ReaderCache {
             earliest_expiry: None,
             rejected: 0,
             last_rejected: None,
+            hold_when_full: false,
+            waiting: 0,
         }
+    }
+
+    /// A full instance's changes wait, in order, until the application takes samples of
+    /// it, instead of being rejected: a reliable KEEP_ALL reader loses nothing its writers
+    /// would repeat. What waits counts against `max_samples` ([`ReaderCache::waiting`]),
+    /// which the reader's flow control keeps it within.
+    pub(crate) fn hold_when_full(&mut self) {
+        self.hold_when_full = true;
+    }
+
+    /// Changes waiting for room in their instance.
+    pub(crate) fn waiting(&self) -> usize {
+        self.waiting
     }
 
     /// Counts `n` samples rejected for `reason`.
@@ -202,16 +225,6 @@ impl ReaderCache {
     /// The most samples it holds (RESOURCE_LIMITS' `max_samples`, or the participant's).
     pub(crate) fn max_samples(&self) -> usize {
         self.limits.max_samples
-    }
-
-    /// The most samples one instance holds (KEEP_ALL: `max_samples_per_instance`).
-    pub(crate) fn max_samples_per_instance(&self) -> usize {
-        self.limits.max_samples_per_instance
-    }
-
-    /// How many instances it holds.
-    pub(crate) fn instance_count(&self) -> usize {
-        self.instances.len()
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -285,6 +298,47 @@ impl ReaderCache {
         &mut self,
         handle: InstanceHandle,
         kind: ChangeKind,
+        stored: Stored,
+        variants: &[InstanceHandle],
+    ) {
+        if self.hold_when_full && self.limits.depth.is_none() {
+            let full = self.limits.max_samples_per_instance;
+            if let Some(instance) = self.instances.get_mut(&handle) {
+                // Behind what already waits, so that the instance's changes keep their order
+                // (a dispose after samples that waited is seen after them).
+                if !instance.waiting.is_empty() || instance.samples.len() >= full {
+                    instance.waiting.push_back((kind, stored));
+                    self.waiting += 1;
+                    return;
+                }
+            }
+        }
+        self.admit(handle, kind, stored, variants);
+    }
+
+    /// Lets in what waits in `handle` while it has room.
+    fn admit_waiting(&mut self, handle: InstanceHandle) {
+        let full = self.limits.max_samples_per_instance;
+        // Bounded: each turn takes one change out of the instance's queue.
+        loop {
+            let Some(instance) = self.instances.get_mut(&handle) else {
+                return;
+            };
+            if instance.samples.len() >= full {
+                return;
+            }
+            let Some((kind, stored)) = instance.waiting.pop_front() else {
+                return;
+            };
+            self.waiting -= 1;
+            self.admit(handle, kind, stored, &[]);
+        }
+    }
+
+    fn admit(
+        &mut self,
+        handle: InstanceHandle,
+        kind: ChangeKind,
         mut stored: Stored,
         variants: &[InstanceHandle],
     ) {
@@ -313,6 +367,7 @@ impl ReaderCache {
                     key_payload: (stored.payload.clone(), stored.key_only),
                     arrival_ids: VecDeque::new(),
                     variants: known_by,
+                    waiting: VecDeque::new(),
                 },
             );
         }
@@ -667,11 +722,19 @@ impl ReaderCache {
             } else {
                 self.remove_many(picked);
             }
+            if self.waiting > 0 {
+                for &(_, handle, _) in picked {
+                    self.admit_waiting(handle);
+                }
+            }
             // Instances that are not alive and hold nothing are forgotten (only those this
             // take touched: the others did not change).
             for &(_, handle, _) in picked {
                 let forget = self.instances.get(&handle).is_some_and(|i| {
-                    i.samples.is_empty() && i.state != InstanceState::Alive && i.writers.is_empty()
+                    i.samples.is_empty()
+                        && i.waiting.is_empty()
+                        && i.state != InstanceState::Alive
+                        && i.writers.is_empty()
                 });
                 if forget {
                     if let Some(i) = self.instances.remove(&handle) {
@@ -1030,6 +1093,39 @@ mod tests {
         assert_eq!(seqs(&rest), left);
         assert_eq!(c.len(), 0);
         assert!(c.order.is_empty());
+    }
+
+    #[test]
+    fn a_full_instance_holds_what_comes_in_order_until_samples_are_taken() {
+        let mut c = ReaderCache::new(CacheLimits {
+            depth: None,
+            max_samples: 100,
+            max_instances: usize::MAX,
+            max_samples_per_instance: 2,
+        });
+        c.hold_when_full();
+        let (a, b) = (InstanceHandle([1; 16]), InstanceHandle([2; 16]));
+        for seq in 1..=5 {
+            c.insert(a, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
+        }
+        c.insert(a, ChangeKind::Disposed, stored(writer(1), 6, false), &[]);
+        // Another instance is not held back by a full one.
+        c.insert(b, ChangeKind::Alive, stored(writer(1), 7, true), &[]);
+        assert_eq!((c.len(), c.waiting()), (3, 4));
+        assert_eq!(c.rejected, 0);
+        let seqs = |t: &[Taken]| t.iter().map(|t| t.info.sequence_number).collect::<Vec<_>>();
+        let state = |t: &[Taken]| t.iter().map(|t| t.info.instance_state).collect::<Vec<_>>();
+        let first = c.collect(NOW, 100, true, Selection::ANY);
+        assert_eq!(seqs(&first), [1, 2, 7]);
+        // The dispose waits behind the samples that came before it.
+        assert_eq!(state(&first)[..2], [InstanceState::Alive; 2]);
+        assert_eq!((c.len(), c.waiting()), (2, 2));
+        let second = c.collect(NOW, 100, true, Selection::ANY);
+        assert_eq!(seqs(&second), [3, 4]);
+        let third = c.collect(NOW, 100, true, Selection::ANY);
+        assert_eq!(seqs(&third), [5, 6]);
+        assert_eq!(state(&third), [InstanceState::NotAliveDisposed; 2]);
+        assert_eq!((c.len(), c.waiting(), c.rejected), (0, 0, 0));
     }
 
     #[test]

@@ -57,8 +57,14 @@ impl DcpsReader {
         keys: InstanceKeys,
         filter: Option<ContentFilter>,
     ) -> Self {
+        let flow_controlled = matches!(qos.history, crate::qos::History::KeepAll)
+            && qos.reliability.kind == crate::qos::ReliabilityKind::Reliable;
+        let mut cache = ReaderCache::new(CacheLimits::new(qos, limits));
+        if flow_controlled {
+            cache.hold_when_full();
+        }
         DcpsReader {
-            cache: ReaderCache::new(CacheLimits::new(qos, limits)),
+            cache,
             keys: Arc::new(keys),
             delivery: Delivery::new(qos, filter),
             matches: Matches::default(),
@@ -68,8 +74,7 @@ impl DcpsReader {
             rejected_reported: 0,
             deadline_reported: 0,
             lost: SampleLostStatus::default(),
-            flow_controlled: matches!(qos.history, crate::qos::History::KeepAll)
-                && qos.reliability.kind == crate::qos::ReliabilityKind::Reliable,
+            flow_controlled,
         }
     }
 
@@ -78,22 +83,13 @@ impl DcpsReader {
     /// and those out for preparation. DCPS says such a reader must not drop what its
     /// writers would repeat, so the rest waits, unacknowledged, with the writers.
     ///
-    /// While the reader holds at most one instance (a keyless topic always), the next
-    /// changes are taken to be of that instance, and `max_samples_per_instance` bounds the
-    /// room too: else a keyless topic's one instance would fill and the rest be rejected,
-    /// lost for good. With several instances held only `max_samples` does (which instance a
-    /// change is of is unknown until it is read, and bounding every instance by the fullest
-    /// would hold back all of them for one): a sample beyond `max_samples_per_instance` of
-    /// one of them is rejected.
+    /// Changes of an instance that holds `max_samples_per_instance` samples wait in the
+    /// cache ([`ReaderCache::hold_when_full`]) and count here, so that they too stay within
+    /// `max_samples`.
     pub fn room(&self) -> Option<usize> {
         self.flow_controlled.then(|| {
-            let held = self.cache.len() + self.slots.len();
-            let total = self.cache.max_samples().saturating_sub(held);
-            if self.cache.instance_count() <= 1 {
-                total.min(self.cache.max_samples_per_instance().saturating_sub(held))
-            } else {
-                total
-            }
+            let held = self.cache.len() + self.cache.waiting() + self.slots.len();
+            self.cache.max_samples().saturating_sub(held)
         })
     }
 
