@@ -18,8 +18,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod process_guard;
 mod shapes_common;
 
+use process_guard::Running;
 use shapes_common::cannot_run;
 
 /// Cyclone DDS on loopback only, multicast for SPDP only.
@@ -27,16 +29,6 @@ const CYCLONEDDS_URI: &str = r#"<CycloneDDS><Domain id="any"><General><Interface
 
 /// No process of a test lives longer than this.
 const HARD_LIMIT: Duration = Duration::from_secs(40);
-
-/// A peer process, killed when the test ends however it ends.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn loopback_multicast() {
     let _ = Command::new("ip")
@@ -61,7 +53,7 @@ fn have(test: &str, program: &str, probe: &[&str], package: &str) -> bool {
     found
 }
 
-fn ddsperf(domain: u32, args: &[&str]) -> Killed {
+fn ddsperf(domain: u32, args: &[&str]) -> Running {
     loopback_multicast();
     let child = Command::new("timeout")
         .arg(HARD_LIMIT.as_secs().to_string())
@@ -74,7 +66,7 @@ fn ddsperf(domain: u32, args: &[&str]) -> Killed {
         .stderr(Stdio::null())
         .spawn()
         .expect("start ddsperf");
-    Killed(child)
+    Running(child)
 }
 
 /// `ferrodds ARGS...` on loopback, bounded by [`HARD_LIMIT`].
@@ -243,7 +235,7 @@ fn typeof_echo_and_pub_follow_a_cyclone_python_type() {
     loopback_multicast();
     let domain = 122;
     let d = domain.to_string();
-    let mut peer = Killed(
+    let mut peer = Running(
         Command::new("timeout")
             .arg(HARD_LIMIT.as_secs().to_string())
             .arg("python3")

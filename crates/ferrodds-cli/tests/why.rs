@@ -358,6 +358,9 @@ fn nothing_discovered() {
 
 #[path = "../../../tests/support/cannot_run.rs"]
 mod cannot_run;
+mod process_guard;
+
+use process_guard::Running;
 
 fn ip(args: &[&str]) -> bool {
     Command::new("ip")
@@ -468,12 +471,14 @@ fn nothing_discovered_between_hosts_without_multicast() {
         return;
     };
     hosts.multicast(false);
-    let mut publisher = hosts
-        .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "7"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start a shape publisher on the first host");
+    let publisher = Running(
+        hosts
+            .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "7"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start a shape publisher on the first host"),
+    );
     let why_on_b = || {
         let out = hosts
             .ferrodds(1, &["why", "Square", "-d", "7", "--duration", "2"])
@@ -496,22 +501,22 @@ fn nothing_discovered_between_hosts_without_multicast() {
             &format!("`ip link set {link} multicast on`"),
         ],
     );
-    let _ = publisher.kill();
-    let _ = publisher.wait();
+    drop(publisher);
     // Participants look at the interface when they start: a new publisher, with multicast.
     hosts.multicast(true);
-    let mut publisher = hosts
-        .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "7"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start a shape publisher on the first host");
+    let publisher = Running(
+        hosts
+            .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "7"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start a shape publisher on the first host"),
+    );
     let out = hosts
         .ferrodds(1, &["why", "Square", "-d", "7", "--duration", "3"])
         .output()
         .expect("run why on the second host");
-    let _ = publisher.kill();
-    let _ = publisher.wait();
+    drop(publisher);
     let said = String::from_utf8(out.stdout).unwrap();
     assert_says(&said, &["topic Square: 1 writer(s), 0 reader(s)"]);
 }
@@ -526,12 +531,14 @@ fn no_common_interface_names_the_interface_to_use() {
         return;
     };
     let lonely = hosts.lonely_interface(1);
-    let mut publisher = hosts
-        .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "8"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start a shape publisher on the first host");
+    let publisher = Running(
+        hosts
+            .ferrodds(0, &["shapes", "-P", "-t", "Square", "-c", "RED", "-d", "8"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start a shape publisher on the first host"),
+    );
     let why_on = |interface: &str| {
         let out = hosts
             .ferrodds_on(
@@ -560,7 +567,6 @@ fn no_common_interface_names_the_interface_to_use() {
         ],
     );
     let said = why_on(link);
-    let _ = publisher.kill();
-    let _ = publisher.wait();
+    drop(publisher);
     assert_says(&said, &["topic Square: 1 writer(s), 0 reader(s)"]);
 }
