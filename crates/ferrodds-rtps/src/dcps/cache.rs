@@ -301,19 +301,7 @@ impl ReaderCache {
         stored: Stored,
         variants: &[InstanceHandle],
     ) {
-        if self.hold_when_full && self.limits.depth.is_none() {
-            let full = self.limits.max_samples_per_instance;
-            if let Some(instance) = self.instances.get_mut(&handle) {
-                // Behind what already waits, so that the instance's changes keep their order
-                // (a dispose after samples that waited is seen after them).
-                if !instance.waiting.is_empty() || instance.samples.len() >= full {
-                    instance.waiting.push_back((kind, stored));
-                    self.waiting += 1;
-                    return;
-                }
-            }
-        }
-        self.admit(handle, kind, stored, variants);
+        self.admit(handle, kind, stored, variants, false);
     }
 
     /// Lets in what waits in `handle` while it has room.
@@ -331,16 +319,18 @@ impl ReaderCache {
                 return;
             };
             self.waiting -= 1;
-            self.admit(handle, kind, stored, &[]);
+            self.admit(handle, kind, stored, &[], true);
         }
     }
 
+    /// Stores a change (`queued`: one that waited in its instance, let in now).
     fn admit(
         &mut self,
         handle: InstanceHandle,
         kind: ChangeKind,
         mut stored: Stored,
         variants: &[InstanceHandle],
+        queued: bool,
     ) {
         let writer = stored.writer;
         if !self.instances.contains_key(&handle) {
@@ -374,6 +364,18 @@ impl ReaderCache {
         let Some(instance) = self.instances.get_mut(&handle) else {
             return;
         };
+        // A full instance's change waits behind what already waits, so that the instance's
+        // changes keep their order (a dispose after samples that waited is seen after them).
+        if self.hold_when_full
+            && !queued
+            && self.limits.depth.is_none()
+            && (!instance.waiting.is_empty()
+                || instance.samples.len() >= self.limits.max_samples_per_instance)
+        {
+            instance.waiting.push_back((kind, stored));
+            self.waiting += 1;
+            return;
+        }
         if stored.payload.is_empty() {
             stored.payload = instance.key_payload.0.clone();
             stored.key_only = instance.key_payload.1;
