@@ -591,7 +591,9 @@ fn participants_exchange_user_data_in_process_then_over_shared_memory_then_over_
             .collect();
         assert_eq!(got, (0..100).map(reading).collect::<Vec<_>>(), "{expected}");
         let counts = a.datagrams_by_transport();
-        assert!(sent(&a, expected).unwrap() >= 100, "{expected}: {counts:?}");
+        // Not one datagram a sample: under load a full inbox refuses some, and the repairs
+        // that follow pack several samples into a datagram (38 for 100 samples, seen in CI).
+        assert!(sent(&a, expected).unwrap() > 0, "{expected}: {counts:?}");
         assert!(sent(&b, expected).unwrap() > 0, "the acknowledgments");
         for other in ["in-process", "shared-memory"] {
             if other != expected {
