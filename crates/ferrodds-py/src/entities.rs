@@ -46,6 +46,13 @@ impl Participant {
         self.inner.domain_id()
     }
 
+    /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.
+    fn assert_liveliness(&self) -> PyResult<()> {
+        self.inner
+            .assert_liveliness()
+            .map_err(|e| dds("asserting liveliness", e))
+    }
+
     /// The participant's GUID prefix as an integer (its instance handle).
     #[getter]
     fn guid(&self) -> u128 {
@@ -229,8 +236,18 @@ impl Writer {
             "publication_matched" => matched(py, self.inner.publication_matched_status())?,
             "offered_incompatible_qos" => incompatible(py, self.inner.offered_incompatible_qos())?,
             "offered_deadline_missed" => deadline(py, self.inner.offered_deadline_missed())?,
+            "liveliness_lost" => (self.inner.liveliness_lost_status().total_count,)
+                .into_pyobject(py)?
+                .into_any(),
             other => return Err(unknown_status(other)),
         })
+    }
+
+    /// Asserts the writer's liveliness (as a write does).
+    fn assert_liveliness(&self) -> PyResult<()> {
+        self.inner
+            .assert_liveliness()
+            .map_err(|e| dds("asserting liveliness", e))
     }
 
     /// Sends what batching holds back.
@@ -372,6 +389,15 @@ impl Reader {
                 incompatible(py, self.inner.requested_incompatible_qos())?
             }
             "requested_deadline_missed" => deadline(py, self.inner.requested_deadline_missed())?,
+            "liveliness_changed" => {
+                let s = self.inner.liveliness_changed_status();
+                let last = s
+                    .last_publication
+                    .map_or(0, |g| u128::from_be_bytes(g.to_bytes()));
+                (s.alive_count, s.not_alive_count, last)
+                    .into_pyobject(py)?
+                    .into_any()
+            }
             "sample_lost" => (self.inner.sample_lost_status().total_count,)
                 .into_pyobject(py)?
                 .into_any(),

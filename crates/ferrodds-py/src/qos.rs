@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use ferrodds::qos::DataRepresentationId;
+use ferrodds::qos::{DataRepresentationId, LivelinessKind};
 use ferrodds::Qos;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -47,6 +47,19 @@ pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> 
                 Some(strength) => qos.exclusive_ownership(strength),
                 None => qos,
             },
+            "liveliness" => {
+                let kind = match arg(1)?.extract::<String>()?.as_str() {
+                    "manual_by_participant" => LivelinessKind::ManualByParticipant,
+                    "manual_by_topic" => LivelinessKind::ManualByTopic,
+                    _ => LivelinessKind::Automatic,
+                };
+                let ns: i64 = arg(2)?.extract()?;
+                // cyclonedds-python's infinite duration is i64::MAX nanoseconds.
+                let lease = (0..i64::MAX / 2)
+                    .contains(&ns)
+                    .then(|| Duration::from_nanos(ns as u64));
+                qos.liveliness(kind, lease)
+            }
             "data_representation" => {
                 let ids: Vec<i16> = arg(1)?.extract()?;
                 qos.data_representation(ids.into_iter().map(DataRepresentationId))

@@ -210,3 +210,53 @@ def test_a_query_condition_takes_only_what_its_filter_keeps(sides, package):
             reader.take(N=10, condition=side.core.QueryCondition(reader, S.Any | V.Any | I.Any,
                                                                   broken))
         assert [s.id for s in reader.take(N=10)] == [9]
+
+
+@pytest.mark.parametrize("package,peer", [("ferrodds", "cyclonedds"), ("cyclonedds", "ferrodds"),
+                                          ("ferrodds", "ferrodds")])
+def test_liveliness_changes_as_a_manual_writer_writes_and_stops(sides, package, peer):
+    """A MANUAL_BY_TOPIC writer (400 ms lease) of ``package``, read by ``peer``: alive while
+    it writes, not alive (``on_liveliness_changed``, ``on_liveliness_lost``) once it stops,
+    alive again when it asserts (ferrodds to ferrodds: ``assert_liveliness()``; otherwise a
+    write: cyclonedds-python 11.0.1 has no such call, and a Cyclone reader revives a writer
+    on its data only) — the same program with either package."""
+    side, other = sides[package], sides[peer]
+    P = side.core.Policy
+    Plain = side.types["Plain"]
+    name = f"liveliness_{package}_{peer}"
+    lost = []
+    topic = side.topic.Topic(side.participant, name, Plain)
+    wqos = side.core.Qos(P.Reliability.Reliable(side.util.duration(seconds=1)),
+                         P.Liveliness.ManualByTopic(side.util.duration(milliseconds=400)))
+    writer = side.pub.DataWriter(
+        side.participant, topic, qos=wqos,
+        listener=side.core.Listener(on_liveliness_lost=lambda w, s: lost.append(s.total_count)))
+    changes = []
+    otopic = other.topic.Topic(other.participant, name, other.types["Plain"])
+    reader = other.sub.DataReader(
+        other.participant, otopic, qos=other.qos(),
+        listener=other.core.Listener(on_liveliness_changed=lambda r, s: changes.append(
+            (s.alive_count, s.not_alive_count, s.alive_count_change, s.not_alive_count_change))))
+    assert until(lambda: writer.get_matched_subscriptions() and reader.get_matched_publications())
+    for i in range(10):  # a second of writes
+        writer.write(Plain(id=1, value=float(i), name="beat"))
+        time.sleep(0.1)
+    s = reader.get_liveliness_changed_status()
+    assert (s.alive_count, s.not_alive_count) == (1, 0), s
+    # The listener is called with the change (the call reads the status, as DCPS says).
+    assert until(lambda: (0, 1, -1, 1) in changes, 3.0), changes
+    s = reader.get_liveliness_changed_status()
+    assert (s.alive_count, s.not_alive_count, s.not_alive_count_change) == (0, 1, 0), s
+    assert until(lambda: lost == [1], 2.0), lost
+    assert writer.get_liveliness_lost_status().total_count == 1
+    if hasattr(writer, "assert_liveliness") and peer == "ferrodds":
+        writer.assert_liveliness()
+    else:
+        # Cyclone does not bring a MANUAL_BY_TOPIC writer it marked not alive back on a
+        # HEARTBEAT with the liveliness flag (what an assertion sends); data does.
+        writer.write(Plain(id=1, value=-1.0, name="back"))
+    # Waited for through the listener only: a read of the status meanwhile would take the
+    # change the listener's call reports.
+    assert until(lambda: changes[-1][:2] == (1, 0), 3.0), changes
+    s = reader.get_liveliness_changed_status()
+    assert (s.alive_count, s.not_alive_count) == (1, 0), s

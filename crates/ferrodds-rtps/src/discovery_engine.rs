@@ -47,6 +47,7 @@ use crate::discovery::{
 };
 use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History};
 use crate::limits::Limits;
+use crate::liveliness::{LivelinessSchedule, ParticipantMessage, KIND_AUTOMATIC, KIND_MANUAL};
 use crate::participant::Participant;
 use crate::qos::{match_qos, Durability, EndpointQos, QosMismatch, QosPolicyId, ReliabilityKind};
 use crate::reader::{Reader, ReceivedChange, RemoteWriter};
@@ -132,6 +133,12 @@ pub enum DiscoveryEvent {
     /// The TypeLookup service received TypeObjects asked for ([`Discovery::request_type`]):
     /// [`Discovery::resolve_type`] may now succeed.
     TypesReceived,
+    /// A remote participant renewed the liveliness of its writers (an SPDP announcement or
+    /// a participant message): [`Discovery::participant_liveliness`] has the times.
+    LivelinessAsserted {
+        /// Its GUID prefix.
+        prefix: GuidPrefix,
+    },
     /// Same topic, but the reader's type is not assignable from the writer's (XTypes
     /// TYPE_CONSISTENCY_ENFORCEMENT): reported as an incompatible QoS of that policy.
     IncompatibleType {
@@ -211,6 +218,10 @@ struct RemoteParticipant {
     source: Source,
     /// It ran SEDP with us.
     verified: bool,
+    /// When it last renewed its AUTOMATIC writers (an SPDP announcement or an AUTOMATIC
+    /// participant message) and its MANUAL_BY_PARTICIPANT ones (a MANUAL message).
+    heard: Timestamp,
+    manual: Option<Timestamp>,
 }
 
 impl RemoteParticipant {
@@ -280,11 +291,20 @@ pub struct Discovery {
     stats: DiscoveryStats,
     limits: Limits,
     types: TypeLookup,
+    /// When our participant messages are due (writer liveliness).
+    liveliness: LivelinessSchedule,
+    /// When the application last asserted this participant's liveliness.
+    own_manual: Option<Timestamp>,
 }
 
 /// The builtin endpoints matched with a remote participant's, by the bit of its
 /// `BuiltinEndpointSet` that announces the remote one: (bit, ours, theirs).
-const BUILTIN_WRITERS: [(u32, EntityId, EntityId); 4] = [
+const BUILTIN_WRITERS: [(u32, EntityId, EntityId); 5] = [
+    (
+        BuiltinEndpointSet::PARTICIPANT_MESSAGE_DATA_READER,
+        EntityId::PARTICIPANT_MESSAGE_WRITER,
+        EntityId::PARTICIPANT_MESSAGE_READER,
+    ),
     (
         BuiltinEndpointSet::PUBLICATIONS_DETECTOR,
         EntityId::SEDP_PUBLICATIONS_WRITER,
@@ -306,7 +326,12 @@ const BUILTIN_WRITERS: [(u32, EntityId, EntityId); 4] = [
         EntityId::TYPE_LOOKUP_REPLY_READER,
     ),
 ];
-const BUILTIN_READERS: [(u32, EntityId, EntityId); 4] = [
+const BUILTIN_READERS: [(u32, EntityId, EntityId); 5] = [
+    (
+        BuiltinEndpointSet::PARTICIPANT_MESSAGE_DATA_WRITER,
+        EntityId::PARTICIPANT_MESSAGE_READER,
+        EntityId::PARTICIPANT_MESSAGE_WRITER,
+    ),
     (
         BuiltinEndpointSet::PUBLICATIONS_ANNOUNCER,
         EntityId::SEDP_PUBLICATIONS_READER,
@@ -336,6 +361,18 @@ fn type_lookup_writer_config() -> WriterConfig {
         reliable: true,
         transient_local: false,
         history: History::KeepLast(64),
+        heartbeat_period: Duration::from_millis(100),
+        ..WriterConfig::default()
+    }
+}
+
+/// The participant-message writer: reliable, TRANSIENT_LOCAL, KEEP_LAST 1 per kind
+/// (RTPS §8.4.13.3).
+fn participant_message_writer_config() -> WriterConfig {
+    WriterConfig {
+        reliable: true,
+        transient_local: true,
+        history: History::KeepLast(1),
         heartbeat_period: Duration::from_millis(100),
         ..WriterConfig::default()
     }
@@ -386,6 +423,14 @@ impl Discovery {
         ] {
             participant.add_reader(Reader::new(g(id), limits.discovery_reader_config(true)));
         }
+        participant.add_writer(Writer::new(
+            g(EntityId::PARTICIPANT_MESSAGE_WRITER),
+            participant_message_writer_config(),
+        ));
+        participant.add_reader(Reader::new(
+            g(EntityId::PARTICIPANT_MESSAGE_READER),
+            limits.discovery_reader_config(true),
+        ));
         let mut spdp = limits.discovery_reader_config(false);
         spdp.stateless = true;
         participant.add_reader(Reader::new(g(EntityId::SPDP_PARTICIPANT_READER), spdp));
@@ -398,6 +443,8 @@ impl Discovery {
                 | BuiltinEndpointSet::PUBLICATIONS_DETECTOR
                 | BuiltinEndpointSet::SUBSCRIPTIONS_ANNOUNCER
                 | BuiltinEndpointSet::SUBSCRIPTIONS_DETECTOR
+                | BuiltinEndpointSet::PARTICIPANT_MESSAGE_DATA_WRITER
+                | BuiltinEndpointSet::PARTICIPANT_MESSAGE_DATA_READER
                 | BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_DATA_WRITER
                 | BuiltinEndpointSet::TYPE_LOOKUP_REQUEST_DATA_READER
                 | BuiltinEndpointSet::TYPE_LOOKUP_REPLY_DATA_WRITER
@@ -423,6 +470,8 @@ impl Discovery {
             stats: DiscoveryStats::default(),
             types: TypeLookup::new(g(EntityId::TYPE_LOOKUP_REQUEST_WRITER), limits.clone()),
             limits,
+            liveliness: LivelinessSchedule::default(),
+            own_manual: None,
         };
         d.announce(now, None);
         d
@@ -607,7 +656,7 @@ impl Discovery {
                 Some(self.next_announce),
                 self.remotes.values().map(|r| r.expires).min(),
             ),
-            self.types.poll_timeout(),
+            earliest(self.types.poll_timeout(), self.liveliness.poll_timeout()),
         )
     }
 
@@ -615,6 +664,9 @@ impl Discovery {
     pub fn handle_timeout(&mut self, now: Timestamp, participant: &mut Participant) {
         if now >= self.next_announce {
             self.announce(now, None);
+        }
+        if self.liveliness.automatic_due(now) {
+            self.write_participant_message(now, KIND_AUTOMATIC, participant);
         }
         let gave_up = self.types.gave_up();
         if let Some(request) = self.types.handle_timeout(now) {
@@ -689,7 +741,11 @@ impl Discovery {
             Err(_) => self.malformed += 1,
         }
         let guid = endpoint.guid;
+        let writer = endpoint.kind == EndpointKind::Writer;
         self.locals.insert(guid, endpoint);
+        if writer {
+            self.schedule_liveliness(now);
+        }
         let remotes: Vec<Guid> = self.remote_endpoints.keys().copied().collect();
         for remote in remotes {
             self.try_match(now, guid, remote, participant);
@@ -833,6 +889,113 @@ impl Discovery {
         self.incompatible.retain(|(l, r)| *l != guid && *r != guid);
         self.pending_types.retain(|(l, _)| *l != guid);
         self.local_types.remove(&guid);
+        if endpoint.kind == EndpointKind::Writer {
+            self.schedule_liveliness(now);
+        }
+    }
+
+    /// The participant messages our writers' LIVELINESS needs, from their QoS.
+    fn schedule_liveliness(&mut self, now: Timestamp) {
+        let writers = self
+            .locals
+            .values()
+            .filter(|e| e.kind == EndpointKind::Writer)
+            .map(|e| {
+                (
+                    e.qos.liveliness.kind,
+                    e.qos.liveliness.lease_duration.to_std(),
+                )
+            });
+        self.liveliness.set_writers(now, writers);
+    }
+
+    /// The application asserted the liveliness of this participant's writers (`explicit`:
+    /// `assert_liveliness` on the participant; otherwise a write by a
+    /// MANUAL_BY_PARTICIPANT writer): a MANUAL participant message goes out when due
+    /// ([`LivelinessSchedule::manual_asserted`]).
+    pub fn assert_liveliness(
+        &mut self,
+        now: Timestamp,
+        explicit: bool,
+        participant: &mut Participant,
+    ) {
+        self.own_manual = Some(now);
+        if self.liveliness.manual_asserted(now, explicit) {
+            self.write_participant_message(now, KIND_MANUAL, participant);
+        }
+    }
+
+    fn write_participant_message(
+        &mut self,
+        now: Timestamp,
+        kind: [u8; 4],
+        participant: &mut Participant,
+    ) {
+        let message = ParticipantMessage {
+            prefix: self.prefix,
+            kind,
+        };
+        if let Some(w) = participant.writer(EntityId::PARTICIPANT_MESSAGE_WRITER) {
+            let change = Change {
+                kind: ChangeKind::Alive,
+                key_hash: Some(message.key_hash()),
+                timestamp: Some(Time::from_nanos(now.0)),
+                payload: Arc::from(message.to_vec()),
+                reduced_payload: None,
+            };
+            // KEEP_LAST: a write never blocks.
+            let _ = w.write(now, change);
+        }
+    }
+
+    /// When this participant's application last asserted its liveliness.
+    pub fn own_manual_assertion(&self) -> Option<Timestamp> {
+        self.own_manual
+    }
+
+    /// When remote participant `prefix` last renewed its writers' liveliness: AUTOMATIC
+    /// (an SPDP announcement or an AUTOMATIC participant message) and MANUAL.
+    pub fn participant_liveliness(
+        &self,
+        prefix: GuidPrefix,
+    ) -> Option<(Timestamp, Option<Timestamp>)> {
+        self.remotes.get(&prefix).map(|r| (r.heard, r.manual))
+    }
+
+    /// Takes in the participant messages received.
+    fn handle_participant_messages(&mut self, now: Timestamp, participant: &mut Participant) {
+        let Some(r) = participant.reader(EntityId::PARTICIPANT_MESSAGE_READER) else {
+            return;
+        };
+        while let Some(c) = r.poll_change() {
+            if c.kind != ChangeKind::Alive {
+                continue;
+            }
+            let message = match ParticipantMessage::parse(&c.payload) {
+                Ok(m) => m,
+                Err(_) => {
+                    self.malformed += 1;
+                    continue;
+                }
+            };
+            // A participant speaks for its own writers only.
+            if message.prefix != c.writer.prefix {
+                self.stats.mismatched_participants += 1;
+                continue;
+            }
+            let Some(remote) = self.remotes.get_mut(&message.prefix) else {
+                continue;
+            };
+            match message.kind {
+                KIND_AUTOMATIC => remote.heard = now,
+                KIND_MANUAL => remote.manual = Some(now),
+                // Other vendors' kinds.
+                _ => continue,
+            }
+            self.events.push_back(DiscoveryEvent::LivelinessAsserted {
+                prefix: message.prefix,
+            });
+        }
     }
 
     /// Reads what the builtin readers received and acts on it.
@@ -864,6 +1027,7 @@ impl Discovery {
             }
         }
         self.handle_type_lookup(now, participant);
+        self.handle_participant_messages(now, participant);
     }
 
     /// Answers TypeLookup requests and takes in replies.
@@ -1018,6 +1182,9 @@ impl Discovery {
         if let Some(known) = self.remotes.get_mut(&prefix) {
             known.lease = lease;
             known.expires = now.after(known.lease(&self.limits));
+            known.heard = now;
+            self.events
+                .push_back(DiscoveryEvent::LivelinessAsserted { prefix });
             // The locators of the first announcement stay: a later one (from the same
             // participant, or from someone using its GUID) cannot move it elsewhere.
             let old = &known.data;
@@ -1076,7 +1243,7 @@ impl Discovery {
                         EntityId::SEDP_PUBLICATIONS_WRITER | EntityId::SEDP_SUBSCRIPTIONS_WRITER
                     );
                     // The TypeLookup topics are volatile.
-                    remote.transient_local = sedp;
+                    remote.transient_local = sedp || ours == EntityId::PARTICIPANT_MESSAGE_WRITER;
                     // Cyclone DDS 0.10 gets our endpoints without their types (see
                     // `cyclone_before_11`).
                     remote.reduced = sedp && cyclone_before_11(&data);
@@ -1100,6 +1267,8 @@ impl Discovery {
             since: now,
             source,
             verified: false,
+            heard: now,
+            manual: None,
         };
         let expires = now.after(remote.lease(&self.limits));
         self.unverified.insert(prefix, now, source);

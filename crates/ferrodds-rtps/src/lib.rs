@@ -12,6 +12,7 @@
 //! - [`discovery`] (SPDP/SEDP data), [`qos`] (policies and matching) and
 //!   [`discovery_engine`] (announcing, leases, matching local with remote endpoints).
 //! - [`limits`]: how much remote peers can make a participant hold.
+//! - [`liveliness`]: the writer liveliness protocol's participant messages.
 //! - [`dcps`]: DCPS readers' caches and QoS rules, writers' and readers' statuses.
 //! - [`participant_core`]: the endpoints, discovery and DCPS behind one `handle_*`/`poll_*`
 //!   surface, which every driver uses.
@@ -37,6 +38,7 @@ pub mod buffer_pool;
 pub mod discovery_engine;
 mod endpoint;
 pub mod limits;
+pub mod liveliness;
 mod outbox;
 pub mod participant;
 pub mod participant_core;

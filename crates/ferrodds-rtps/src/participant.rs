@@ -141,6 +141,11 @@ impl Participant {
         self.readers.get_mut(&id)
     }
 
+    /// The local reader `id`, to look at.
+    pub fn reader_ref(&self, id: EntityId) -> Option<&Reader> {
+        self.readers.get(&id)
+    }
+
     /// Removes a writer.
     pub fn remove_writer(&mut self, id: EntityId) -> Option<Writer> {
         let w = self.writers.remove(&id)?;

@@ -11,9 +11,12 @@
 
 use std::time::SystemTime;
 
-use crate::dcps::{Dcps, DcpsReader, DcpsWriter, Event, InstanceHandle, Preparation, Prepared};
-use crate::discovery_engine::{Discovery, DiscoveryConfig, LocalEndpoint};
+use crate::dcps::{
+    Dcps, DcpsReader, DcpsWriter, Event, Heard, InstanceHandle, Preparation, Prepared,
+};
+use crate::discovery_engine::{Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint};
 use crate::participant::Participant;
+use crate::qos::LivelinessKind;
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{EntityId, Guid, Locator, SequenceNumber};
@@ -74,14 +77,23 @@ impl ParticipantCore {
         self.rtps.handle_timeout(now);
         self.discovery.handle_timeout(now, &mut self.rtps);
         self.discovery.process(now, &mut self.rtps);
-        self.dcps.handle_timeout(now);
+        let (rtps, discovery) = (&self.rtps, &self.discovery);
+        self.dcps.handle_timeout(now, &mut |reader, writer| {
+            heard(rtps, discovery, now, reader, writer)
+        });
         self.after_input(now);
     }
 
     /// Discovery's events into the DCPS statuses, and the DCPS readers' received changes
     /// into their caches.
     fn after_input(&mut self, now: Timestamp) {
+        let mut asserted = false;
         while let Some(event) = self.discovery.poll_event() {
+            if matches!(event, DiscoveryEvent::LivelinessAsserted { .. }) {
+                // Not passed on: one per SPDP announcement of every peer.
+                asserted = true;
+                continue;
+            }
             self.dcps.on_discovery_event(&event, &self.discovery, now);
             self.dcps.events.push_back(Event::Discovery(event));
         }
@@ -100,8 +112,75 @@ impl ParticipantCore {
             self.dcps.lost(id, lost);
             self.route_changes(now, id);
         }
+        // Writers that are not alive may have come back: those of the readers this input
+        // reached, or of every reader after a participant's assertion. Readers whose
+        // writers are all alive cost nothing here.
+        if asserted {
+            ids.clear();
+            self.dcps.readers_waiting_for_liveliness(&mut ids);
+        } else {
+            ids.retain(|id| {
+                self.dcps
+                    .readers
+                    .get(id)
+                    .is_some_and(|r| r.liveliness.has_not_alive())
+            });
+        }
+        for &id in &ids {
+            let (rtps, discovery) = (&self.rtps, &self.discovery);
+            self.dcps.check_liveliness(id, now, &mut |reader, writer| {
+                heard(rtps, discovery, now, reader, writer)
+            });
+            self.dcps.reschedule(id);
+        }
         self.dcps.reader_ids = ids;
         self.dcps.flush();
+    }
+
+    /// The application asserted the liveliness of this participant
+    /// (`DomainParticipant::assert_liveliness`): its MANUAL_BY_PARTICIPANT writers are
+    /// renewed, here and (a MANUAL participant message) at every reader.
+    pub fn assert_liveliness(&mut self, now: Timestamp) {
+        self.assert_participant(now, true);
+    }
+
+    fn assert_participant(&mut self, now: Timestamp, explicit: bool) {
+        self.discovery
+            .assert_liveliness(now, explicit, &mut self.rtps);
+        for id in self
+            .dcps
+            .writers_of_kind(LivelinessKind::ManualByParticipant)
+        {
+            if let Some(w) = self.dcps.writers.get_mut(&id) {
+                if w.liveliness.asserted(now) {
+                    self.dcps.reschedule(id);
+                }
+            }
+        }
+    }
+
+    /// The application asserted the liveliness of writer `id`
+    /// (`DataWriter::assert_liveliness`): a MANUAL_BY_TOPIC writer sends a HEARTBEAT with
+    /// the liveliness flag to its readers; a MANUAL_BY_PARTICIPANT one asserts its
+    /// participant; an AUTOMATIC one needs nothing.
+    pub fn assert_writer_liveliness(&mut self, now: Timestamp, id: EntityId) {
+        let Some(kind) = self.dcps.writers.get(&id).map(|w| w.liveliness.kind()) else {
+            return;
+        };
+        match kind {
+            LivelinessKind::Automatic => {}
+            LivelinessKind::ManualByParticipant => self.assert_participant(now, true),
+            LivelinessKind::ManualByTopic => {
+                if let Some(w) = self.rtps.writer(id) {
+                    w.assert_liveliness();
+                }
+                if let Some(w) = self.dcps.writers.get_mut(&id) {
+                    if w.liveliness.asserted(now) {
+                        self.dcps.reschedule(id);
+                    }
+                }
+            }
+        }
     }
 
     /// Hands reader `id`'s delivered changes to its cache, and tells the RTPS reader the
@@ -207,6 +286,8 @@ impl ParticipantCore {
     /// Gives the local writer `id` its DCPS state.
     pub fn add_data_writer(&mut self, id: EntityId, writer: DcpsWriter) {
         self.dcps.writers.insert(id, writer);
+        // Its liveliness lease runs from its creation.
+        self.dcps.reschedule(id);
     }
 
     /// The DCPS state of local reader `id`.
@@ -245,7 +326,11 @@ impl ParticipantCore {
         let sn = writer.write(now, change)?;
         if let Some(w) = self.dcps.writers.get_mut(&id) {
             w.written(kind, handle, now);
+            let by_participant = w.liveliness.kind() == LivelinessKind::ManualByParticipant;
             self.dcps.written(id);
+            if by_participant {
+                self.assert_participant(now, false);
+            }
         }
         Ok(sn)
     }
@@ -263,5 +348,36 @@ impl ParticipantCore {
         self.discovery.remove_local(now, guid, &mut self.rtps);
         self.after_input(now);
         self.dcps.remove(guid.entity_id);
+    }
+}
+
+/// When the writer matched with local reader `reader` was last heard from, in each way
+/// that renews a writer's liveliness. This participant's own writers are renewed by its
+/// process being alive (AUTOMATIC) and by its own assertions.
+fn heard(
+    rtps: &Participant,
+    discovery: &Discovery,
+    now: Timestamp,
+    reader: EntityId,
+    writer: Guid,
+) -> Heard {
+    let (anything, asserted) = rtps
+        .reader_ref(reader)
+        .and_then(|r| r.writer_heard(writer))
+        .unzip();
+    let (participant, participant_manual) = if writer.prefix == rtps.prefix() {
+        (Some(now), discovery.own_manual_assertion())
+    } else {
+        discovery
+            .participant_liveliness(writer.prefix)
+            .map_or((None, None), |(automatic, manual)| {
+                (Some(automatic), manual)
+            })
+    };
+    Heard {
+        anything,
+        asserted,
+        participant,
+        participant_manual,
     }
 }

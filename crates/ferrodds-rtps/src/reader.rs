@@ -249,6 +249,22 @@ struct WriterProxy {
     ack_due: Option<Timestamp>,
     acknack_count: u32,
     nack_frag_count: u32,
+    /// When anything last came from the writer, and when it last asserted its liveliness
+    /// (data, or a HEARTBEAT with the liveliness flag): a store per submessage, read only
+    /// when a lease may have run out (`dcps::liveliness`).
+    heard: Timestamp,
+    asserted: Timestamp,
+}
+
+impl WriterProxy {
+    /// Something came from the writer at `now`; `asserts`: something that asserts its
+    /// liveliness.
+    fn stamp(&mut self, now: Timestamp, asserts: bool) {
+        self.heard = now;
+        if asserts {
+            self.asserted = now;
+        }
+    }
 }
 
 /// An RTPS reader without I/O.
@@ -390,12 +406,24 @@ impl Reader {
             ack_due: None,
             acknack_count: 0,
             nack_frag_count: 0,
+            heard: now,
+            asserted: now,
         });
         if reliable {
             let i = self.writers.len() - 1;
             self.writers[i].ack_due = Some(now);
             self.handle_timeout(now);
         }
+    }
+
+    /// When anything last came from matched writer `writer`, and when it last asserted
+    /// its liveliness (data, or a HEARTBEAT with the liveliness flag); the match counts as
+    /// both.
+    pub fn writer_heard(&self, writer: Guid) -> Option<(Timestamp, Timestamp)> {
+        self.writers
+            .iter()
+            .find(|w| w.remote.guid == writer)
+            .map(|w| (w.heard, w.asserted))
     }
 
     /// Forgets a remote writer.
@@ -453,6 +481,7 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return;
         };
+        self.writers[i].stamp(now, true);
         self.accept(now, i, data.writer_sn.0, Slot::Change(change));
     }
 
@@ -469,6 +498,7 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return;
         };
+        self.writers[i].stamp(now, true);
         let seq = frag.writer_sn.0;
         if self.is_settled(i, seq) {
             self.stats.duplicates += 1;
@@ -586,6 +616,7 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return;
         };
+        self.writers[i].stamp(now, false);
         let end = gap.gap_list.base().0;
         let from = gap.gap_start.0.max(self.writers[i].next_expected);
         // Bounded: a GAP may cover a huge range; what lies below next_expected needs nothing,
@@ -606,6 +637,7 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return;
         };
+        self.writers[i].stamp(now, hb.liveliness_flag);
         if !self.reliable_with(i) {
             return;
         }
@@ -644,6 +676,7 @@ impl Reader {
         let Some(i) = self.proxy_index(writer) else {
             return;
         };
+        self.writers[i].stamp(now, false);
         let proxy = &mut self.writers[i];
         if proxy.last_heartbeat_frag.is_some_and(|c| hb.count <= c) {
             return;

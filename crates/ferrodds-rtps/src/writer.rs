@@ -697,6 +697,24 @@ impl Writer {
         }
     }
 
+    /// Asserts the writer's liveliness (a MANUAL_BY_TOPIC writer's `assert_liveliness`):
+    /// a final HEARTBEAT with the liveliness flag to every matched reader, after what
+    /// batching holds back.
+    pub fn assert_liveliness(&mut self) {
+        self.flush();
+        let readers = std::mem::take(&mut self.readers);
+        for proxy in &readers {
+            let mut hb = self.heartbeat(proxy.remote.guid.entity_id, true, proxy.first_relevant);
+            hb.liveliness_flag = true;
+            self.queue(
+                Some(proxy.remote.guid.prefix),
+                &[hb.into()],
+                &proxy.remote.locators,
+            );
+        }
+        self.readers = readers;
+    }
+
     /// When [`Writer::handle_timeout`] next has work.
     pub fn poll_timeout(&self) -> Option<Timestamp> {
         earliest(self.next_heartbeat, self.batch_deadline)

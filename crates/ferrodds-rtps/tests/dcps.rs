@@ -20,7 +20,7 @@ use ferrodds_rtps::dcps::{
     ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Selection, Taken,
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
-use ferrodds_rtps::qos::{self, EndpointQos, History, Reliability};
+use ferrodds_rtps::qos::{self, EndpointQos, History, LivelinessKind, Reliability};
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{
     Change, ChangeKind, Event, History as WriterHistory, LocalEndpoint, Reader, Writer,
@@ -82,7 +82,7 @@ fn pair_filtered(
         ..WriterConfig::default()
     };
     net.nodes[0].rtps.add_writer(Writer::new(w, config));
-    net.nodes[0].add_data_writer(W, DcpsWriter::new(&writer_qos));
+    net.nodes[0].add_data_writer(W, DcpsWriter::new(&writer_qos, now));
     net.nodes[0].add_local(
         now,
         LocalEndpoint {
@@ -483,4 +483,167 @@ fn a_content_filter_that_panics_drops_its_sample_and_nothing_else() {
             "defer {defer}"
         );
     }
+}
+
+/// A writer with LIVELINESS `kind` and a lease of `lease_ms`, and a reliable reader that
+/// requests nothing of it (an infinite lease).
+fn liveliness_pair(seed: u64, kind: LivelinessKind, lease_ms: u64) -> Network {
+    let mut writer_qos = reliable(EndpointQos::writer_default());
+    writer_qos.liveliness.kind = kind;
+    writer_qos.liveliness.lease_duration = qos::Duration::from_millis(lease_ms);
+    pair(seed, writer_qos, reliable(EndpointQos::reader_default()))
+}
+
+/// The reader's LIVELINESS_CHANGED counts: (alive, not alive).
+fn alive(net: &Network) -> (u32, u32) {
+    let s = net.nodes[1]
+        .data_reader_ref(R)
+        .unwrap()
+        .liveliness_changed();
+    (s.alive_count, s.not_alive_count)
+}
+
+fn liveliness_events(net: &mut Network) -> Vec<(u32, u32)> {
+    events(net, 1)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::LivelinessChanged { reader: R, status } => {
+                Some((status.alive_count, status.not_alive_count))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Cuts the simulated network (every datagram lost) or restores it.
+fn cut(net: &mut Network, off: bool) {
+    net.faults.loss = if off { 1.0 } else { 0.0 };
+}
+
+#[test]
+fn an_automatic_writer_stays_alive_by_participant_messages_and_is_lost_when_cut_off() {
+    // 300 ms lease, the participants' own leases 2 s: nothing but the participant
+    // messages (every 100 ms) keeps an idle writer alive between SPDP announcements.
+    let mut net = liveliness_pair(11, LivelinessKind::Automatic, 300);
+    assert_eq!(alive(&net), (1, 0));
+    net.advance(Duration::from_secs(3));
+    assert_eq!(alive(&net), (1, 0), "participant messages renew it");
+    let _ = liveliness_events(&mut net);
+    // Cut off for 1 s (less than the participants' lease: still matched).
+    cut(&mut net, true);
+    net.advance(ms(1000));
+    assert_eq!(alive(&net), (0, 1));
+    assert_eq!(liveliness_events(&mut net), [(0, 1)]);
+    assert_eq!(
+        net.nodes[1]
+            .data_reader_ref(R)
+            .unwrap()
+            .matches()
+            .status()
+            .current_count,
+        1
+    );
+    cut(&mut net, false);
+    net.advance(ms(500));
+    assert_eq!(
+        alive(&net),
+        (1, 0),
+        "back with the next participant message"
+    );
+    assert_eq!(liveliness_events(&mut net), [(1, 0)]);
+}
+
+#[test]
+fn a_manual_by_topic_writer_lives_by_its_writes_and_assertions_only() {
+    let mut net = liveliness_pair(12, LivelinessKind::ManualByTopic, 200);
+    let written = net.now;
+    write(&mut net, 1, 1);
+    settle(&mut net);
+    // Within the 200 ms lease of the write.
+    net.advance(written.after(ms(190)).since(net.now));
+    assert_eq!(alive(&net), (1, 0));
+    let _ = take(&mut net);
+    let _ = liveliness_events(&mut net);
+    // Heartbeats and participant messages go on; they do not count for this kind.
+    net.advance(ms(300));
+    assert_eq!(alive(&net), (0, 1));
+    assert_eq!(liveliness_events(&mut net), [(0, 1)]);
+    // The writer side knows: LIVELINESS_LOST, once.
+    let lost = events(&mut net, 0)
+        .into_iter()
+        .filter(|e| matches!(e, Event::LivelinessLost { writer: W, .. }))
+        .count();
+    assert_eq!(lost, 1);
+    assert_eq!(
+        net.nodes[0]
+            .data_writer_ref(W)
+            .unwrap()
+            .liveliness_lost()
+            .total_count,
+        1
+    );
+    // Its instance has no live writer.
+    let taken = take(&mut net);
+    assert_eq!(taken.len(), 1, "{taken:?}");
+    assert!(!taken[0].info.valid_data);
+    assert_eq!(
+        taken[0].info.instance_state,
+        InstanceState::NotAliveNoWriters
+    );
+    // An assertion without data: alive again.
+    let now = net.now;
+    net.nodes[0].assert_writer_liveliness(now, W);
+    net.advance(ms(50));
+    assert_eq!(alive(&net), (1, 0));
+    assert_eq!(liveliness_events(&mut net), [(1, 0)]);
+    // Then a write keeps it so, and revives the instance.
+    net.advance(ms(150));
+    write(&mut net, 1, 2);
+    settle(&mut net);
+    assert_eq!(alive(&net), (1, 0));
+    let taken = take(&mut net);
+    assert_eq!(values(&taken), [(1, 2)]);
+    assert_eq!(taken[0].info.instance_state, InstanceState::Alive);
+}
+
+#[test]
+fn a_manual_by_participant_writer_lives_by_its_participants_assertions() {
+    let mut net = liveliness_pair(13, LivelinessKind::ManualByParticipant, 200);
+    // The participant asserts every 100 ms for a second: no write, still alive.
+    for _ in 0..10 {
+        let now = net.now;
+        net.nodes[0].assert_liveliness(now);
+        net.advance(ms(100));
+        assert_eq!(alive(&net), (1, 0));
+    }
+    // It stops: lost on both sides.
+    net.advance(ms(300));
+    assert_eq!(alive(&net), (0, 1));
+    assert_eq!(
+        net.nodes[0]
+            .data_writer_ref(W)
+            .unwrap()
+            .liveliness_lost()
+            .total_count,
+        1
+    );
+    let now = net.now;
+    net.nodes[0].assert_liveliness(now);
+    net.advance(ms(50));
+    assert_eq!(alive(&net), (1, 0));
+}
+
+#[test]
+fn a_writer_with_an_infinite_lease_is_alive_until_it_goes() {
+    let mut net = pair(
+        14,
+        reliable(EndpointQos::writer_default()),
+        reliable(EndpointQos::reader_default()),
+    );
+    cut(&mut net, true);
+    net.advance(ms(1500));
+    assert_eq!(alive(&net), (1, 0));
+    // Its participant's lease runs out: unmatched, counted out.
+    net.advance(ms(3000));
+    assert_eq!(alive(&net), (0, 0));
 }

@@ -45,8 +45,8 @@ pub use error::{Error, Result};
 pub use ferrodds_cdr::dynamic;
 pub use ferrodds_cdr::{Cdr, JsonView};
 pub use ferrodds_rtps::dcps::status::{
-    DeadlineMissedStatus, IncompatibleStatus, MatchedStatus, SampleLostStatus,
-    SampleRejectedReason, SampleRejectedStatus,
+    DeadlineMissedStatus, IncompatibleStatus, LivelinessChangedStatus, LivelinessLostStatus,
+    MatchedStatus, SampleLostStatus, SampleRejectedReason, SampleRejectedStatus,
 };
 pub use ferrodds_rtps::dcps::{
     InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState,

@@ -354,6 +354,23 @@ impl DomainParticipant {
         self.inner.domain_id
     }
 
+    /// Asserts the liveliness of this participant's MANUAL_BY_PARTICIPANT writers, here
+    /// and (a participant message) at every reader of them. AUTOMATIC writers are asserted
+    /// by the participant on its own; MANUAL_BY_TOPIC ones by their own writes and
+    /// [`DataWriter::assert_liveliness`](crate::DataWriter::assert_liveliness).
+    pub fn assert_liveliness(&self) -> Result<()> {
+        let shared = &self.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        if core.closed {
+            return Err(crate::Error::Closed);
+        }
+        core.node.assert_liveliness(now);
+        core.after_input();
+        shared.finish(core);
+        Ok(())
+    }
+
     /// The participant's GUID prefix.
     pub fn guid_prefix(&self) -> GuidPrefix {
         self.inner.shared.lock().node.rtps.prefix()

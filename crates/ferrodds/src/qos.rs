@@ -137,6 +137,16 @@ impl Qos {
         self
     }
 
+    /// LIVELINESS: who asserts a writer's liveliness (`kind`) and how long it counts as
+    /// alive after each assertion (`lease`; `None`: forever, the default). A writer offers
+    /// it, a reader requests at least as much.
+    pub fn liveliness(mut self, kind: LivelinessKind, lease: Option<Duration>) -> Self {
+        self.policies.liveliness.kind = kind;
+        self.policies.liveliness.lease_duration =
+            lease.map_or(RtpsDuration::INFINITE, RtpsDuration::from_std);
+        self
+    }
+
     /// OWNERSHIP EXCLUSIVE with OWNERSHIP_STRENGTH `strength` (which only a writer announces):
     /// a reader takes each instance from its strongest writer only.
     pub fn exclusive_ownership(mut self, strength: i32) -> Self {

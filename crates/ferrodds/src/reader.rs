@@ -13,7 +13,8 @@ use std::time::Duration;
 use ferrodds_cdr::dynamic::{DynamicType, DynamicValue};
 use ferrodds_cdr::{Cdr, DecodeError, XcdrVersion};
 use ferrodds_rtps::dcps::status::{
-    DeadlineMissedStatus, IncompatibleStatus, SampleLostStatus, SampleRejectedStatus,
+    DeadlineMissedStatus, IncompatibleStatus, LivelinessChangedStatus, SampleLostStatus,
+    SampleRejectedStatus,
 };
 use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Selection, Taken};
 use ferrodds_rtps::discovery_engine::EndpointKind;
@@ -218,6 +219,11 @@ impl<T: Cdr> DataReader<T> {
     /// The REQUESTED_INCOMPATIBLE_QOS status.
     pub fn requested_incompatible_qos(&self) -> IncompatibleStatus {
         self.untyped.requested_incompatible_qos()
+    }
+
+    /// The LIVELINESS_CHANGED status; see [`DynamicReader::liveliness_changed_status`].
+    pub fn liveliness_changed_status(&self) -> LivelinessChangedStatus {
+        self.untyped.liveliness_changed_status()
     }
 
     /// The REQUESTED_DEADLINE_MISSED status: deadline periods in which an instance received
@@ -591,6 +597,16 @@ impl DynamicReader {
         core.node
             .data_reader_ref(self.inner.entity_id)
             .map(|r| r.matches().remotes().iter().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// The LIVELINESS_CHANGED status: how many matched writers are alive and not alive
+    /// now, and which changed last.
+    pub fn liveliness_changed_status(&self) -> LivelinessChangedStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.node
+            .data_reader_ref(self.inner.entity_id)
+            .map(|r| r.liveliness_changed())
             .unwrap_or_default()
     }
 

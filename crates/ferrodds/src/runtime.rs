@@ -51,6 +51,10 @@ pub enum StatusKind {
     SampleLost,
     /// Samples for a reader were not stored.
     SampleRejected,
+    /// A writer matched with a reader became alive or not alive.
+    LivelinessChanged,
+    /// A writer did not assert its liveliness within its lease.
+    LivelinessLost,
 }
 
 impl StatusKind {
@@ -66,6 +70,8 @@ impl StatusKind {
             StatusKind::OfferedDeadlineMissed => "offered_deadline_missed",
             StatusKind::SampleLost => "sample_lost",
             StatusKind::SampleRejected => "sample_rejected",
+            StatusKind::LivelinessChanged => "liveliness_changed",
+            StatusKind::LivelinessLost => "liveliness_lost",
         }
     }
 
@@ -88,6 +94,8 @@ impl StatusKind {
             }
             Event::SampleLost { reader, .. } => (reader, StatusKind::SampleLost),
             Event::SampleRejected { reader, .. } => (reader, StatusKind::SampleRejected),
+            Event::LivelinessChanged { reader, .. } => (reader, StatusKind::LivelinessChanged),
+            Event::LivelinessLost { writer, .. } => (writer, StatusKind::LivelinessLost),
             _ => return None,
         })
     }

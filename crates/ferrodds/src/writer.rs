@@ -18,7 +18,7 @@ use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
 
 use ferrodds_rtps::dcps::sample::rtps_time;
-use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus};
+use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus, LivelinessLostStatus};
 use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
 use ferrodds_rtps::payload_pool::PayloadPool;
 
@@ -234,6 +234,16 @@ impl<T: Cdr> DataWriter<T> {
         self.untyped.offered_incompatible_qos()
     }
 
+    /// Asserts the writer's liveliness; see [`DynamicWriter::assert_liveliness`].
+    pub fn assert_liveliness(&self) -> Result<()> {
+        self.untyped.assert_liveliness()
+    }
+
+    /// The LIVELINESS_LOST status.
+    pub fn liveliness_lost_status(&self) -> LivelinessLostStatus {
+        self.untyped.liveliness_lost_status()
+    }
+
     /// The OFFERED_DEADLINE_MISSED status: deadline periods in which an instance was not
     /// written (all zero without a DEADLINE QoS).
     pub fn offered_deadline_missed(&self) -> DeadlineMissedStatus {
@@ -303,8 +313,9 @@ impl DynamicWriter {
             ..WriterConfig::default()
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
+        let now = shared.now();
         core.node
-            .add_data_writer(entity_id, DcpsWriter::new(&qos.policies));
+            .add_data_writer(entity_id, DcpsWriter::new(&qos.policies, now));
         let endpoint = LocalEndpoint {
             guid,
             kind: EndpointKind::Writer,
@@ -669,6 +680,33 @@ impl DynamicWriter {
         } else {
             Err(Error::Timeout(timeout, "not enough readers matched"))
         }
+    }
+
+    /// Asserts the writer's liveliness, as a write does: a MANUAL_BY_TOPIC writer tells its
+    /// readers (a HEARTBEAT with the liveliness flag), a MANUAL_BY_PARTICIPANT writer
+    /// asserts its participant; an AUTOMATIC writer needs nothing.
+    pub fn assert_liveliness(&self) -> Result<()> {
+        let shared = &self.inner.participant.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        if core.closed {
+            return Err(Error::Closed);
+        }
+        core.node
+            .assert_writer_liveliness(now, self.inner.entity_id);
+        core.after_input();
+        shared.finish(core);
+        Ok(())
+    }
+
+    /// The LIVELINESS_LOST status: times this (MANUAL) writer did not assert its
+    /// liveliness within its lease.
+    pub fn liveliness_lost_status(&self) -> LivelinessLostStatus {
+        let core = self.inner.participant.inner.shared.lock();
+        core.node
+            .data_writer_ref(self.inner.entity_id)
+            .map(|w| w.liveliness_lost())
+            .unwrap_or_default()
     }
 
     /// The OFFERED_INCOMPATIBLE_QOS status.

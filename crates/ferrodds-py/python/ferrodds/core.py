@@ -116,15 +116,35 @@ class SampleRejectedStatus:
     last_instance_handle: int
 
 
+@dataclass
+class LivelinessChangedStatus:
+    """LIVELINESS_CHANGED: matched writers alive and not alive now."""
+    alive_count: int
+    not_alive_count: int
+    alive_count_change: int
+    not_alive_count_change: int
+    last_publication_handle: int
+
+
+@dataclass
+class LivelinessLostStatus:
+    """LIVELINESS_LOST: times the writer did not assert its liveliness in time."""
+    total_count: int
+    total_count_change: int
+
+
 _READER_STATUSES = ("subscription_matched", "requested_incompatible_qos",
-                    "requested_deadline_missed", "sample_lost", "sample_rejected")
+                    "requested_deadline_missed", "sample_lost", "sample_rejected",
+                    "liveliness_changed")
 _WRITER_STATUSES = ("publication_matched", "offered_incompatible_qos",
-                    "offered_deadline_missed")
+                    "offered_deadline_missed", "liveliness_lost")
 
 
 def _changed(status) -> bool:
-    return bool(status.total_count_change
-                or getattr(status, "current_count_change", 0))
+    return bool(getattr(status, "total_count_change", 0)
+                or getattr(status, "current_count_change", 0)
+                or getattr(status, "alive_count_change", 0)
+                or getattr(status, "not_alive_count_change", 0))
 
 
 def _listen_to_statuses(entity, listener, names) -> None:
@@ -158,6 +178,11 @@ def _read_status(entity, name: str):
     seen = entity.__dict__.setdefault("_status_seen", {})
     before = seen.get(name, (0, 0))
     total = counts[0]
+    if name == "liveliness_changed":
+        alive, not_alive = counts[0], counts[1]
+        seen[name] = (alive, not_alive)
+        return LivelinessChangedStatus(alive, not_alive, alive - before[0],
+                                       not_alive - before[1], counts[2])
     if name in ("publication_matched", "subscription_matched"):
         current, last = counts[1], counts[2]
         seen[name] = (total, current)
@@ -176,6 +201,8 @@ def _read_status(entity, name: str):
         return RequestedDeadlineMissedStatus(total, change, counts[1])
     if name == "sample_lost":
         return SampleLostStatus(total, change)
+    if name == "liveliness_lost":
+        return LivelinessLostStatus(total, change)
     return SampleRejectedStatus(total, change, counts[1], 0)
 
 
@@ -251,12 +278,17 @@ class Policy:
                                 lambda self: ("ownership_strength", self.strength), strength=0)
 
     class Liveliness:
-        Automatic = _policy("Liveliness", "Automatic", lambda self: ("liveliness",),
-                            lease_duration=0)
-        ManualByParticipant = _policy("Liveliness", "ManualByParticipant",
-                                      lambda self: ("liveliness",), lease_duration=0)
-        ManualByTopic = _policy("Liveliness", "ManualByTopic", lambda self: ("liveliness",),
-                                lease_duration=0)
+        Automatic = _policy("Liveliness", "Automatic",
+                            lambda self: ("liveliness", "automatic", self.lease_duration),
+                            lease_duration=0x7FFFFFFFFFFFFFFF)
+        ManualByParticipant = _policy(
+            "Liveliness", "ManualByParticipant",
+            lambda self: ("liveliness", "manual_by_participant", self.lease_duration),
+            lease_duration=0x7FFFFFFFFFFFFFFF)
+        ManualByTopic = _policy(
+            "Liveliness", "ManualByTopic",
+            lambda self: ("liveliness", "manual_by_topic", self.lease_duration),
+            lease_duration=0x7FFFFFFFFFFFFFFF)
 
     TimeBasedFilter = _policy("TimeBasedFilter", "TimeBasedFilter",
                               lambda self: ("time_based_filter", self.filter_time),
@@ -380,6 +412,12 @@ class Listener:
 
     def on_sample_lost(self, reader, status) -> None:
         """Samples for ``reader`` were lost on the way."""
+
+    def on_liveliness_changed(self, reader, status) -> None:
+        """A writer matched with ``reader`` became alive or not alive."""
+
+    def on_liveliness_lost(self, writer, status) -> None:
+        """``writer`` did not assert its liveliness within its lease."""
 
     def on_sample_rejected(self, reader, status) -> None:
         """Samples for ``reader`` were not stored."""
@@ -526,5 +564,5 @@ __all__ = [
     "WaitSet", "duration", "PublicationMatchedStatus", "SubscriptionMatchedStatus",
     "OfferedIncompatibleQosStatus", "RequestedIncompatibleQosStatus",
     "OfferedDeadlineMissedStatus", "RequestedDeadlineMissedStatus", "SampleLostStatus",
-    "SampleRejectedStatus",
+    "SampleRejectedStatus", "LivelinessChangedStatus", "LivelinessLostStatus",
 ]

@@ -20,6 +20,10 @@ class DomainParticipant(Entity):
     def domain_id(self) -> int:
         return self._native.domain_id
 
+    def assert_liveliness(self) -> None:
+        """Asserts the liveliness of this participant's MANUAL_BY_PARTICIPANT writers."""
+        self._native.assert_liveliness()
+
     def get_guid(self) -> int:
         """The participant's GUID, as an integer."""
         return self._native.guid

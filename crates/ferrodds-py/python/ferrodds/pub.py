@@ -93,6 +93,14 @@ class DataWriter(Entity, Generic[_T]):
     def get_offered_deadline_missed_status(self):
         return _read_status(self, "offered_deadline_missed")
 
+    def get_liveliness_lost_status(self):
+        return _read_status(self, "liveliness_lost")
+
+    def assert_liveliness(self) -> None:
+        """Asserts the writer's liveliness (MANUAL_BY_TOPIC and MANUAL_BY_PARTICIPANT
+        writers; a write does too)."""
+        self._native.assert_liveliness()
+
     def _wait_for_matched(self, count: int = 1, timeout: Optional[int] = None) -> bool:
         return self._native.wait_for_matched(count, _seconds(timeout))
 

@@ -175,6 +175,9 @@ class DataReader(Entity, Generic[_T]):
     def get_sample_lost_status(self):
         return _read_status(self, "sample_lost")
 
+    def get_liveliness_changed_status(self):
+        return _read_status(self, "liveliness_changed")
+
     def get_sample_rejected_status(self):
         return _read_status(self, "sample_rejected")
 

@@ -7,8 +7,10 @@
 //!   accepted a sample of are dropped too.
 //! - **Exclusive ownership** (§2.2.3.9.2): each instance is owned by one writer, the
 //!   strongest that wrote it (equal strengths: the lower GUID); samples of other writers are
-//!   dropped. Ownership passes on when the owner unregisters the instance or is lost, or
-//!   when a stronger writer writes. (A missed deadline does not yet take ownership away.)
+//!   dropped. Ownership passes on when the owner unregisters the instance, is lost or is
+//!   not alive (LIVELINESS), when a stronger writer writes, and when the owner let a
+//!   DEADLINE period of the instance pass without writing it: then the next writer of the
+//!   instance takes it over, whatever its strength.
 //! - **Lifespan** (§2.2.3.16): a sample expires at its source timestamp (or its arrival,
 //!   without one) plus its writer's lifespan; it is dropped on arrival if already expired,
 //!   and the cache drops it when it expires before being taken. Only the reader applies it:
@@ -75,8 +77,11 @@ pub(crate) struct Delivery {
     last_accepted: BTreeMap<InstanceHandle, Timestamp>,
     exclusive: bool,
     writers: BTreeMap<Guid, WriterInfo>,
-    /// Owner of each instance (exclusive ownership), with its strength.
-    owners: BTreeMap<InstanceHandle, (Guid, i32)>,
+    /// Owner of each instance (exclusive ownership), with its strength and when it last
+    /// wrote the instance.
+    owners: BTreeMap<InstanceHandle, (Guid, i32, Timestamp)>,
+    /// The reader's DEADLINE period: an owner silent for longer loses its instance.
+    deadline_period: Option<Duration>,
     /// REQUESTED_DEADLINE_MISSED.
     pub(crate) deadline: DeadlineTracker,
 }
@@ -106,6 +111,7 @@ impl Delivery {
             exclusive: p.ownership == Ownership::Exclusive,
             writers: BTreeMap::new(),
             owners: BTreeMap::new(),
+            deadline_period: p.deadline.period.to_std().filter(|d| !d.is_zero()),
             deadline: DeadlineTracker::new(p.deadline.period.to_std()),
         }
     }
@@ -122,7 +128,13 @@ impl Delivery {
     /// A writer is gone: it owns nothing any more.
     pub(crate) fn writer_lost(&mut self, writer: Guid) {
         self.writers.remove(&writer);
-        self.owners.retain(|_, (owner, _)| *owner != writer);
+        self.owners.retain(|_, (owner, ..)| *owner != writer);
+    }
+
+    /// A writer is not alive: it owns nothing until it writes again, so that the next
+    /// strongest writer takes its instances over (DDS 1.4 §2.2.3.9.2).
+    pub(crate) fn writer_not_alive(&mut self, writer: Guid) {
+        self.owners.retain(|_, (owner, ..)| *owner != writer);
     }
 
     /// True when a content filter applies.
@@ -151,7 +163,7 @@ impl Delivery {
                 return Admit::NoRoom;
             }
             if self.exclusive {
-                let owner = self.owners.get(&a.handle).map(|(g, _)| *g);
+                let owner = self.owners.get(&a.handle).map(|(g, ..)| *g);
                 match a.kind {
                     // Only the owner disposes an exclusively owned instance.
                     ChangeKind::Disposed if owner.is_some_and(|g| g != a.writer) => {
@@ -179,15 +191,19 @@ impl Delivery {
         if self.exclusive {
             let takes_over = match self.owners.get(&a.handle) {
                 None => true,
-                Some(&(owner, _)) if owner == a.writer => true,
-                Some(&(owner, strength)) => {
-                    info.strength > strength || (info.strength == strength && a.writer < owner)
+                Some(&(owner, ..)) if owner == a.writer => true,
+                Some(&(owner, strength, wrote)) => {
+                    info.strength > strength
+                        || (info.strength == strength && a.writer < owner)
+                        || self
+                            .deadline_period
+                            .is_some_and(|period| now.since(wrote) > period)
                 }
             };
             if !takes_over {
                 return Admit::Drop;
             }
-            self.owners.insert(a.handle, (a.writer, info.strength));
+            self.owners.insert(a.handle, (a.writer, info.strength, now));
         }
         // The lifespan runs from the source timestamp (wall clock); what is left of it at
         // arrival runs on the core's clock.
@@ -296,6 +312,49 @@ mod tests {
         assert!(delivered(d.admit(&alive(1, strong), now, wall)));
         d.writer_lost(strong);
         assert!(delivered(d.admit(&alive(1, weak), now, wall)));
+    }
+
+    #[test]
+    fn an_owner_that_misses_its_deadline_loses_the_instance_to_the_next_writer() {
+        let mut qos = reader_qos();
+        qos.ownership = Ownership::Exclusive;
+        qos.deadline.period = crate::qos::Duration::from_millis(100);
+        let mut d = Delivery::new(&qos, None);
+        let (weak, strong) = (writer(1), writer(2));
+        d.writer_matched(weak, Some(&strength(3)));
+        d.writer_matched(strong, Some(&strength(4)));
+        let wall = wall();
+        let at = |ms: u64| T0.after(Duration::from_millis(ms));
+        assert!(delivered(d.admit(&alive(1, strong), at(0), wall)));
+        assert!(
+            !delivered(d.admit(&alive(1, weak), at(100), wall)),
+            "within the period"
+        );
+        assert!(
+            delivered(d.admit(&alive(1, weak), at(101), wall)),
+            "the owner missed it"
+        );
+        // The stronger writer takes it back when it writes again.
+        assert!(delivered(d.admit(&alive(1, strong), at(150), wall)));
+        assert!(!delivered(d.admit(&alive(1, weak), at(160), wall)));
+    }
+
+    #[test]
+    fn a_writer_that_is_not_alive_owns_nothing_until_it_writes() {
+        let mut qos = reader_qos();
+        qos.ownership = Ownership::Exclusive;
+        let mut d = Delivery::new(&qos, None);
+        let (weak, strong) = (writer(1), writer(2));
+        d.writer_matched(weak, Some(&strength(3)));
+        d.writer_matched(strong, Some(&strength(4)));
+        let (now, wall) = (T0, wall());
+        assert!(delivered(d.admit(&alive(1, strong), now, wall)));
+        assert!(!delivered(d.admit(&alive(1, weak), now, wall)));
+        d.writer_not_alive(strong);
+        assert!(delivered(d.admit(&alive(1, weak), now, wall)));
+        // Still matched, with its strength: it takes over again when it writes.
+        assert!(delivered(d.admit(&alive(1, strong), now, wall)));
+        assert!(!delivered(d.admit(&alive(1, weak), now, wall)));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What a [`ParticipantCore`](crate::ParticipantCore) reports: discovery's events, and the
 //! DCPS statuses of its readers and writers as they change.
 
+use super::liveliness::{LivelinessChangedStatus, LivelinessLostStatus};
 use super::status::{
     DeadlineMissedStatus, IncompatibleStatus, MatchedStatus, SampleLostStatus, SampleRejectedStatus,
 };
@@ -69,6 +70,20 @@ pub enum Event {
         reader: EntityId,
         /// Its status now.
         status: SampleLostStatus,
+    },
+    /// A writer matched with `reader` became alive or not alive (LIVELINESS_CHANGED).
+    LivelinessChanged {
+        /// The local reader.
+        reader: EntityId,
+        /// Its status now.
+        status: LivelinessChangedStatus,
+    },
+    /// `writer`'s lease ran out without an assertion (LIVELINESS_LOST).
+    LivelinessLost {
+        /// The local writer.
+        writer: EntityId,
+        /// Its status now.
+        status: LivelinessLostStatus,
     },
     /// Samples for `reader` were not stored (resource limits, undecodable keys).
     SampleRejected {

@@ -8,6 +8,8 @@
 //! - `delivery`: the QoS rules applied to an arriving change (content filter, exclusive
 //!   ownership, lifespan, time-based filter, deadline).
 //! - `deadline`: DEADLINE counting, per instance, on a queue of due times.
+//! - [`liveliness`]: LIVELINESS_CHANGED of readers (their writers alive or not) and
+//!   LIVELINESS_LOST of writers, from stamps the RTPS reader keeps, looked at on timers.
 //! - [`arrival`]: a received change's two steps, preparation (key, filter; may run
 //!   outside the driver's lock) and admission.
 //! - [`instance_keys`]: how a reader finds an instance, for a derived or a runtime type.
@@ -23,6 +25,7 @@ mod deadline;
 mod delivery;
 mod event;
 pub mod instance_keys;
+pub mod liveliness;
 mod reader;
 pub mod sample;
 pub mod status;
@@ -36,15 +39,16 @@ pub use cache::Taken;
 pub use delivery::ContentFilter;
 pub use event::Event;
 pub use instance_keys::InstanceKeys;
+pub use liveliness::Heard;
 pub use reader::DcpsReader;
 pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState};
 pub use writer::DcpsWriter;
 
 use crate::discovery_engine::{Discovery, DiscoveryEvent};
-use crate::qos::QosPolicyId;
+use crate::qos::{LivelinessKind, QosPolicyId};
 use crate::reader::ReceivedChange;
-use crate::time::Timestamp;
-use crate::wire::EntityId;
+use crate::time::{earliest, Timestamp};
+use crate::wire::{EntityId, Guid};
 use reader::Slot;
 
 /// The DCPS endpoints of a core and what they have to report.
@@ -121,10 +125,16 @@ impl Dcps {
                         .push_back(Event::PublicationMatched { writer: id, status });
                 }
                 if let Some(r) = self.readers.get_mut(&id) {
-                    r.writer_matched(*remote, discovery.endpoint_qos(*remote));
+                    r.writer_matched(*remote, discovery.endpoint_qos(*remote), now);
                     let status = r.matches().status();
+                    let liveliness = r.liveliness.status();
                     self.events
                         .push_back(Event::SubscriptionMatched { reader: id, status });
+                    self.events.push_back(Event::LivelinessChanged {
+                        reader: id,
+                        status: liveliness,
+                    });
+                    self.reschedule(id);
                 }
             }
             DiscoveryEvent::Unmatched { local, remote } => {
@@ -138,8 +148,13 @@ impl Dcps {
                 if let Some(r) = self.readers.get_mut(&id) {
                     r.writer_unmatched(*remote, now);
                     let status = r.matches().status();
+                    let liveliness = r.liveliness.status();
                     self.events
                         .push_back(Event::SubscriptionMatched { reader: id, status });
+                    self.events.push_back(Event::LivelinessChanged {
+                        reader: id,
+                        status: liveliness,
+                    });
                     self.touch(id);
                     self.reschedule(id);
                 }
@@ -268,11 +283,11 @@ impl Dcps {
         }
     }
 
-    /// Puts endpoint `id`'s deadline timer where its tracker's next due time is.
-    fn reschedule(&mut self, id: EntityId) {
+    /// Puts endpoint `id`'s timer where its deadline or liveliness is next due.
+    pub(crate) fn reschedule(&mut self, id: EntityId) {
         let due = match (self.readers.get(&id), self.writers.get(&id)) {
-            (Some(r), _) => r.delivery.deadline.next_due(),
-            (None, Some(w)) => w.deadline.next_due(),
+            (Some(r), _) => earliest(r.delivery.deadline.next_due(), r.liveliness.next_due()),
+            (None, Some(w)) => earliest(w.deadline.next_due(), w.liveliness.next_due()),
             (None, None) => None,
         };
         if self.scheduled.get(&id).copied() == due {
@@ -297,8 +312,14 @@ impl Dcps {
         self.timers.first().map(|(t, _)| *t)
     }
 
-    /// Counts the deadlines that passed by `now` and reports those that changed a status.
-    pub(crate) fn handle_timeout(&mut self, now: Timestamp) {
+    /// Counts the deadlines that passed by `now`, checks the leases that may have run
+    /// out, and reports what changed a status. `heard(reader, writer)`: when the writer
+    /// matched with a reader was last heard from.
+    pub(crate) fn handle_timeout(
+        &mut self,
+        now: Timestamp,
+        heard: &mut dyn FnMut(EntityId, Guid) -> Heard,
+    ) {
         while let Some(&(due, id)) = self.timers.first() {
             if due > now {
                 break;
@@ -306,8 +327,59 @@ impl Dcps {
             self.timers.pop_first();
             self.scheduled.remove(&id);
             self.report_deadline(id, now);
+            self.check_liveliness(id, now, heard);
             self.reschedule(id);
         }
+    }
+
+    /// Looks at the liveliness of endpoint `id`: a reader's writers (those whose lease ran
+    /// out, and those not alive that came back), or a writer's own lease.
+    pub(crate) fn check_liveliness(
+        &mut self,
+        id: EntityId,
+        now: Timestamp,
+        heard: &mut dyn FnMut(EntityId, Guid) -> Heard,
+    ) {
+        if let Some(r) = self.readers.get_mut(&id) {
+            let transitions = r.liveliness.check(now, &mut |w| heard(id, w));
+            if transitions.is_empty() {
+                return;
+            }
+            for &(writer, alive) in &transitions {
+                if !alive {
+                    r.writer_not_alive(writer, now);
+                }
+            }
+            let status = r.liveliness.status();
+            self.events
+                .push_back(Event::LivelinessChanged { reader: id, status });
+            self.touch(id);
+        } else if let Some(w) = self.writers.get_mut(&id) {
+            if w.liveliness.check(now) {
+                let status = w.liveliness.status();
+                self.events
+                    .push_back(Event::LivelinessLost { writer: id, status });
+            }
+        }
+    }
+
+    /// Readers some of whose writers are not alive: an input may have brought them back.
+    pub(crate) fn readers_waiting_for_liveliness(&self, out: &mut Vec<EntityId>) {
+        out.extend(
+            self.readers
+                .iter()
+                .filter(|(_, r)| r.liveliness.has_not_alive())
+                .map(|(id, _)| *id),
+        );
+    }
+
+    /// The local writers of `kind`, for an assertion of them all.
+    pub(crate) fn writers_of_kind(&self, kind: LivelinessKind) -> Vec<EntityId> {
+        self.writers
+            .iter()
+            .filter(|(_, w)| w.liveliness.kind() == kind)
+            .map(|(id, _)| *id)
+            .collect()
     }
 
     fn report_deadline(&mut self, id: EntityId, now: Timestamp) {

@@ -9,6 +9,7 @@ use super::arrival::{examine, Found, Prepared};
 use super::cache::{CacheLimits, ReaderCache, SampleRejectedReason, Stored, Taken};
 use super::delivery::{Admit, Candidate, ContentFilter, Delivery};
 use super::instance_keys::InstanceKeys;
+use super::liveliness::{LivelinessChangedStatus, WriterLiveliness};
 use super::sample::{system_time, InstanceHandle, InstanceState, SampleInfo, Selection};
 use super::status::{
     DeadlineMissedStatus, IncompatibleStatus, Matches, SampleLostStatus, SampleRejectedStatus,
@@ -46,6 +47,8 @@ pub struct DcpsReader {
     pub(crate) lost: SampleLostStatus,
     /// Reliable KEEP_ALL: what does not fit is left with its writers rather than rejected.
     flow_controlled: bool,
+    /// The matched writers' liveliness.
+    pub(crate) liveliness: WriterLiveliness,
 }
 
 impl DcpsReader {
@@ -75,6 +78,7 @@ impl DcpsReader {
             deadline_reported: 0,
             lost: SampleLostStatus::default(),
             flow_controlled,
+            liveliness: WriterLiveliness::default(),
         }
     }
 
@@ -176,6 +180,11 @@ impl DcpsReader {
         self.lost
     }
 
+    /// LIVELINESS_CHANGED.
+    pub fn liveliness_changed(&self) -> LivelinessChangedStatus {
+        self.liveliness.status()
+    }
+
     /// REQUESTED_DEADLINE_MISSED at `now`.
     pub fn deadline_missed(&mut self, now: Timestamp) -> DeadlineMissedStatus {
         self.delivery.deadline.status(now)
@@ -198,16 +207,37 @@ impl DcpsReader {
         examine(&self.keys, self.delivery.filter(), change)
     }
 
-    pub(crate) fn writer_matched(&mut self, remote: Guid, qos: Option<&EndpointQos>) {
+    pub(crate) fn writer_matched(
+        &mut self,
+        remote: Guid,
+        qos: Option<&EndpointQos>,
+        now: Timestamp,
+    ) {
         self.matches.add(remote);
         self.delivery.writer_matched(remote, qos);
+        self.liveliness.matched(remote, qos, now);
+    }
+
+    /// A matched writer is no longer alive: it owns nothing, and its instances without
+    /// other writers become NOT_ALIVE_NO_WRITERS (it is still matched; its next write
+    /// makes them alive again).
+    pub(crate) fn writer_not_alive(&mut self, remote: Guid, now: Timestamp) {
+        self.delivery.writer_not_alive(remote);
+        self.instances_lose(remote, now);
     }
 
     /// A writer is gone: its instances without other writers become NOT_ALIVE_NO_WRITERS.
     pub(crate) fn writer_unmatched(&mut self, remote: Guid, now: Timestamp) {
         self.matches.remove(remote);
+        self.liveliness.unmatched(remote);
         self.delivery.writer_lost(remote);
-        let gone = self.cache.writer_lost(remote);
+        self.instances_lose(remote, now);
+    }
+
+    /// The instances `writer` wrote lose it; those left without writers change state,
+    /// which the application hears as data.
+    fn instances_lose(&mut self, writer: Guid, now: Timestamp) {
+        let gone = self.cache.writer_lost(writer);
         if !gone.is_empty() {
             self.data_arrived = true;
         }

@@ -10,6 +10,7 @@ use crate::wire::Guid;
 
 pub use super::cache::{SampleRejectedReason, SampleRejectedStatus};
 pub use super::deadline::DeadlineMissedStatus;
+pub use super::liveliness::{LivelinessChangedStatus, LivelinessLostStatus};
 
 /// The OFFERED/REQUESTED_INCOMPATIBLE_QOS status.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

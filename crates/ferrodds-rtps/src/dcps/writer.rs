@@ -2,6 +2,7 @@
 //! history is the RTPS writer's.)
 
 use super::deadline::DeadlineTracker;
+use super::liveliness::{LivelinessLostStatus, OwnLiveliness};
 use super::sample::InstanceHandle;
 use super::status::{DeadlineMissedStatus, IncompatibleStatus, Matches};
 use crate::endpoint::ChangeKind;
@@ -16,17 +17,24 @@ pub struct DcpsWriter {
     pub(crate) incompatible: IncompatibleStatus,
     pub(crate) deadline: DeadlineTracker,
     pub(crate) deadline_reported: u64,
+    pub(crate) liveliness: OwnLiveliness,
 }
 
 impl DcpsWriter {
-    /// A writer with `qos`.
-    pub fn new(qos: &EndpointQos) -> Self {
+    /// A writer with `qos`, created at `now` (when its liveliness lease starts).
+    pub fn new(qos: &EndpointQos, now: Timestamp) -> Self {
         DcpsWriter {
             matches: Matches::default(),
             incompatible: IncompatibleStatus::default(),
             deadline: DeadlineTracker::new(qos.deadline.period.to_std()),
             deadline_reported: 0,
+            liveliness: OwnLiveliness::new(qos, now),
         }
+    }
+
+    /// LIVELINESS_LOST.
+    pub fn liveliness_lost(&self) -> LivelinessLostStatus {
+        self.liveliness.status()
     }
 
     /// The readers matched, and PUBLICATION_MATCHED.
@@ -54,6 +62,8 @@ impl DcpsWriter {
 
     /// A change of `kind` to instance `handle` was written at `now`.
     pub(crate) fn written(&mut self, kind: ChangeKind, handle: InstanceHandle, now: Timestamp) {
+        // Every write asserts the writer's liveliness (DDS 1.4 §2.2.3.11).
+        let _ = self.liveliness.asserted(now);
         if kind == ChangeKind::Alive {
             self.deadline.updated(handle, now);
         } else {
