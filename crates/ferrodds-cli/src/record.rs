@@ -326,8 +326,11 @@ impl ChannelQos {
     fn writer_qos(&self, representation: XcdrVersion) -> Qos {
         // KEEP_ALL: a replay loses nothing to a reader that keeps up; a write waits for room
         // rather than failing at once (a slow reader slows the replay down).
+        // Unregisters replay as unregisters, and the end of a replay disposes nothing the
+        // recording did not: no autodispose.
         let mut qos = Qos::writer()
             .keep_all()
+            .autodispose_unregistered_instances(false)
             .max_blocking_time(Duration::from_secs(30))
             .data_representation([match representation {
                 XcdrVersion::Xcdr1 => DataRepresentationId::XCDR,

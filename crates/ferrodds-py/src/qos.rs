@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use ferrodds::qos::{DataRepresentationId, LivelinessKind};
+use ferrodds::qos::{DataRepresentationId, DestinationOrder, LivelinessKind};
 use ferrodds::Qos;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -47,6 +47,15 @@ pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> 
                 Some(strength) => qos.exclusive_ownership(strength),
                 None => qos,
             },
+            "destination_order" => {
+                qos.destination_order(match arg(1)?.extract::<String>()?.as_str() {
+                    "source" => DestinationOrder::BySourceTimestamp,
+                    _ => DestinationOrder::ByReceptionTimestamp,
+                })
+            }
+            "writer_data_lifecycle" => {
+                qos.autodispose_unregistered_instances(arg(1)?.extract::<bool>()?)
+            }
             "liveliness" => {
                 let kind = match arg(1)?.extract::<String>()?.as_str() {
                     "manual_by_participant" => LivelinessKind::ManualByParticipant,

@@ -260,3 +260,38 @@ def test_liveliness_changes_as_a_manual_writer_writes_and_stops(sides, package, 
     assert until(lambda: changes[-1][:2] == (1, 0), 3.0), changes
     s = reader.get_liveliness_changed_status()
     assert (s.alive_count, s.not_alive_count) == (1, 0), s
+
+
+@pytest.mark.parametrize("package,peer", [("ferrodds", "cyclonedds"), ("ferrodds", "ferrodds")])
+@pytest.mark.parametrize("autodispose", [True, False])
+def test_a_deleted_writer_disposes_its_instances_unless_told_not_to(sides, package, peer,
+                                                                   autodispose):
+    """WRITER_DATA_LIFECYCLE: a writer of ``package`` writes two instances and is deleted;
+    ``peer``'s reader sees them disposed (autodispose, the default) or left without
+    writers. (A cyclonedds-python writer is not deleted by ``del`` while the package holds
+    references to it, so only ferrodds writers are deleted here.)"""
+    side, other = sides[package], sides[peer]
+    P = side.core.Policy
+    Plain = side.types["Plain"]
+    name = f"lifecycle_{peer}_{autodispose}"
+    topic = side.topic.Topic(side.participant, name, Plain)
+    qos = side.core.Qos(P.Reliability.Reliable(side.util.duration(seconds=1)),
+                        P.History.KeepAll, P.WriterDataLifecycle(autodispose=autodispose))
+    writer = side.pub.DataWriter(side.participant, topic, qos=qos)
+    reader = other.reader(name, "Plain")
+    assert until(lambda: writer.get_matched_subscriptions() and reader.get_matched_publications())
+    for i in range(2):
+        writer.write(Plain(id=i, value=0.5, name="x"))
+    assert until(lambda: len(reader.read(N=10)) == 2)
+    del writer
+    import gc
+    gc.collect()
+    expected = (other.core.InstanceState.NotAliveDisposed if autodispose
+                else other.core.InstanceState.NotAliveNoWriters)
+    states = {}
+
+    def settled():
+        for s in reader.take(N=10):
+            states[s.sample_info.instance_handle] = s.sample_info.instance_state
+        return len(states) == 2 and all(v == expected for v in states.values())
+    assert until(settled, 15.0), states

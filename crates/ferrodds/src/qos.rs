@@ -37,6 +37,8 @@ pub struct Qos {
     pub(crate) representation_set: bool,
     /// Matches no endpoint of its own participant ([`Qos::ignore_local`]).
     pub(crate) ignore_local: bool,
+    /// WRITER_DATA_LIFECYCLE's autodispose_unregistered_instances (default true).
+    pub(crate) autodispose: bool,
 }
 
 impl Qos {
@@ -48,6 +50,7 @@ impl Qos {
             batch_delay: None,
             representation_set: false,
             ignore_local: false,
+            autodispose: true,
         }
     }
 
@@ -62,6 +65,7 @@ impl Qos {
             batch_delay: None,
             representation_set: false,
             ignore_local: false,
+            autodispose: true,
         }
     }
 
@@ -205,6 +209,23 @@ impl Qos {
     /// the host, are matched as ever.
     pub fn ignore_local(mut self) -> Self {
         self.ignore_local = true;
+        self
+    }
+
+    /// DESTINATION_ORDER: by reception (the default) or by source timestamp, with which a
+    /// reader drops a change stamped earlier than the last its instance took (a writer
+    /// offers at least what a reader requests).
+    pub fn destination_order(mut self, order: DestinationOrder) -> Self {
+        self.policies.destination_order = order;
+        self
+    }
+
+    /// WRITER_DATA_LIFECYCLE (a writer's): with `true` (the default, as DDS says) an
+    /// unregistered instance is disposed too, and deleting the writer disposes the
+    /// instances it still has registered; with `false` both only unregister (readers see
+    /// NOT_ALIVE_NO_WRITERS once no writer is left).
+    pub fn autodispose_unregistered_instances(mut self, on: bool) -> Self {
+        self.autodispose = on;
         self
     }
 

@@ -3,6 +3,7 @@
 //! and the tools use). `DataWriter<T>` is a thin typed layer over it: it serializes `T` with
 //! the derived code and hands the bytes to the same writer.
 
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -69,6 +70,10 @@ struct WriterInner {
     /// Sample buffers the history let go, for the next samples (refilled under the
     /// participant's lock after each write; taken before it, to serialize into).
     spare: Mutex<PayloadPool>,
+    /// The instances written and not unregistered (keyed topics), by key hash, with their
+    /// key-only samples: what deleting the writer unregisters, and with autodispose
+    /// disposes (WRITER_DATA_LIFECYCLE).
+    registered: Mutex<HashMap<[u8; 16], Vec<u8>>>,
 }
 
 impl WriterInner {
@@ -92,8 +97,91 @@ impl WriterInner {
     }
 }
 
+impl WriterInner {
+    /// Keeps [`WriterInner::registered`] up to date after a change of `kind` to instance
+    /// `key` was written: a new instance's key-only sample is made once, from `payload`.
+    fn track(&self, kind: ChangeKind, key: [u8; 16], payload: &[u8]) {
+        let mut registered = self.registered.lock().unwrap_or_else(|p| p.into_inner());
+        match kind {
+            ChangeKind::Alive if !registered.contains_key(&key) => {
+                let key_sample =
+                    dynamic::deserialize_keys(&self.ty, payload)
+                        .ok()
+                        .and_then(|keys| {
+                            let (ty, version) = (&self.ty, self.version);
+                            dynamic::serialize_key_sample(ty, &keys, version, Endianness::NATIVE)
+                                .ok()
+                        });
+                if let Some(k) = key_sample {
+                    registered.insert(key, k);
+                }
+            }
+            // A dispose's payload is the key-only sample; it registers the instance too.
+            ChangeKind::Disposed if !registered.contains_key(&key) => {
+                registered.insert(key, payload.to_vec());
+            }
+            ChangeKind::Unregistered | ChangeKind::DisposedUnregistered => {
+                registered.remove(&key);
+            }
+            _ => {}
+        }
+    }
+
+    /// Before the writer goes: its registered instances are unregistered (and, with
+    /// autodispose, disposed), and it lingers until its readers acknowledged that, for at
+    /// most [`LINGER`].
+    fn release_instances(&self) {
+        let registered =
+            std::mem::take(&mut *self.registered.lock().unwrap_or_else(|p| p.into_inner()));
+        if registered.is_empty() {
+            return;
+        }
+        let kind = if self.qos.autodispose {
+            ChangeKind::DisposedUnregistered
+        } else {
+            ChangeKind::Unregistered
+        };
+        let shared = &self.participant.inner.shared;
+        let mut core = shared.lock();
+        if core.closed {
+            return;
+        }
+        let now = shared.now();
+        let timestamp = Some(rtps_time(SystemTime::now()));
+        for (key, key_sample) in registered {
+            let change = Change {
+                kind,
+                key_hash: Some(key),
+                timestamp,
+                payload: Arc::new(key_sample),
+                reduced_payload: None,
+            };
+            // A KEEP_ALL history full of unacknowledged samples takes no more: those
+            // instances are left to the readers' NOT_ALIVE_NO_WRITERS.
+            let _ = core.node.write(now, self.entity_id, change);
+        }
+        core.hand_over(
+            self.entity_id,
+            self.qos.publish_mode == PublishMode::Asynchronous,
+        );
+        shared.finish_write(core, self.entity_id);
+        let id = self.entity_id;
+        shared.wait_until(LINGER, |core| {
+            core.node
+                .rtps
+                .writer(id)
+                .is_none_or(|w| w.all_acknowledged())
+        });
+    }
+}
+
+/// How long a deleted writer waits for its readers to acknowledge its last changes (the
+/// unregisters and disposes of its instances); Cyclone DDS's writer linger is 1 s.
+const LINGER: Duration = Duration::from_millis(500);
+
 impl Drop for WriterInner {
     fn drop(&mut self) {
+        self.release_instances();
         self.participant.inner.shared.withdraw(self.guid);
     }
 }
@@ -337,6 +425,7 @@ impl DynamicWriter {
                 last_size: AtomicUsize::new(0),
                 plain: AtomicBool::new(false),
                 spare: Mutex::new(PayloadPool::new()),
+                registered: Mutex::new(HashMap::new()),
                 ty: support.ty.clone(),
                 keyed,
             }),
@@ -507,6 +596,12 @@ impl DynamicWriter {
         payload: impl Into<Arc<Vec<u8>>>,
     ) -> Result<()> {
         let shared = &self.inner.participant.inner.shared;
+        // WRITER_DATA_LIFECYCLE: with autodispose, unregistering disposes.
+        let kind = if kind == ChangeKind::Unregistered && self.inner.qos.autodispose {
+            ChangeKind::DisposedUnregistered
+        } else {
+            kind
+        };
         let change = Change {
             kind,
             key_hash,
@@ -553,6 +648,9 @@ impl DynamicWriter {
         }
         self.hand_over(&mut core);
         shared.finish_write(core, self.inner.entity_id);
+        if let Some(key) = key_hash {
+            self.inner.track(kind, key, &change.payload);
+        }
         Ok(())
     }
 

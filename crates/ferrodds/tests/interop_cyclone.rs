@@ -4,7 +4,7 @@
 //! dispose seen as an instance state; a 16 MiB sample; a type FerroDDS was never compiled
 //! with, obtained over XTypes TypeLookup and read as dynamic values; older and newer
 //! versions of a type, and a type that is not assignable. Each test asserts the values
-//! received, and uses its own domain id (50–69).
+//! received, and uses its own domain id (50–69, 175).
 //!
 //! Needs python3 with cyclonedds and multicast on `lo` (`scripts/test` installs and sets
 //! both; as root the test turns multicast on itself).
@@ -357,6 +357,57 @@ fn cyclone_to_ferrodds_reliable() {
 #[test]
 fn cyclone_to_ferrodds_best_effort() {
     cyclone_to_ferro(53, false);
+}
+
+/// WRITER_DATA_LIFECYCLE: a FerroDDS writer deleted with its instances registered
+/// disposes them (autodispose, the default), and Cyclone's reader sees NOT_ALIVE_DISPOSED.
+#[test]
+fn a_deleted_ferrodds_writer_disposes_its_instances_at_cyclone() {
+    let peer = Peer::start(&[
+        "sub",
+        "--domain",
+        "175",
+        "--topic",
+        "lifecycle",
+        "--type",
+        "reading",
+        "--count",
+        "3",
+        "--reliable",
+        "--keep-all",
+        "--expect-dispose",
+        "--timeout",
+        "40",
+    ]);
+    let p = participant(175);
+    let writer = p
+        .create_writer(
+            &p.create_topic::<Reading>("lifecycle").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    writer.wait_for_matched(1, MATCH).unwrap();
+    writer.untyped().wait_for_readers_heard(MATCH).unwrap();
+    for i in 0..3 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer
+        .wait_for_acknowledgments(Duration::from_secs(20))
+        .unwrap();
+    drop(writer);
+    let lines = peer.all_json(Duration::from_secs(40));
+    let disposed: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["valid_data"] == Value::Bool(false))
+        .collect();
+    assert!(
+        !disposed.is_empty(),
+        "no dispose reached Cyclone: {lines:?}"
+    );
+    for l in &disposed {
+        assert_eq!(l["instance_state"], "NOT_ALIVE_DISPOSED", "{l}");
+    }
+    assert_eq!(peer.wait(Duration::from_secs(20)), 0);
 }
 
 #[test]

@@ -840,3 +840,64 @@ fn take_until<D: Cdr>(reader: &DataReader<D>, n: usize) -> Vec<Sample<D>> {
     }
     got
 }
+
+/// WRITER_DATA_LIFECYCLE, between two participants: what a reader of three instances sees
+/// of each when the writer (with `autodispose`) unregisters one and is then deleted.
+fn instance_states_after_the_writer_goes(domain: u32, autodispose: bool) -> Vec<InstanceState> {
+    let (a, b) = (participant(domain), participant(domain));
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Reading>("lifecycle").unwrap(),
+            Qos::writer()
+                .reliable()
+                .keep_all()
+                .autodispose_unregistered_instances(autodispose),
+        )
+        .unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Reading>("lifecycle").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    for i in 0..3 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer.unregister(&reading(0)).unwrap();
+    writer.wait_for_acknowledgments(T).unwrap();
+    // Dropped: instances 1 and 2 are still registered. Its deletion tells the reader (and
+    // waits for the acknowledgment) before the writer is withdrawn.
+    drop(writer);
+    let got = take_up_to(&reader, 6);
+    let valid: Vec<i32> = got
+        .iter()
+        .filter(|s| s.info.valid_data)
+        .map(|s| s.data.id)
+        .collect();
+    assert_eq!(valid, [0, 1, 2]);
+    let mut last = [None; 3];
+    for s in got.iter().filter(|s| !s.info.valid_data) {
+        last[s.data.id as usize] = Some(s.info.instance_state);
+    }
+    last.iter()
+        .map(|s| s.expect("every instance changed state"))
+        .collect()
+}
+
+#[test]
+fn a_deleted_writer_disposes_its_instances_and_an_unregister_disposes_by_default() {
+    assert_eq!(
+        instance_states_after_the_writer_goes(176, true),
+        [InstanceState::NotAliveDisposed; 3]
+    );
+}
+
+#[test]
+fn without_autodispose_a_deleted_writer_only_unregisters() {
+    assert_eq!(
+        instance_states_after_the_writer_goes(177, false),
+        [InstanceState::NotAliveNoWriters; 3]
+    );
+}

@@ -290,6 +290,10 @@ class Policy:
             lambda self: ("liveliness", "manual_by_topic", self.lease_duration),
             lease_duration=0x7FFFFFFFFFFFFFFF)
 
+    WriterDataLifecycle = _policy(
+        "WriterDataLifecycle", "WriterDataLifecycle",
+        lambda self: ("writer_data_lifecycle", bool(self.autodispose)), autodispose=True)
+
     TimeBasedFilter = _policy("TimeBasedFilter", "TimeBasedFilter",
                               lambda self: ("time_based_filter", self.filter_time),
                               filter_time=0)

@@ -18,6 +18,9 @@
 //! - **Time-based filter** (§2.2.3.12): after a sample of an instance is accepted, the next
 //!   ones of that instance arriving within the minimum separation are dropped.
 //! - **Deadline**: accepted samples restart their instance's deadline (see `deadline.rs`).
+//! - **Destination order** (§2.2.3.17): BY_SOURCE_TIMESTAMP drops a change stamped earlier
+//!   than the last one its instance took, so that every reader ends with the same last
+//!   value whatever order two writers' changes arrive in.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,7 +29,7 @@ use std::time::{Duration, SystemTime};
 use super::deadline::DeadlineTracker;
 use super::sample::InstanceHandle;
 use crate::endpoint::ChangeKind;
-use crate::qos::{EndpointQos, Ownership};
+use crate::qos::{DestinationOrder, EndpointQos, Ownership};
 use crate::time::Timestamp;
 use crate::wire::Guid;
 
@@ -82,6 +85,9 @@ pub(crate) struct Delivery {
     owners: BTreeMap<InstanceHandle, (Guid, i32, Timestamp)>,
     /// The reader's DEADLINE period: an owner silent for longer loses its instance.
     deadline_period: Option<Duration>,
+    /// DESTINATION_ORDER BY_SOURCE_TIMESTAMP: the latest source timestamp each instance
+    /// took; a change stamped earlier (another writer's, overtaken) is dropped.
+    by_source: Option<BTreeMap<InstanceHandle, SystemTime>>,
     /// REQUESTED_DEADLINE_MISSED.
     pub(crate) deadline: DeadlineTracker,
 }
@@ -112,6 +118,8 @@ impl Delivery {
             writers: BTreeMap::new(),
             owners: BTreeMap::new(),
             deadline_period: p.deadline.period.to_std().filter(|d| !d.is_zero()),
+            by_source: (p.destination_order == DestinationOrder::BySourceTimestamp)
+                .then(BTreeMap::new),
             deadline: DeadlineTracker::new(p.deadline.period.to_std()),
         }
     }
@@ -147,6 +155,22 @@ impl Delivery {
         self.filter.as_ref()
     }
 
+    /// DESTINATION_ORDER BY_SOURCE_TIMESTAMP (§2.2.3.17): true when `a` is stamped no
+    /// earlier than the last change its instance took (and then it is the last). Changes
+    /// without a timestamp, and readers ordering by reception, always pass.
+    fn in_source_order(&mut self, a: &Candidate) -> bool {
+        let (Some(last), Some(stamp)) = (self.by_source.as_mut(), a.source_timestamp) else {
+            return true;
+        };
+        match last.get(&a.handle) {
+            Some(previous) if stamp < *previous => false,
+            _ => {
+                last.insert(a.handle, stamp);
+                true
+            }
+        }
+    }
+
     /// Whether `a` goes into the cache (`now`/`wall`: its arrival, on the core's clock and
     /// as wall-clock time). The content filter ran already (`a.passes_filter`), outside
     /// the core: see `arrival.rs`.
@@ -161,6 +185,9 @@ impl Delivery {
             }
             if !a.known_instance && !a.instance_room {
                 return Admit::NoRoom;
+            }
+            if !self.in_source_order(a) {
+                return Admit::Drop;
             }
             if self.exclusive {
                 let owner = self.owners.get(&a.handle).map(|(g, ..)| *g);
@@ -187,6 +214,9 @@ impl Delivery {
         // instances the cache can take, so that these maps are bounded as the cache is.
         if !a.known_instance && !a.instance_room {
             return Admit::NoRoom;
+        }
+        if !self.in_source_order(a) {
+            return Admit::Drop;
         }
         if self.exclusive {
             let takes_over = match self.owners.get(&a.handle) {
@@ -355,6 +385,34 @@ mod tests {
         // Still matched, with its strength: it takes over again when it writes.
         assert!(delivered(d.admit(&alive(1, strong), now, wall)));
         assert!(!delivered(d.admit(&alive(1, weak), now, wall)));
+    }
+
+    #[test]
+    fn by_source_timestamp_a_change_older_than_the_last_one_of_its_instance_is_dropped() {
+        let mut qos = reader_qos();
+        qos.destination_order = DestinationOrder::BySourceTimestamp;
+        let mut d = Delivery::new(&qos, None);
+        let stamped = |instance, w, ms: u64| {
+            let mut c = alive(instance, writer(w));
+            c.source_timestamp = Some(wall() + Duration::from_millis(ms));
+            c
+        };
+        assert!(delivered(d.admit(&stamped(1, 1, 100), T0, wall())));
+        // Another writer's change, stamped before: overtaken, dropped.
+        assert!(!delivered(d.admit(&stamped(1, 2, 90), T0, wall())));
+        assert!(
+            delivered(d.admit(&stamped(1, 2, 100), T0, wall())),
+            "equal passes"
+        );
+        // Each instance on its own; a dispose stamped earlier is dropped too.
+        assert!(delivered(d.admit(&stamped(2, 2, 50), T0, wall())));
+        let mut dispose = stamped(1, 1, 95);
+        dispose.kind = ChangeKind::Disposed;
+        assert!(!delivered(d.admit(&dispose, T0, wall())));
+        // By reception (the default): order of arrival.
+        let mut r = Delivery::new(&reader_qos(), None);
+        assert!(delivered(r.admit(&stamped(1, 1, 100), T0, wall())));
+        assert!(delivered(r.admit(&stamped(1, 2, 90), T0, wall())));
     }
 
     #[test]
