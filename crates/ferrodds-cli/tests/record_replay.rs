@@ -168,7 +168,15 @@ fn record_readings(domain: u32, topic: &str, file: &Path) -> Vec<Sample<Vec<u8>>
         .create_reader(&t, Qos::reader().reliable().keep_all())
         .unwrap();
     let writer: DataWriter<Reading> = p
-        .create_writer(&t, Qos::writer().reliable().keep_all())
+        // Without autodispose: its unregister stays an unregister (recorded and replayed
+        // as one).
+        .create_writer(
+            &t,
+            Qos::writer()
+                .reliable()
+                .keep_all()
+                .autodispose_unregistered_instances(false),
+        )
         .unwrap();
     let recorder = ferrodds(&[
         "record",

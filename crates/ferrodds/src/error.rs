@@ -56,6 +56,10 @@ pub enum Error {
         /// accepted too).
         expected: ferrodds_cdr::RepresentationId,
     },
+    /// An instance handle names no instance this writer has registered (DDS
+    /// RETCODE_BAD_PARAMETER for `unregister_instance`/`dispose_instance` by handle).
+    #[error("instance {0:?} is not registered with this writer")]
+    UnknownInstance(ferrodds_rtps::dcps::InstanceHandle),
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),

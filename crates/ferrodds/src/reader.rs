@@ -16,11 +16,13 @@ use ferrodds_rtps::dcps::status::{
     DeadlineMissedStatus, IncompatibleStatus, LivelinessChangedStatus, SampleLostStatus,
     SampleRejectedStatus,
 };
-use ferrodds_rtps::dcps::{ContentFilter, DcpsReader, SampleInfo, Selection, Taken};
+use ferrodds_rtps::dcps::{
+    ContentFilter, DcpsReader, InstanceHandle, SampleInfo, Selection, Taken,
+};
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use ferrodds_rtps::wire::{EntityId, Guid};
-use ferrodds_rtps::{LocalEndpoint, Reader};
+use ferrodds_rtps::{LocalEndpoint, Reader, Timestamp};
 
 use crate::error::{Error, Result};
 use crate::loan::{Loaned, Plain};
@@ -164,6 +166,49 @@ impl<T: Cdr> DataReader<T> {
     /// instance: DCPS `take_w_condition`/`take_instance`); the others stay.
     pub fn take_selection(&self, max: usize, selection: Selection) -> Result<Vec<Sample<T>>> {
         self.decode_all(self.untyped.collect(max, true, selection))
+    }
+
+    /// Removes and returns the samples of instance `handle`: DCPS `take_instance`.
+    pub fn take_instance(&self, handle: InstanceHandle) -> Result<Vec<Sample<T>>> {
+        self.take_selection(usize::MAX, Selection::ANY.of_instance(handle))
+    }
+
+    /// Returns the samples of instance `handle` without removing them: DCPS
+    /// `read_instance`.
+    pub fn read_instance(&self, handle: InstanceHandle) -> Result<Vec<Sample<T>>> {
+        self.read_selection(usize::MAX, Selection::ANY.of_instance(handle))
+    }
+
+    /// Removes and returns the samples of the first instance after `previous` (in
+    /// instance-handle order; from the first with `None`) that has any: DCPS
+    /// `take_next_instance`, to walk the instances one at a time. Empty at the end.
+    pub fn take_next_instance(&self, previous: Option<InstanceHandle>) -> Result<Vec<Sample<T>>> {
+        let taken = self
+            .untyped
+            .collect_next(usize::MAX, true, previous, Selection::ANY);
+        self.decode_all(taken)
+    }
+
+    /// [`DataReader::take_next_instance`] without removing the samples: DCPS
+    /// `read_next_instance`.
+    pub fn read_next_instance(&self, previous: Option<InstanceHandle>) -> Result<Vec<Sample<T>>> {
+        let taken = self
+            .untyped
+            .collect_next(usize::MAX, false, previous, Selection::ANY);
+        self.decode_all(taken)
+    }
+
+    /// The instance of `sample` (only its key matters), if this reader holds it: DCPS
+    /// `lookup_instance`.
+    pub fn lookup_instance(&self, sample: &T) -> Result<Option<InstanceHandle>> {
+        if !T::IS_KEYED {
+            return Ok(None);
+        }
+        let mut hashes = Vec::with_capacity(2);
+        for version in [XcdrVersion::Xcdr2, XcdrVersion::Xcdr1] {
+            hashes.push(ferrodds_cdr::key_hash(sample, version)?.0);
+        }
+        Ok(self.untyped.lookup(&hashes))
     }
 
     /// Returns every sample waiting without removing them (they become READ).
@@ -325,6 +370,35 @@ impl DynamicReader {
     }
 
     pub(crate) fn collect(&self, max: usize, take: bool, selection: Selection) -> Vec<Taken> {
+        self.collect_with(|r, now| r.collect(now, max, take, selection))
+    }
+
+    /// [`DynamicReader::collect`] from the first instance after `previous` (in handle
+    /// order) that holds a sample `selection` selects: DCPS `read/take_next_instance`.
+    pub(crate) fn collect_next(
+        &self,
+        max: usize,
+        take: bool,
+        previous: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Vec<Taken> {
+        self.collect_with(|r, now| match r.next_instance(now, previous, selection) {
+            Some(next) => r.collect(now, max, take, selection.of_instance(next)),
+            None => Vec::new(),
+        })
+    }
+
+    /// The instance whose key hash is `key_hash` (in either XCDR version's form), if the
+    /// reader holds it.
+    pub(crate) fn lookup(&self, key_hashes: &[[u8; 16]]) -> Option<InstanceHandle> {
+        let core = self.inner.participant.inner.shared.lock();
+        let reader = core.node.data_reader_ref(self.inner.entity_id)?;
+        key_hashes
+            .iter()
+            .find_map(|h| reader.lookup_instance(InstanceHandle(*h)))
+    }
+
+    fn collect_with(&self, f: impl FnOnce(&mut DcpsReader, Timestamp) -> Vec<Taken>) -> Vec<Taken> {
         let shared = &self.inner.participant.inner.shared;
         let now = shared.now();
         let mut core = shared.lock();
@@ -336,7 +410,7 @@ impl DynamicReader {
         let taken = core
             .node
             .data_reader(id)
-            .map(|r| r.collect(now, max, take, selection))
+            .map(|r| f(r, now))
             .unwrap_or_default();
         shared.after_collect(core, now, id);
         taken
@@ -432,6 +506,39 @@ impl DynamicReader {
         selection: Selection,
     ) -> Result<Vec<Sample<DynamicValue>>> {
         self.decode_values(self.collect(max, true, selection))
+    }
+
+    /// Removes and returns up to `max` of the samples `selection` selects of the first
+    /// instance after `previous` (in instance-handle order; from the first with `None`)
+    /// that has any: DCPS `take_next_instance`. Empty when no instance after it has one.
+    pub fn take_next_instance(
+        &self,
+        max: usize,
+        previous: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect_next(max, true, previous, selection))
+    }
+
+    /// [`DynamicReader::take_next_instance`] without removing the samples (they become
+    /// READ): DCPS `read_next_instance`.
+    pub fn read_next_instance(
+        &self,
+        max: usize,
+        previous: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect_next(max, false, previous, selection))
+    }
+
+    /// The instance of `value` (only its key matters), if this reader holds it: DCPS
+    /// `lookup_instance`.
+    pub fn lookup_instance(&self, value: &DynamicValue) -> Result<Option<InstanceHandle>> {
+        let mut hashes = Vec::with_capacity(2);
+        for version in [XcdrVersion::Xcdr2, XcdrVersion::Xcdr1] {
+            hashes.push(ferrodds_cdr::dynamic::key_hash(&self.ty, value, version)?.0);
+        }
+        Ok(self.lookup(&hashes))
     }
 
     /// Returns every sample waiting without removing them (they become READ).

@@ -127,6 +127,35 @@ impl WriterInner {
         }
     }
 
+    /// Registers instance `key` with its key-only sample (DCPS `register_instance`: nothing
+    /// is sent; the writer's deletion will unregister it).
+    fn register(&self, key: [u8; 16], key_sample: Vec<u8>) -> InstanceHandle {
+        self.registered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_insert(key_sample);
+        InstanceHandle(key)
+    }
+
+    /// The key-only sample of registered instance `handle`.
+    fn key_sample(&self, handle: InstanceHandle) -> Result<Vec<u8>> {
+        self.registered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&handle.0)
+            .cloned()
+            .ok_or(Error::UnknownInstance(handle))
+    }
+
+    /// True when instance `handle` is registered.
+    fn is_registered(&self, handle: InstanceHandle) -> bool {
+        self.registered
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(&handle.0)
+    }
+
     /// Before the writer goes: its registered instances are unregistered (and, with
     /// autodispose, disposed), and it lingers until its readers acknowledged that, for at
     /// most [`LINGER`].
@@ -259,6 +288,39 @@ impl<T: Cdr> DataWriter<T> {
     /// Unregisters the instance of `sample`.
     pub fn unregister(&self, sample: &T) -> Result<()> {
         self.write_key(sample, ChangeKind::Unregistered)
+    }
+
+    /// Registers the instance of `sample` (only its key matters) and returns its handle:
+    /// DCPS `register_instance`. Nothing is sent; writing registers an instance too, and
+    /// the writer's deletion unregisters what it has registered (WRITER_DATA_LIFECYCLE).
+    pub fn register_instance(&self, sample: &T) -> Result<InstanceHandle> {
+        let Some(key) = self.key_hash(sample)? else {
+            return Ok(InstanceHandle::NIL);
+        };
+        let version = self.untyped.inner.version;
+        let key_sample = ferrodds_cdr::serialize_key_sample(sample, version, Endianness::NATIVE)?;
+        Ok(self.untyped.inner.register(key, key_sample))
+    }
+
+    /// The handle of `sample`'s instance if this writer has registered it (written,
+    /// disposed or registered, and not unregistered): DCPS `lookup_instance`.
+    pub fn lookup_instance(&self, sample: &T) -> Result<Option<InstanceHandle>> {
+        Ok(self
+            .key_hash(sample)?
+            .map(InstanceHandle)
+            .filter(|h| self.untyped.inner.is_registered(*h)))
+    }
+
+    /// Unregisters instance `handle` (disposing it too with autodispose):
+    /// `unregister_instance` by handle. [`Error::UnknownInstance`] when it is not registered.
+    pub fn unregister_instance(&self, handle: InstanceHandle) -> Result<()> {
+        self.untyped.unregister_instance(handle)
+    }
+
+    /// Disposes instance `handle`: `dispose_instance` by handle.
+    /// [`Error::UnknownInstance`] when it is not registered.
+    pub fn dispose_instance(&self, handle: InstanceHandle) -> Result<()> {
+        self.untyped.dispose_instance(handle)
     }
 
     /// The instance handle (key hash) of `sample`.
@@ -562,6 +624,48 @@ impl DynamicWriter {
     /// Unregisters the instance of `value`.
     pub fn unregister(&self, value: &DynamicValue) -> Result<()> {
         self.write_key(value, ChangeKind::Unregistered)
+    }
+
+    /// Registers the instance of `value` (only its key matters): DCPS `register_instance`;
+    /// see [`DataWriter::register_instance`].
+    pub fn register_instance(&self, value: &DynamicValue) -> Result<InstanceHandle> {
+        let Some(key) = self.key_hash(value)? else {
+            return Ok(InstanceHandle::NIL);
+        };
+        let (ty, version) = (&self.inner.ty, self.inner.version);
+        let key_sample = dynamic::serialize_key_sample(ty, value, version, Endianness::NATIVE)?;
+        Ok(self.inner.register(key, key_sample))
+    }
+
+    /// The handle of `value`'s instance if this writer has it registered: DCPS
+    /// `lookup_instance`.
+    pub fn lookup_instance(&self, value: &DynamicValue) -> Result<Option<InstanceHandle>> {
+        Ok(self
+            .key_hash(value)?
+            .map(InstanceHandle)
+            .filter(|h| self.inner.is_registered(*h)))
+    }
+
+    /// Unregisters registered instance `handle` (disposing it too with autodispose).
+    pub fn unregister_instance(&self, handle: InstanceHandle) -> Result<()> {
+        let key_sample = self.inner.key_sample(handle)?;
+        self.submit(
+            ChangeKind::Unregistered,
+            Some(handle.0),
+            SystemTime::now(),
+            key_sample,
+        )
+    }
+
+    /// Disposes registered instance `handle`.
+    pub fn dispose_instance(&self, handle: InstanceHandle) -> Result<()> {
+        let key_sample = self.inner.key_sample(handle)?;
+        self.submit(
+            ChangeKind::Disposed,
+            Some(handle.0),
+            SystemTime::now(),
+            key_sample,
+        )
     }
 
     /// The instance handle (key hash) of `value`.

@@ -901,3 +901,73 @@ fn without_autodispose_a_deleted_writer_only_unregisters() {
         [InstanceState::NotAliveNoWriters; 3]
     );
 }
+
+#[test]
+fn instances_are_registered_looked_up_walked_and_disposed_by_handle() {
+    let (a, b) = (participant(178), participant(178));
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Reading>("instances").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Reading>("instances").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    // Registered before any write, found by its key; another key is not.
+    let one = writer.register_instance(&reading(1)).unwrap();
+    assert_eq!(writer.lookup_instance(&reading(4)).unwrap(), Some(one));
+    assert_eq!(writer.lookup_instance(&reading(2)).unwrap(), None);
+    assert!(matches!(
+        writer.unregister_instance(ferrodds::InstanceHandle([9; 16])),
+        Err(ferrodds::Error::UnknownInstance(_))
+    ));
+    for i in 0..9 {
+        writer.write(&reading(i)).unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    assert!(reader.wait_for_data(T));
+    // Walk the instances one at a time, in handle order: three of three samples each.
+    let mut previous = None;
+    let mut walked = Vec::new();
+    for _ in 0..10 {
+        let samples = reader.read_next_instance(previous).unwrap();
+        let Some(first) = samples.first() else { break };
+        let handle = first.info.instance_handle;
+        assert!(samples.iter().all(|s| s.info.instance_handle == handle));
+        assert_eq!(samples.len(), 3);
+        assert_eq!(reader.lookup_instance(&first.data).unwrap(), Some(handle));
+        walked.push(handle);
+        previous = Some(handle);
+    }
+    assert_eq!(walked.len(), 3);
+    assert!(walked.windows(2).all(|w| w[0] < w[1]), "handle order");
+    // Instances are found by key: reading(10) is instance 1's key (10 % 3).
+    assert_eq!(
+        reader.lookup_instance(&reading(10)).unwrap(),
+        reader.lookup_instance(&reading(1)).unwrap()
+    );
+    // Dispose instance 1 by its handle: the reader sees it on that instance.
+    let theirs = reader.lookup_instance(&reading(1)).unwrap().unwrap();
+    writer.dispose_instance(one).unwrap();
+    writer.wait_for_acknowledgments(T).unwrap();
+    let mut got = Vec::new();
+    for _ in 0..50 {
+        got = reader.take_instance(theirs).unwrap();
+        if got.iter().any(|s| !s.info.valid_data) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let last = got.last().unwrap();
+    assert!(!last.info.valid_data);
+    assert_eq!(last.info.instance_state, InstanceState::NotAliveDisposed);
+    assert_eq!(last.data.id, 1);
+    // The other instances are still there, untouched by the take.
+    assert_eq!(reader.take().unwrap().len(), 6);
+}

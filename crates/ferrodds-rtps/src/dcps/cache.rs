@@ -286,6 +286,23 @@ impl ReaderCache {
         }
     }
 
+    /// The first instance, in handle order after `after` (from the first with `None`),
+    /// holding a sample `selection` selects (its instance ignored) that has not expired
+    /// by `now`: DCPS's `read/take_next_instance` (§2.2.2.5.3.16).
+    pub(crate) fn next_instance(
+        &self,
+        now: Timestamp,
+        after: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Option<InstanceHandle> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let from = after.map_or(Unbounded, Excluded);
+        self.instances
+            .range((from, Unbounded))
+            .map(|(h, _)| *h)
+            .find(|h| self.has_selected(now, selection.of_instance(*h)))
+    }
+
     /// The instance a key hash names: its own, or one of the variants it was inserted with.
     pub(crate) fn instance_by_hash(&self, hash: InstanceHandle) -> Option<InstanceHandle> {
         self.by_hash.get(&hash).copied()
@@ -868,6 +885,37 @@ mod tests {
         assert_eq!(taken[0].info.view_state, ViewState::New);
         assert_eq!(taken[1].info.view_state, ViewState::New);
         assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn the_next_instance_is_the_next_handle_with_a_selected_sample() {
+        let mut c = cache(None);
+        let (a, b, d) = (
+            InstanceHandle([1; 16]),
+            InstanceHandle([2; 16]),
+            InstanceHandle([3; 16]),
+        );
+        for (seq, h) in [(1, d), (2, a), (3, b)] {
+            c.insert(h, ChangeKind::Alive, stored(writer(1), seq, true), &[]);
+        }
+        let next = |c: &ReaderCache, after, sel| c.next_instance(NOW, after, sel);
+        assert_eq!(next(&c, None, Selection::ANY), Some(a));
+        assert_eq!(next(&c, Some(a), Selection::ANY), Some(b));
+        assert_eq!(next(&c, Some(b), Selection::ANY), Some(d));
+        assert_eq!(next(&c, Some(d), Selection::ANY), None);
+        // A handle the reader does not hold still orders: the next one after it.
+        assert_eq!(
+            next(&c, Some(InstanceHandle([0; 16])), Selection::ANY),
+            Some(a)
+        );
+        // Read b: with NOT_READ, the next after a is d; and the instance in the
+        // selection is ignored.
+        let _ = c.collect(NOW, 10, false, Selection::ANY.of_instance(b));
+        assert_eq!(
+            next(&c, Some(a), Selection::NOT_READ.of_instance(a)),
+            Some(d)
+        );
+        assert_eq!(c.instance_by_hash(b), Some(b));
     }
 
     #[test]

@@ -190,6 +190,22 @@ impl DcpsReader {
         self.delivery.deadline.status(now)
     }
 
+    /// The first instance after `after` (in handle order) with a sample `selection`
+    /// selects, for `read/take_next_instance`.
+    pub fn next_instance(
+        &self,
+        now: Timestamp,
+        after: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Option<InstanceHandle> {
+        self.cache.next_instance(now, after, selection)
+    }
+
+    /// The instance a key hash names, if the reader holds it (DCPS `lookup_instance`).
+    pub fn lookup_instance(&self, key_hash: InstanceHandle) -> Option<InstanceHandle> {
+        self.cache.instance_by_hash(key_hash)
+    }
+
     /// The state of an instance, if the reader holds it.
     pub fn instance_state(&self, handle: InstanceHandle) -> Option<InstanceState> {
         self.cache.instance_state(handle)
