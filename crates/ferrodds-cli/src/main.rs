@@ -170,8 +170,8 @@ fn pong(args: &PongArgs) -> Result<(), String> {
         });
         if reader.wait_for_data(left) {
             for s in reader.take().map_err(|e| e.to_string())? {
-                if s.info.valid_data {
-                    writer.write(&s.data).map_err(|e| e.to_string())?;
+                if let Some(data) = &s.data {
+                    writer.write(data).map_err(|e| e.to_string())?;
                 }
             }
         }
@@ -210,7 +210,7 @@ fn ping(args: &PingArgs) -> Result<(), String> {
                 let got = reader.take().map_err(|e| e.to_string())?;
                 if let Some(s) = got
                     .into_iter()
-                    .find(|s| s.info.valid_data && s.data.seq == seq)
+                    .find(|s| s.data.as_ref().is_some_and(|d| d.seq == seq))
                 {
                     break s;
                 }
@@ -225,7 +225,7 @@ fn ping(args: &PingArgs) -> Result<(), String> {
         rtts.push(rtt);
         println!(
             "received echo #{seq}: {} bytes from writer {:02x?}, round trip {:.1} µs",
-            echo.data.payload.len(),
+            echo.data.as_ref().map_or(0, |d| d.payload.len()),
             &echo.info.publication_handle.0[12..],
             rtt.as_secs_f64() * 1e6
         );

@@ -611,9 +611,11 @@ impl Recording {
                         break;
                     }
                     let info = &s.info;
+                    // The payload: the sample's, or for a dispose or unregister its key.
+                    let Some(bytes) = s.value() else { continue };
                     let change = if info.valid_data {
                         None
-                    } else if s.data.len() < EncapsulationHeader::LEN {
+                    } else if bytes.len() < EncapsulationHeader::LEN {
                         // Only a key hash came: nothing a replay could send.
                         self.skipped += 1;
                         continue;
@@ -630,10 +632,10 @@ impl Recording {
                         publish_time: info.source_timestamp.map_or(log_time, nanos_since_epoch),
                     };
                     self.out
-                        .write_to_known_channel(&header, &s.data)
+                        .write_to_known_channel(&header, bytes)
                         .map_err(|e| format!("{}: {e}", self.path.display()))?;
                     self.samples += 1;
-                    self.bytes += s.data.len() as u64;
+                    self.bytes += bytes.len() as u64;
                     self.topics[i].samples += 1;
                 }
             }

@@ -490,10 +490,10 @@ pub(crate) fn echo(args: &EchoArgs) -> Result<(), String> {
             continue;
         }
         for s in reader.take().map_err(|e| e.to_string())? {
-            if !s.info.valid_data {
+            let Some(data) = &s.data else {
                 continue;
-            }
-            if writeln!(out, "{}", s.data.to_json(&ty)).is_err() {
+            };
+            if writeln!(out, "{}", data.to_json(&ty)).is_err() {
                 // The reading end of a pipe closed (`| head`): done.
                 return Ok(());
             }

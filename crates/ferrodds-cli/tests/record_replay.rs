@@ -265,7 +265,7 @@ fn replay_reproduces_the_recorded_bytes_in_order_to_a_ferrodds_reader() {
     );
     assert_eq!(replayed.len(), 5, "replayed: {replayed:?}\n{err}");
     for (i, (a, b)) in original.iter().zip(&replayed).enumerate() {
-        assert_eq!(a.data, b.data, "sample {i}: other bytes");
+        assert_eq!(a.value(), b.value(), "sample {i}: other bytes");
         assert_eq!(a.info.valid_data, b.info.valid_data, "sample {i}");
         assert_eq!(a.info.instance_handle, b.info.instance_handle, "sample {i}");
     }
@@ -276,7 +276,7 @@ fn replay_reproduces_the_recorded_bytes_in_order_to_a_ferrodds_reader() {
     assert_eq!(states[3], (false, InstanceState::NotAliveDisposed));
     assert_eq!(states[4], (false, InstanceState::NotAliveNoWriters));
     // And the values are the ones written.
-    let first: Reading = ferrodds_cdr::deserialize(&replayed[2].data).unwrap();
+    let first: Reading = ferrodds_cdr::deserialize(replayed[2].data.as_ref().unwrap()).unwrap();
     assert_eq!(first.text, "three");
     assert_eq!(first.values, vec![0, 1, 2]);
 }

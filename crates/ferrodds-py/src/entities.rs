@@ -305,11 +305,12 @@ impl Reader {
             self.inner.take_max(n).map(|samples| {
                 samples
                     .into_iter()
-                    .map(|s| {
-                        (
-                            ferrodds::ferrodds_cdr::json_text(&s.data.to_json(ty)),
+                    .filter_map(|s| {
+                        let value = s.value()?;
+                        Some((
+                            ferrodds::ferrodds_cdr::json_text(&value.to_json(ty)),
                             s.info,
-                        )
+                        ))
                     })
                     .collect::<Vec<_>>()
             })
@@ -499,12 +500,12 @@ impl Reader {
         filter: &Bound<'_, PyAny>,
         s: &Sample<DynamicValue>,
     ) -> PyResult<bool> {
-        if !s.info.valid_data {
+        let Some(data) = &s.data else {
             return Ok(true);
-        }
+        };
         self.support
             .get()
-            .object_of(py, &s.data)
+            .object_of(py, data)
             .and_then(|obj| filter.call1((obj,)))
             .and_then(|v| v.is_truthy())
     }
@@ -518,7 +519,9 @@ impl Reader {
         let support = self.support.get();
         let out = PyList::empty(py);
         for s in samples {
-            out.append(handed_out(py, support.object_of(py, &s.data)?, &s.info)?)?;
+            // A sample without data is handed out with its key (an InvalidSample).
+            let Some(value) = s.value() else { continue };
+            out.append(handed_out(py, support.object_of(py, value)?, &s.info)?)?;
         }
         Ok(out)
     }

@@ -76,8 +76,8 @@ fn run() -> Result<(), String> {
                     continue;
                 }
                 for s in reader.take().map_err(|e| format!("take: {e}"))? {
-                    if s.info.valid_data && printed < count {
-                        println!("{}", s.data.to_json(&ty));
+                    if let Some(data) = s.data.as_ref().filter(|_| printed < count) {
+                        println!("{}", data.to_json(&ty));
                         printed += 1;
                     }
                 }

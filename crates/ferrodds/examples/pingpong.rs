@@ -73,8 +73,7 @@ fn take(reader: &DataReader<Sample>, timeout: Duration) -> Result<Vec<Sample>, S
         .take_max(256)
         .map_err(|e| e.to_string())?
         .into_iter()
-        .filter(|s| s.info.valid_data)
-        .map(|s| s.data)
+        .filter_map(|s| s.data)
         .collect())
 }
 

@@ -419,17 +419,17 @@ fn subscribe<T: Cdr>(
             continue;
         }
         for s in reader.take()? {
-            if !s.info.valid_data {
+            let Some(data) = &s.data else {
                 invalid += 1;
                 continue;
-            }
+            };
             let w = writers
                 .entry(s.info.publication_handle)
                 .or_insert_with(|| PerWriter {
                     next: i64::from(o.first),
                     last_sequence_number: 0,
                 });
-            let Some(i) = check(&s.data) else {
+            let Some(i) = check(data) else {
                 corrupt += 1;
                 if problems.len() < 10 {
                     problems.push(format!("corrupt sample after {}", w.next - 1));

@@ -31,15 +31,37 @@ use crate::qos::Qos;
 use crate::runtime::{Callback, ReaderHooks, StatusCallback, StatusKind};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 
-/// A sample and what the reader knows about it. When `info.valid_data` is false the
-/// sample only reports an instance state change and `data` holds just its key (the other
-/// members at their defaults).
+/// A sample and what the reader knows about it. A sample without data
+/// (`info.valid_data` false) only reports that its instance changed state — disposed,
+/// unregistered, its writers gone — so that it cannot be mistaken for data: its `data` is
+/// `None` and `key` holds the instance's key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample<T> {
-    /// The data.
-    pub data: T,
+    /// The data; `None` for a sample that only reports an instance state change.
+    pub data: Option<T>,
+    /// For a sample without data, the instance's key: a `T` with its key members set and
+    /// the others at their defaults (`None` for samples with data: the key is in `data`).
+    pub key: Option<T>,
     /// Its sample info.
     pub info: SampleInfo,
+}
+
+impl<T> Sample<T> {
+    /// `value` as the data of a valid sample, or as the key of one without data, as
+    /// `info.valid_data` says.
+    pub(crate) fn new(value: T, info: SampleInfo) -> Self {
+        let (data, key) = if info.valid_data {
+            (Some(value), None)
+        } else {
+            (None, Some(value))
+        };
+        Sample { data, key, info }
+    }
+
+    /// The data, or for a sample without data its key: what the sample holds.
+    pub fn value(&self) -> Option<&T> {
+        self.data.as_ref().or(self.key.as_ref())
+    }
 }
 
 /// Reads samples of type `T` from a topic: a [`DynamicReader`] whose samples are decoded
@@ -134,7 +156,7 @@ impl<T: Cdr> DataReader<T> {
     /// a sample without data (a dispose or an unregister). An error when `T` is not plain
     /// ([`crate::Plain`]), or a sample is not a `T` in this machine's byte order (such
     /// samples are taken all the same; [`DataReader::take`] decodes any byte order).
-    pub fn take_loaned(&self, max: usize) -> Result<Vec<Sample<Option<Loaned<T>>>>>
+    pub fn take_loaned(&self, max: usize) -> Result<Vec<Sample<Loaned<T>>>>
     where
         T: Plain,
     {
@@ -143,11 +165,12 @@ impl<T: Cdr> DataReader<T> {
             .take_serialized(max)
             .into_iter()
             .map(|s| {
-                let data = match s.info.valid_data {
-                    true => Some(Loaned::new(s.data)?),
-                    false => None,
-                };
-                Ok(Sample { data, info: s.info })
+                let data = s.data.map(Loaned::new).transpose()?;
+                Ok(Sample {
+                    data,
+                    key: None,
+                    info: s.info,
+                })
             })
             .collect()
     }
@@ -438,7 +461,7 @@ impl DynamicReader {
                     } else {
                         spare.keep(t.payload);
                     }
-                    out.push(Sample { data, info: t.info });
+                    out.push(Sample::new(data, t.info));
                 }
                 Err(_) => undecodable.push(t),
             }
@@ -614,7 +637,7 @@ impl DynamicReader {
             let Ok(data) = decode_dynamic(&self.ty, &t.payload, t.key_only) else {
                 continue;
             };
-            match keep(&Sample { data, info: t.info }) {
+            match keep(&Sample::new(data, t.info)) {
                 Some(true) => chosen.push(arrival),
                 Some(false) => {}
                 None => return Ok(Vec::new()),
@@ -643,10 +666,7 @@ impl DynamicReader {
     pub fn take_serialized(&self, max: usize) -> Vec<Sample<Vec<u8>>> {
         self.collect(max, true, Selection::ANY)
             .into_iter()
-            .map(|t| Sample {
-                data: t.payload,
-                info: t.info,
-            })
+            .map(|t| Sample::new(t.payload, t.info))
             .collect()
     }
 

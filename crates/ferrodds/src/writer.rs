@@ -1027,7 +1027,7 @@ mod tests {
         let got = take(&reader, 3);
         assert_eq!(got.len(), 3, "{got:?}");
         for (s, (bytes, handle)) in got.iter().zip(&sent) {
-            assert_eq!(&s.data, bytes);
+            assert_eq!(s.data.as_ref(), Some(bytes));
             assert!(s.info.valid_data);
             assert_eq!(s.info.instance_handle, *handle);
             assert_eq!(s.info.source_timestamp, Some(stamp));
@@ -1039,7 +1039,7 @@ mod tests {
             InstanceState::NotAliveDisposed
         );
         assert_eq!(disposed.info.instance_handle, sent[0].1);
-        assert_eq!(disposed.data, key);
+        assert_eq!(disposed.key, Some(key));
     }
 
     #[test]
@@ -1090,7 +1090,7 @@ mod tests {
         writer.write_serialized(good.clone(), now).unwrap();
         let got = take(&reader, 1);
         assert_eq!(got.len(), 1);
-        assert_eq!(got[0].data, good);
+        assert_eq!(got[0].data, Some(good));
         assert!(reader.take_serialized(10).is_empty());
     }
 }

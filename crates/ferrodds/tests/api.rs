@@ -72,7 +72,7 @@ fn a_wait_set_wakes_on_matches_and_on_data() {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(reader.take().unwrap()[0].data.text, "hi");
+    assert_eq!(reader.take().unwrap()[0].data.as_ref().unwrap().text, "hi");
     let mut empty = WaitSet::new(&b);
     assert!(
         empty.wait(Duration::from_millis(10)).is_err(),
@@ -242,7 +242,7 @@ fn take_async_resolves_under_any_executor() {
         .unwrap();
     t.join().unwrap();
     assert_eq!(
-        got[0].data,
+        got[0].data.clone().unwrap(),
         Note {
             id: 9,
             text: "async".into()
@@ -280,7 +280,14 @@ fn asynchronous_publication_still_delivers() {
     writer.wait_for_acknowledgments(T).unwrap();
     let mut got = Vec::new();
     while got.len() < 20 && reader.wait_for_data(T) {
-        got.extend(reader.take().unwrap().into_iter().map(|s| s.data.text));
+        got.extend(
+            reader
+                .take()
+                .unwrap()
+                .into_iter()
+                .filter_map(|s| s.data)
+                .map(|d| d.text),
+        );
     }
     assert_eq!(got, (0..20).map(|i| i.to_string()).collect::<Vec<_>>());
 }
@@ -412,7 +419,12 @@ fn a_spinning_wait_sees_data_during_and_after_its_spin_and_times_out_without() {
         });
         assert!(reader.wait_for_data(T), "sample {id} not seen");
         let got = reader.take().unwrap();
-        assert_eq!(got.iter().map(|s| s.data.id).collect::<Vec<_>>(), [id]);
+        assert_eq!(
+            got.iter()
+                .map(|s| s.value().unwrap().id)
+                .collect::<Vec<_>>(),
+            [id]
+        );
         t.join().unwrap();
     }
 }

@@ -41,7 +41,7 @@ fn take_values(reader: &DataReader<Tick>, n: usize, timeout: Duration) -> Vec<(i
                 .unwrap()
                 .into_iter()
                 .filter(|s| s.info.valid_data)
-                .map(|s| (s.data.id, s.data.value)),
+                .map(|s| s.value().map(|d| (d.id, d.value)).unwrap()),
         );
     }
     got

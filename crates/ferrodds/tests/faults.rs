@@ -378,7 +378,7 @@ fn a_killed_writer_is_noticed_by_the_reader() {
     let lost: Vec<i32> = samples
         .iter()
         .filter(|s| !s.info.valid_data)
-        .map(|s| s.data.sensor_id)
+        .map(|s| s.value().unwrap().sensor_id)
         .collect();
     assert!(
         samples

@@ -204,14 +204,7 @@ fn take_valid(reader: &DataReader<Reading>, n: usize, timeout: Duration) -> Vec<
     let deadline = Instant::now() + timeout;
     while got.len() < n && Instant::now() < deadline {
         if reader.wait_for_data(Duration::from_millis(200)) {
-            got.extend(
-                reader
-                    .take()
-                    .unwrap()
-                    .into_iter()
-                    .filter(|s| s.info.valid_data)
-                    .map(|s| s.data),
-            );
+            got.extend(reader.take().unwrap().into_iter().filter_map(|s| s.data));
         }
     }
     got
@@ -493,7 +486,7 @@ fn ferrodds_late_joiner_gets_cyclone_history() {
     let deadline = Instant::now() + Duration::from_secs(20);
     while got.len() < 5 && Instant::now() < deadline {
         if reader.wait_for_data(Duration::from_millis(200)) {
-            got.extend(reader.take().unwrap().into_iter().map(|s| s.data));
+            got.extend(reader.take().unwrap().into_iter().filter_map(|s| s.data));
         }
     }
     assert_eq!(got, (0..5).map(reading).collect::<Vec<_>>());
@@ -590,12 +583,15 @@ fn cyclone_dispose_shows_in_ferrodds() {
         .expect("an invalid-data sample reports the dispose");
     assert_eq!(dispose.info.instance_state, InstanceState::NotAliveDisposed);
     assert_eq!(
-        (dispose.data.sensor_id, dispose.data.name.as_str()),
+        (
+            dispose.key.as_ref().unwrap().sensor_id,
+            dispose.key.as_ref().unwrap().name.as_str(),
+        ),
         (1, "sensor-1")
     );
     let alive_1 = samples
         .iter()
-        .find(|s| s.info.valid_data && s.data.sensor_id == 1)
+        .find(|s| s.data.as_ref().is_some_and(|d| d.sensor_id == 1))
         .expect("instance 1's sample");
     assert_eq!(
         alive_1.info.instance_handle, dispose.info.instance_handle,
@@ -677,7 +673,7 @@ fn sixteen_mebibytes_from_cyclone_to_ferrodds() {
     let got = reader.take().unwrap();
     assert_eq!(got.len(), 1);
     assert!(
-        got[0].data == blob(0, size),
+        got[0].data == Some(blob(0, size)),
         "16 MiB from Cyclone arrives intact"
     );
     assert_eq!(peer.wait(Duration::from_secs(40)), 0);
@@ -781,7 +777,7 @@ fn a_cyclone_type_is_obtained_over_type_lookup_and_read_as_json() {
             if !s.info.valid_data {
                 continue;
             }
-            let json = s.data.to_json(&ty);
+            let json = s.value().unwrap().to_json(&ty);
             if !got.contains(&json) {
                 got.push(json);
             }
@@ -843,8 +839,8 @@ fn a_newer_cyclone_type_is_read_by_an_older_ferrodds_reader() {
     while got.len() < 3 && Instant::now() < deadline {
         r.wait_for_data(Duration::from_millis(200));
         for s in r.take().unwrap() {
-            if s.info.valid_data && !got.contains(&s.data) {
-                got.push(s.data);
+            if let Some(data) = s.data.filter(|d| !got.contains(d)) {
+                got.push(data);
             }
         }
     }

@@ -95,7 +95,7 @@ fn reliable_samples_arrive_in_order_with_their_values() {
     }
     writer.wait_for_acknowledgments(T).unwrap();
     let got = take_up_to(&reader, 50);
-    let values: Vec<Reading> = got.iter().map(|s| s.data.clone()).collect();
+    let values: Vec<Reading> = got.iter().filter_map(|s| s.data.clone()).collect();
     assert_eq!(values, (0..50).map(reading).collect::<Vec<_>>());
     assert!(got
         .iter()
@@ -127,7 +127,7 @@ fn dispose_reaches_the_reader_as_an_instance_state() {
         got.extend(reader.take().unwrap());
     }
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(!got[1].info.valid_data && got[1].data.id == 1);
+    assert!(got[1].data.is_none() && got[1].key.as_ref().unwrap().id == 1);
     assert_eq!(got[1].info.instance_state, InstanceState::NotAliveDisposed);
     assert_eq!(got[0].info.instance_handle, got[1].info.instance_handle);
 }
@@ -155,7 +155,9 @@ fn transient_local_late_joiner_gets_the_history() {
         got.extend(reader.take().unwrap());
     }
     assert_eq!(
-        got.iter().map(|s| s.data.clone()).collect::<Vec<_>>(),
+        got.iter()
+            .filter_map(|s| s.data.clone())
+            .collect::<Vec<_>>(),
         (0..5).map(reading).collect::<Vec<_>>()
     );
 }
@@ -193,7 +195,10 @@ fn a_large_sample_is_fragmented_and_reassembled() {
     assert!(reader.wait_for_data(Duration::from_secs(30)));
     let got = reader.take().unwrap();
     assert_eq!(got.len(), 1);
-    assert!(got[0].data == blob, "4 MiB sample arrives intact");
+    assert!(
+        got[0].data.as_ref() == Some(&blob),
+        "4 MiB sample arrives intact"
+    );
 }
 
 #[test]
@@ -247,7 +252,7 @@ fn a_writer_and_a_reader_of_one_participant_see_each_other() {
     writer.wait_for_acknowledgments(T).unwrap();
     let mut got = Vec::new();
     while got.len() < 10 && reader.wait_for_data(T) {
-        got.extend(reader.take().unwrap().into_iter().map(|s| s.data));
+        got.extend(reader.take().unwrap().into_iter().filter_map(|s| s.data));
     }
     assert_eq!(got, (0..10).map(reading).collect::<Vec<_>>());
     drop(writer);
@@ -287,7 +292,10 @@ fn data_for_two_readers_is_not_taken_for_participant_announcements() {
     }
     writer.wait_for_acknowledgments(T).unwrap();
     for r in &readers {
-        let got: Vec<Reading> = take_up_to(r, 20).into_iter().map(|s| s.data).collect();
+        let got: Vec<Reading> = take_up_to(r, 20)
+            .into_iter()
+            .filter_map(|s| s.data)
+            .collect();
         assert_eq!(got, (0..20).map(reading).collect::<Vec<_>>());
     }
     assert_eq!(
@@ -337,7 +345,7 @@ fn batching_and_busy_polling_deliver_everything_in_fewer_datagrams() {
     writer.wait_for_acknowledgments(T).unwrap();
     let values: Vec<Reading> = take_up_to(&reader, 500)
         .into_iter()
-        .map(|s| s.data)
+        .filter_map(|s| s.data)
         .collect();
     assert_eq!(values, (0..500).map(reading).collect::<Vec<_>>());
     // Data, and the heartbeats that ask for acknowledgments, in far fewer datagrams than
@@ -383,8 +391,8 @@ const WAIT: Duration = Duration::from_secs(10);
 fn first_valid<T>(mut take: impl FnMut() -> Vec<ferrodds::Sample<T>>) -> T {
     let deadline = Instant::now() + WAIT;
     while Instant::now() < deadline {
-        if let Some(s) = take().into_iter().find(|s| s.info.valid_data) {
-            return s.data;
+        if let Some(data) = take().into_iter().find_map(|s| s.data) {
+            return data;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -587,7 +595,7 @@ fn participants_exchange_user_data_in_process_then_over_shared_memory_then_over_
         writer.wait_for_acknowledgments(T).unwrap();
         let got: Vec<Reading> = take_up_to(&reader, 100)
             .into_iter()
-            .map(|s| s.data)
+            .filter_map(|s| s.data)
             .collect();
         assert_eq!(got, (0..100).map(reading).collect::<Vec<_>>(), "{expected}");
         let counts = a.datagrams_by_transport();
@@ -677,8 +685,9 @@ fn over_shared_memory_a_reader_that_falls_behind_gets_everything_once_in_order_o
             while Instant::now() < deadline && got.last() != Some(&(N - 1)) {
                 if reader.wait_for_data(Duration::from_millis(500)) {
                     for s in reader.take_max(1).unwrap() {
-                        assert!(s.data == frame(s.data.seq), "frame {} intact", s.data.seq);
-                        got.push(s.data.seq);
+                        let data = s.data.as_ref().unwrap();
+                        assert!(*data == frame(data.seq), "frame {} intact", data.seq);
+                        got.push(data.seq);
                     }
                     std::thread::sleep(PACE);
                 }
@@ -822,7 +831,7 @@ fn loaned_samples_go_out_of_the_buffer_they_were_filled_in_and_come_back_as_they
     assert!(untyped.write_loan(bad).is_err());
     let got = take_until(&blob_reader, 1);
     assert_eq!(got.len(), 1);
-    assert!(got[0].data == blob);
+    assert!(got[0].data.as_ref() == Some(&blob));
     assert_eq!(
         got[0].info.instance_handle,
         blob_writer.instance_handle(&blob).unwrap(),
@@ -874,12 +883,12 @@ fn instance_states_after_the_writer_goes(domain: u32, autodispose: bool) -> Vec<
     let valid: Vec<i32> = got
         .iter()
         .filter(|s| s.info.valid_data)
-        .map(|s| s.data.id)
+        .map(|s| s.data.as_ref().unwrap().id)
         .collect();
     assert_eq!(valid, [0, 1, 2]);
     let mut last = [None; 3];
     for s in got.iter().filter(|s| !s.info.valid_data) {
-        last[s.data.id as usize] = Some(s.info.instance_state);
+        last[s.key.as_ref().unwrap().id as usize] = Some(s.info.instance_state);
     }
     last.iter()
         .map(|s| s.expect("every instance changed state"))
@@ -941,7 +950,10 @@ fn instances_are_registered_looked_up_walked_and_disposed_by_handle() {
         let handle = first.info.instance_handle;
         assert!(samples.iter().all(|s| s.info.instance_handle == handle));
         assert_eq!(samples.len(), 3);
-        assert_eq!(reader.lookup_instance(&first.data).unwrap(), Some(handle));
+        assert_eq!(
+            reader.lookup_instance(first.value().unwrap()).unwrap(),
+            Some(handle)
+        );
         walked.push(handle);
         previous = Some(handle);
     }
@@ -967,7 +979,7 @@ fn instances_are_registered_looked_up_walked_and_disposed_by_handle() {
     let last = got.last().unwrap();
     assert!(!last.info.valid_data);
     assert_eq!(last.info.instance_state, InstanceState::NotAliveDisposed);
-    assert_eq!(last.data.id, 1);
+    assert_eq!(last.key.as_ref().unwrap().id, 1);
     // The other instances are still there, untouched by the take.
     assert_eq!(reader.take().unwrap().len(), 6);
 }

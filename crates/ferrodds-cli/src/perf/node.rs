@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ferrodds::{DataReader, DataWriter, DomainParticipant, PublishMode, Qos, Sample, Topic};
+use ferrodds::{DataReader, DataWriter, DomainParticipant, PublishMode, Qos, SampleInfo, Topic};
 
 use super::types::PerfSample;
 use super::user_data::ddsperf_user_data;
@@ -47,9 +47,9 @@ pub(crate) fn guid_partition(prefix: [u8; 12]) -> String {
 }
 
 /// The GUID prefix of the participant that wrote a sample.
-pub(crate) fn writer_prefix<T>(sample: &Sample<T>) -> [u8; 12] {
+pub(crate) fn writer_prefix(info: &SampleInfo) -> [u8; 12] {
     let mut p = [0u8; 12];
-    p.copy_from_slice(&sample.info.publication_handle.0[..12]);
+    p.copy_from_slice(&info.publication_handle.0[..12]);
     p
 }
 
@@ -57,8 +57,8 @@ pub(crate) fn writer_prefix<T>(sample: &Sample<T>) -> [u8; 12] {
 /// it: ddsperf keeps a flag in the lowest bit, and RTPS time conversion (Cyclone DDS's and
 /// `ferrodds_rtps::wire::Time`'s: up when encoding, to nearest when decoding) keeps every
 /// nanosecond.
-pub(crate) fn source_nanos<T>(sample: &Sample<T>) -> Option<u64> {
-    let t = sample.info.source_timestamp?;
+pub(crate) fn source_nanos(info: &SampleInfo) -> Option<u64> {
+    let t = info.source_timestamp?;
     u64::try_from(t.duration_since(UNIX_EPOCH).ok()?.as_nanos()).ok()
 }
 
@@ -274,18 +274,15 @@ impl<T: PerfSample> Node<T> {
         let answer = move || {
             let Ok(samples) = reader.take() else { return };
             for s in samples {
-                let from = writer_prefix(&s);
-                if !s.info.valid_data || from == own {
+                let from = writer_prefix(&s.info);
+                let Some(data) = s.data.as_ref().filter(|_| from != own) else {
                     continue;
-                }
+                };
                 let Some(writer) = writers.get(from) else {
                     continue;
                 };
-                let ts = source_nanos(&s).unwrap_or_else(now_nanos) | 1;
-                if writer
-                    .write_with_timestamp(&s.data, system_time(ts))
-                    .is_ok()
-                {
+                let ts = source_nanos(&s.info).unwrap_or_else(now_nanos) | 1;
+                if writer.write_with_timestamp(data, system_time(ts)).is_ok() {
                     answered.fetch_add(1, Ordering::Relaxed);
                 }
             }

@@ -100,10 +100,10 @@ impl<T: PerfSample> Pinger<T> {
         {
             let mut st = self.lock();
             for s in samples {
-                if !s.info.valid_data {
+                let Some(data) = s.data else {
                     continue;
-                }
-                let seq = s.data.seq();
+                };
+                let seq = data.seq();
                 match st.sent[seq as usize % RING] {
                     Some((sent_seq, at)) if sent_seq == seq => {
                         let rtt = now.saturating_duration_since(at);
@@ -111,14 +111,14 @@ impl<T: PerfSample> Pinger<T> {
                         st.total.record(rtt);
                         st.interval_roundtrips += 1;
                         st.roundtrips += 1;
-                        st.peers.insert(writer_prefix(&s));
+                        st.peers.insert(writer_prefix(&s.info));
                     }
                     _ => st.untimed += 1,
                 }
                 if self.one_at_a_time && st.current.is_some_and(|(c, _)| c == seq) {
                     st.seen += 1;
                     if st.seen >= st.expected {
-                        next = Some((s.data, seq.wrapping_add(1)));
+                        next = Some((data, seq.wrapping_add(1)));
                     }
                 }
             }

@@ -69,13 +69,13 @@ impl<T: PerfSample> Subscriber<T> {
             st.first.get_or_insert(arrival);
             st.last = Some(arrival);
             for s in samples {
-                if !s.info.valid_data {
+                let Some(data) = s.data else {
                     continue;
-                }
-                let size = s.data.size();
+                };
+                let size = data.size();
                 match st
                     .tracker
-                    .check(s.info.publication_handle.0, s.data.seq(), s.data.keyval())
+                    .check(s.info.publication_handle.0, data.seq(), data.keyval())
                 {
                     SeqCheck::InOrder => {}
                     SeqCheck::Gap(n) => {
@@ -89,7 +89,7 @@ impl<T: PerfSample> Subscriber<T> {
                     SeqCheck::KeyOutOfRange => {
                         self.stop.fail(format!(
                             "sub: received key value {} but --keys is {}: give sub at least the publisher's number of keys",
-                            s.data.keyval(),
+                            data.keyval(),
                             self.keys
                         ));
                         return;
@@ -101,7 +101,7 @@ impl<T: PerfSample> Subscriber<T> {
                     c.bytes += u64::from(size);
                 }
                 st.last_size = size;
-                let source = source_nanos(&s);
+                let source = source_nanos(&s.info);
                 if self.latency {
                     if let Some(sent) = source {
                         let d = Duration::from_nanos(now.saturating_sub(sent));
@@ -110,7 +110,7 @@ impl<T: PerfSample> Subscriber<T> {
                     }
                 }
                 if let Some(ts) = source.filter(|ts| ts & 1 == 1) {
-                    pings.push((writer_prefix(&s), s.data, ts & !1));
+                    pings.push((writer_prefix(&s.info), data, ts & !1));
                 }
             }
             st.pings_answered += pings.len() as u64;

@@ -4,7 +4,7 @@
 use ferrodds::qos::DataRepresentationId;
 use ferrodds::Qos;
 
-use super::options::{DurabilityKind, FinalState, Representation, ShapeOptions};
+use super::options::{DurabilityKind, Representation, ShapeOptions};
 use super::{Failure, Log};
 
 fn common(mut q: Qos, o: &ShapeOptions) -> Qos {
@@ -38,11 +38,10 @@ fn common(mut q: Qos, o: &ShapeOptions) -> Qos {
 /// The writers' QoS.
 pub(super) fn writer(o: &ShapeOptions) -> Qos {
     let mut q = common(Qos::writer(), o);
-    // The suite's unregister case expects NOT_ALIVE_NO_WRITERS: an unregister that does not
-    // dispose, and a deletion that disposes nothing.
-    if o.final_state == Some(FinalState::Unregister) {
-        q = q.autodispose_unregistered_instances(false);
-    }
+    // The suite's shape applications do not autodispose: a publisher that unregisters its
+    // instances, or just ends with them registered, leaves them NOT_ALIVE_NO_WRITERS
+    // (FinalInstanceState 0 and 2); only `--final-instance-state d` disposes, by itself.
+    q = q.autodispose_unregistered_instances(false);
     if o.ownership_strength >= 0 {
         q = q.exclusive_ownership(o.ownership_strength);
     }

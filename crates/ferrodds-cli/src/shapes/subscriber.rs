@@ -116,24 +116,22 @@ pub(super) fn run(
 
 /// The order `take_next_instance()` / `read_next_instance()` hand samples out in when
 /// called until nothing is left: instance after instance (by handle), each instance's
-/// samples in order. FerroDDS has no `*_next_instance` calls yet; one `take()` and this
-/// stable sort give the same samples in the same order.
+/// samples in order. One `take()` and this stable sort give the same samples in the same
+/// order as walking the instances with `take_next_instance`, in one call.
 fn by_instance(samples: &mut [Sample<ShapeType>]) {
     samples.sort_by_key(|s| s.info.instance_handle);
 }
 
 fn print_sample(topic: &str, s: &Sample<ShapeType>) {
-    if s.info.valid_data {
-        println!("{}", sample_line(topic, &s.data));
+    if let Some(data) = &s.data {
+        println!("{}", sample_line(topic, data));
     }
     // A sample that only reports a state change holds just the key: the color.
+    let Some(shape) = s.value() else { return };
     match s.info.instance_state {
         InstanceState::Alive => {}
         state @ (InstanceState::NotAliveNoWriters | InstanceState::NotAliveDisposed) => {
-            println!(
-                "{}",
-                instance_state_line(topic, &s.data.color, state.name())
-            );
+            println!("{}", instance_state_line(topic, &shape.color, state.name()));
         }
     }
 }
