@@ -657,11 +657,20 @@ pub fn participant_datagram(data: &[u8]) {
     qos.ownership = ferrodds_rtps::qos::Ownership::Exclusive;
     let keys = InstanceKeys::Dynamic(<FuzzKeyed as ferrodds_cdr::Cdr>::dynamic_type());
     let filter: ContentFilter = Arc::new(|payload: &[u8]| !payload.len().is_multiple_of(3));
+    // Purge delays and a writer lease, so that hostile input drives READER_DATA_LIFECYCLE
+    // and LIVELINESS too.
+    let purge = ferrodds_rtps::dcps::PurgeDelays {
+        no_writers: Some(std::time::Duration::from_millis(100)),
+        disposed: Some(std::time::Duration::from_millis(100)),
+    };
     core.add_data_reader(
         READER_ID,
-        DcpsReader::new(&qos, &limits, keys, Some(filter)),
+        DcpsReader::new(&qos, &limits, keys, Some(filter)).with_purge_delays(purge),
     );
-    core.add_data_writer(LOCAL_WRITER_ID, DcpsWriter::new(&qos));
+    let mut writer_qos = qos.clone();
+    writer_qos.liveliness.kind = ferrodds_rtps::qos::LivelinessKind::ManualByTopic;
+    writer_qos.liveliness.lease_duration = ferrodds_rtps::qos::Duration::from_millis(100);
+    core.add_data_writer(LOCAL_WRITER_ID, DcpsWriter::new(&writer_qos, now));
     for (id, kind) in [
         (LOCAL_WRITER_ID, EndpointKind::Writer),
         (READER_ID, EndpointKind::Reader),

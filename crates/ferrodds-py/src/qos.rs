@@ -53,6 +53,10 @@ pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> 
                     _ => DestinationOrder::ByReceptionTimestamp,
                 })
             }
+            "reader_data_lifecycle" => {
+                let delay = |ns: i64| (0..i64::MAX / 2).contains(&ns).then(|| duration(ns));
+                qos.reader_data_lifecycle(delay(arg(1)?.extract()?), delay(arg(2)?.extract()?))
+            }
             "writer_data_lifecycle" => {
                 qos.autodispose_unregistered_instances(arg(1)?.extract::<bool>()?)
             }

@@ -17,7 +17,8 @@ use ferrodds_cdr::{Cdr, Endianness, XcdrVersion};
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::SampleRejectedReason;
 use ferrodds_rtps::dcps::{
-    ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, Selection, Taken,
+    ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, PurgeDelays, Selection,
+    Taken,
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::{self, EndpointQos, History, LivelinessKind, Reliability};
@@ -61,6 +62,18 @@ fn pair_on(seed: u64, faults: Faults, writer_qos: EndpointQos, reader_qos: Endpo
     pair_filtered(seed, faults, writer_qos, reader_qos, None)
 }
 
+/// [`pair`], the reader purging not-alive instances after `delays`.
+fn pair_purging(seed: u64, delays: PurgeDelays) -> Network {
+    pair_with(
+        seed,
+        Faults::NONE,
+        reliable(EndpointQos::writer_default()),
+        reliable(EndpointQos::reader_default()),
+        None,
+        delays,
+    )
+}
+
 /// [`pair_on`], the reader with a content filter.
 fn pair_filtered(
     seed: u64,
@@ -68,6 +81,24 @@ fn pair_filtered(
     writer_qos: EndpointQos,
     reader_qos: EndpointQos,
     filter: Option<ContentFilter>,
+) -> Network {
+    pair_with(
+        seed,
+        faults,
+        writer_qos,
+        reader_qos,
+        filter,
+        PurgeDelays::default(),
+    )
+}
+
+fn pair_with(
+    seed: u64,
+    faults: Faults,
+    writer_qos: EndpointQos,
+    reader_qos: EndpointQos,
+    filter: Option<ContentFilter>,
+    purge: PurgeDelays,
 ) -> Network {
     let mut net = Network::discovering_pair(seed, faults, |_, _| {});
     let now = net.now;
@@ -108,7 +139,8 @@ fn pair_filtered(
             &limits,
             InstanceKeys::Dynamic(ty.clone()),
             filter,
-        ),
+        )
+        .with_purge_delays(purge),
     );
     net.nodes[1].add_local(
         now,
@@ -193,6 +225,23 @@ fn values(taken: &[Taken]) -> Vec<(i32, i32)> {
             (tick.id, tick.value)
         })
         .collect()
+}
+
+/// Node 0's writer goes; runs until the reader no longer matches it.
+fn remove_the_writer(net: &mut Network) {
+    let now = net.now;
+    let w = Guid::new(net.nodes[0].rtps.prefix(), W);
+    net.nodes[0].remove_local(now, w);
+    net.nodes[0].rtps.remove_writer(W);
+    let unmatched = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[1]
+            .data_reader_ref(R)
+            .unwrap()
+            .matches()
+            .remotes()
+            .is_empty()
+    });
+    assert!(unmatched);
 }
 
 fn events(net: &mut Network, node: usize) -> Vec<Event> {
@@ -350,19 +399,7 @@ fn statuses_come_out_as_events() {
         .iter()
         .any(|e| matches!(e, Event::DataAvailable { .. })));
     // The writer goes: the reader's instances have no writers, which it hears as data.
-    let now = net.now;
-    let w = Guid::new(net.nodes[0].rtps.prefix(), W);
-    net.nodes[0].remove_local(now, w);
-    net.nodes[0].rtps.remove_writer(W);
-    let unmatched = net.run_until(Duration::from_secs(5), |n| {
-        n.nodes[1]
-            .data_reader_ref(R)
-            .unwrap()
-            .matches()
-            .remotes()
-            .is_empty()
-    });
-    assert!(unmatched);
+    remove_the_writer(&mut net);
     let e = events(&mut net, 1);
     assert!(e.iter().any(|e| matches!(e,
         Event::SubscriptionMatched { reader: R, status } if status.current_count == 0 && status.total_count == 1
@@ -646,4 +683,70 @@ fn a_writer_with_an_infinite_lease_is_alive_until_it_goes() {
     // Its participant's lease runs out: unmatched, counted out.
     net.advance(ms(3000));
     assert_eq!(alive(&net), (0, 0));
+}
+
+#[test]
+fn a_disposed_instance_is_purged_exactly_after_its_delay_and_others_are_kept() {
+    let mut net = pair_purging(
+        15,
+        PurgeDelays {
+            no_writers: None,
+            disposed: Some(ms(300)),
+        },
+    );
+    // Written and disposed now: the dispose arrives 50 µs later (the network's latency).
+    let disposed_at = net.now;
+    for id in 0..2 {
+        write(&mut net, id, 1);
+    }
+    write_aged(
+        &mut net,
+        &Tick { id: 0, value: 0 },
+        ChangeKind::Disposed,
+        Duration::ZERO,
+    );
+    settle(&mut net);
+    // 300 ms from the dispose's arrival, instance 0 and its samples (read or not) are
+    // gone; instance 1 stays. Read, so that nothing is taken.
+    let now = net.now;
+    let reader = net.nodes[1].data_reader(R).unwrap();
+    assert_eq!(
+        reader.collect(now, usize::MAX, false, Selection::ANY).len(),
+        3
+    );
+    net.advance(disposed_at.after(ms(250)).since(net.now));
+    assert_eq!(net.nodes[1].data_reader(R).unwrap().len(), 3);
+    net.advance(disposed_at.after(ms(350)).since(net.now));
+    let now = net.now;
+    let left = net.nodes[1]
+        .data_reader(R)
+        .unwrap()
+        .collect(now, usize::MAX, true, Selection::ANY);
+    assert_eq!(values(&left), [(1, 1)]);
+    // A new sample of instance 0 is a new instance, kept.
+    write(&mut net, 0, 2);
+    settle(&mut net);
+    net.advance(ms(1000));
+    assert_eq!(values(&take(&mut net)), [(0, 2)]);
+}
+
+#[test]
+fn an_instance_without_writers_is_purged_after_its_delay() {
+    let mut net = pair_purging(
+        16,
+        PurgeDelays {
+            no_writers: Some(ms(200)),
+            disposed: None,
+        },
+    );
+    write(&mut net, 7, 1);
+    settle(&mut net);
+    assert_eq!(net.nodes[1].data_reader(R).unwrap().len(), 1);
+    // The writer goes: the instance has no writers (an invalid sample says so), then,
+    // 200 ms later, nothing is left.
+    remove_the_writer(&mut net);
+    assert_eq!(net.nodes[1].data_reader(R).unwrap().len(), 2);
+    net.advance(ms(250));
+    assert_eq!(net.nodes[1].data_reader(R).unwrap().len(), 0);
+    assert!(take(&mut net).is_empty());
 }

@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use ferrodds_rtps::dcps::PurgeDelays;
 pub use ferrodds_rtps::qos::{
     DataRepresentationId, DestinationOrder, Durability, EndpointQos, History, LivelinessKind,
     Ownership, Partition, PresentationAccessScope, QosPolicyId, Reliability, ReliabilityKind,
@@ -39,6 +40,8 @@ pub struct Qos {
     pub(crate) ignore_local: bool,
     /// WRITER_DATA_LIFECYCLE's autodispose_unregistered_instances (default true).
     pub(crate) autodispose: bool,
+    /// READER_DATA_LIFECYCLE's purge delays (default: none).
+    pub(crate) purge: PurgeDelays,
 }
 
 impl Qos {
@@ -51,6 +54,7 @@ impl Qos {
             representation_set: false,
             ignore_local: false,
             autodispose: true,
+            purge: PurgeDelays::default(),
         }
     }
 
@@ -66,6 +70,7 @@ impl Qos {
             representation_set: false,
             ignore_local: false,
             autodispose: true,
+            purge: PurgeDelays::default(),
         }
     }
 
@@ -209,6 +214,21 @@ impl Qos {
     /// the host, are matched as ever.
     pub fn ignore_local(mut self) -> Self {
         self.ignore_local = true;
+        self
+    }
+
+    /// READER_DATA_LIFECYCLE (a reader's): an instance that has had no writers for
+    /// `no_writers`, or has been disposed for `disposed`, loses its samples (taken or not)
+    /// and is forgotten. `None`: kept until taken (the default).
+    pub fn reader_data_lifecycle(
+        mut self,
+        no_writers: Option<Duration>,
+        disposed: Option<Duration>,
+    ) -> Self {
+        self.purge = PurgeDelays {
+            no_writers,
+            disposed,
+        };
         self
     }
 

@@ -362,7 +362,8 @@ impl DynamicReader {
                 &participant_limits,
                 support.keys.clone(),
                 filter,
-            ),
+            )
+            .with_purge_delays(qos.purge),
         );
         core.readers.insert(entity_id, ReaderHooks::default());
         let endpoint = LocalEndpoint {

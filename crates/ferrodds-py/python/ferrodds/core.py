@@ -290,6 +290,13 @@ class Policy:
             lambda self: ("liveliness", "manual_by_topic", self.lease_duration),
             lease_duration=0x7FFFFFFFFFFFFFFF)
 
+    ReaderDataLifecycle = _policy(
+        "ReaderDataLifecycle", "ReaderDataLifecycle",
+        lambda self: ("reader_data_lifecycle", self.autopurge_nowriter_samples_delay,
+                      self.autopurge_disposed_samples_delay),
+        autopurge_nowriter_samples_delay=0x7FFFFFFFFFFFFFFF,
+        autopurge_disposed_samples_delay=0x7FFFFFFFFFFFFFFF)
+
     WriterDataLifecycle = _policy(
         "WriterDataLifecycle", "WriterDataLifecycle",
         lambda self: ("writer_data_lifecycle", bool(self.autodispose)), autodispose=True)

@@ -5,7 +5,7 @@
 //! thread and outside the participant's lock.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use super::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState};
 use crate::endpoint::ChangeKind;
@@ -67,6 +67,8 @@ struct Instance {
     /// a reader that holds them rather than reject them ([`ReaderCache::hold_when_full`]):
     /// they go in as the application takes its samples.
     waiting: VecDeque<(ChangeKind, Stored)>,
+    /// When it is to be purged (READER_DATA_LIFECYCLE), and for which state.
+    purge_at: Option<(InstanceState, Timestamp)>,
 }
 
 /// Takes of at most this many samples remove them one by one (no allocation); larger ones
@@ -174,6 +176,20 @@ pub(crate) struct ReaderCache {
     hold_when_full: bool,
     /// Changes waiting in all instances.
     waiting: usize,
+    /// READER_DATA_LIFECYCLE's delays, and the instances due to be purged, by time.
+    purge: PurgeDelays,
+    purge_due: BTreeSet<(Timestamp, InstanceHandle)>,
+}
+
+/// READER_DATA_LIFECYCLE (DDS 1.4 §2.2.3.21): how long an instance that is
+/// NOT_ALIVE_NO_WRITERS, or NOT_ALIVE_DISPOSED, keeps its samples before the reader drops
+/// them and forgets it. `None`: forever (the default).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PurgeDelays {
+    /// `autopurge_nowriter_samples_delay`.
+    pub no_writers: Option<Duration>,
+    /// `autopurge_disposed_samples_delay`.
+    pub disposed: Option<Duration>,
 }
 
 impl ReaderCache {
@@ -191,7 +207,75 @@ impl ReaderCache {
             last_rejected: None,
             hold_when_full: false,
             waiting: 0,
+            purge: PurgeDelays::default(),
+            purge_due: BTreeSet::new(),
         }
+    }
+
+    /// Purges instances that stay not alive for `delays` ([`PurgeDelays`]).
+    pub(crate) fn set_purge_delays(&mut self, delays: PurgeDelays) {
+        self.purge = delays;
+    }
+
+    /// Instance `handle`'s state may have changed at `now`: schedules its purge when it is
+    /// not alive and a delay applies to its state, and cancels it when it is alive again.
+    pub(crate) fn note_state(&mut self, handle: InstanceHandle, now: Timestamp) {
+        let Some(i) = self.instances.get_mut(&handle) else {
+            return;
+        };
+        let delay = match i.state {
+            InstanceState::Alive => None,
+            InstanceState::NotAliveDisposed => self.purge.disposed,
+            InstanceState::NotAliveNoWriters => self.purge.no_writers,
+        };
+        let wanted = delay.map(|d| (i.state, now.after(d)));
+        match (i.purge_at, wanted) {
+            // Already scheduled for this state: it runs from when the state began.
+            (Some((state, _)), Some((new_state, _))) if state == new_state => {}
+            (old, new) => {
+                if let Some((_, at)) = old {
+                    self.purge_due.remove(&(at, handle));
+                }
+                if let Some((_, at)) = new {
+                    self.purge_due.insert((at, handle));
+                }
+                i.purge_at = new;
+            }
+        }
+    }
+
+    /// When the next instance is due to be purged.
+    pub(crate) fn next_purge(&self) -> Option<Timestamp> {
+        self.purge_due.first().map(|(t, _)| *t)
+    }
+
+    /// Drops the samples of the instances due by `now` and forgets them; true when any was
+    /// purged.
+    pub(crate) fn purge(&mut self, now: Timestamp) -> bool {
+        let mut any = false;
+        while let Some(&(at, handle)) = self.purge_due.first() {
+            if at > now {
+                break;
+            }
+            self.purge_due.pop_first();
+            let Some(i) = self.instances.remove(&handle) else {
+                continue;
+            };
+            for s in &i.samples {
+                self.unread -= usize::from(!s.read);
+            }
+            for arrival in &i.arrival_ids {
+                self.order.remove(arrival);
+            }
+            self.len -= i.samples.len();
+            self.waiting -= i.waiting.len();
+            self.by_hash.remove(&handle);
+            for v in &i.variants {
+                self.by_hash.remove(v);
+            }
+            any = true;
+        }
+        any
     }
 
     /// A full instance's changes wait, in order, until the application takes samples of
@@ -375,6 +459,7 @@ impl ReaderCache {
                     arrival_ids: VecDeque::new(),
                     variants: known_by,
                     waiting: VecDeque::new(),
+                    purge_at: None,
                 },
             );
         }
@@ -757,6 +842,9 @@ impl ReaderCache {
                 });
                 if forget {
                     if let Some(i) = self.instances.remove(&handle) {
+                        if let Some((_, at)) = i.purge_at {
+                            self.purge_due.remove(&(at, handle));
+                        }
                         self.by_hash.remove(&handle);
                         for v in &i.variants {
                             self.by_hash.remove(v);

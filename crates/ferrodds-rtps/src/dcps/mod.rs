@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, SystemTime};
 
 pub use arrival::{Preparation, Prepared};
-pub use cache::Taken;
+pub use cache::{PurgeDelays, Taken};
 pub use delivery::ContentFilter;
 pub use event::Event;
 pub use instance_keys::InstanceKeys;
@@ -286,7 +286,10 @@ impl Dcps {
     /// Puts endpoint `id`'s timer where its deadline or liveliness is next due.
     pub(crate) fn reschedule(&mut self, id: EntityId) {
         let due = match (self.readers.get(&id), self.writers.get(&id)) {
-            (Some(r), _) => earliest(r.delivery.deadline.next_due(), r.liveliness.next_due()),
+            (Some(r), _) => earliest(
+                earliest(r.delivery.deadline.next_due(), r.liveliness.next_due()),
+                r.cache.next_purge(),
+            ),
             (None, Some(w)) => earliest(w.deadline.next_due(), w.liveliness.next_due()),
             (None, None) => None,
         };
@@ -328,6 +331,9 @@ impl Dcps {
             self.scheduled.remove(&id);
             self.report_deadline(id, now);
             self.check_liveliness(id, now, heard);
+            if let Some(r) = self.readers.get_mut(&id) {
+                r.cache.purge(now);
+            }
             self.reschedule(id);
         }
     }

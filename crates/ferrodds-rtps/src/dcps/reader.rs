@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::arrival::{examine, Found, Prepared};
-use super::cache::{CacheLimits, ReaderCache, SampleRejectedReason, Stored, Taken};
+use super::cache::{CacheLimits, PurgeDelays, ReaderCache, SampleRejectedReason, Stored, Taken};
 use super::delivery::{Admit, Candidate, ContentFilter, Delivery};
 use super::instance_keys::InstanceKeys;
 use super::liveliness::{LivelinessChangedStatus, WriterLiveliness};
@@ -80,6 +80,12 @@ impl DcpsReader {
             flow_controlled,
             liveliness: WriterLiveliness::default(),
         }
+    }
+
+    /// The reader with READER_DATA_LIFECYCLE's purge delays.
+    pub fn with_purge_delays(mut self, delays: PurgeDelays) -> Self {
+        self.cache.set_purge_delays(delays);
+        self
     }
 
     /// How many more changes its RTPS reader may deliver (`None`: any number): for a
@@ -259,6 +265,7 @@ impl DcpsReader {
         }
         for handle in gone {
             self.delivery.deadline.removed(handle, now);
+            self.cache.note_state(handle, now);
         }
     }
 
@@ -327,6 +334,7 @@ impl DcpsReader {
             expires,
         };
         self.cache.insert(handle, change.kind, stored, &variants);
+        self.cache.note_state(handle, now);
         if self
             .cache
             .instance_state(handle)
