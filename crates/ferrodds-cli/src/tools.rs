@@ -558,7 +558,11 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
         args.partition.clone()
     };
     let partition_refs: Vec<&str> = partitions.iter().map(String::as_str).collect();
-    let mut qos = Qos::writer().keep_all();
+    // What `pub` wrote stays: exiting unregisters its instances (DDS deletes a writer so)
+    // but does not dispose them.
+    let mut qos = Qos::writer()
+        .keep_all()
+        .autodispose_unregistered_instances(false);
     let xcdr1_only = p.discovered_endpoints().iter().any(|e| {
         e.kind == EndpointKind::Reader
             && e.data.topic_name == args.topic
@@ -630,5 +634,12 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
             wait.as_secs_f64()
         );
     }
+    // Acknowledged is not yet taken: a reader that keeps one sample per instance (KEEP_LAST
+    // 1, Fast DDS's shape application) would have the last one replaced by the unregister
+    // the writer's deletion sends, were it to come first.
+    std::thread::sleep(UNREGISTER_GRACE);
     Ok(())
 }
+
+/// How long `pub` waits after its samples were acknowledged before its writer goes.
+const UNREGISTER_GRACE: Duration = Duration::from_millis(500);
