@@ -147,16 +147,7 @@ impl ParticipantCore {
     fn assert_participant(&mut self, now: Timestamp, explicit: bool) {
         self.discovery
             .assert_liveliness(now, explicit, &mut self.rtps);
-        for id in self
-            .dcps
-            .writers_of_kind(LivelinessKind::ManualByParticipant)
-        {
-            if let Some(w) = self.dcps.writers.get_mut(&id) {
-                if w.liveliness.asserted(now) {
-                    self.dcps.reschedule(id);
-                }
-            }
-        }
+        self.dcps.assert_manual_by_participant(now);
     }
 
     /// The application asserted the liveliness of writer `id`

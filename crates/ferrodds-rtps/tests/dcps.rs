@@ -552,6 +552,12 @@ fn liveliness_events(net: &mut Network) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// The writer's LIVELINESS_LOST count.
+fn lost_count(net: &Network) -> u64 {
+    let w = net.nodes[0].data_writer_ref(W).unwrap();
+    w.liveliness_lost().total_count
+}
+
 /// Cuts the simulated network (every datagram lost) or restores it.
 fn cut(net: &mut Network, off: bool) {
     net.faults.loss = if off { 1.0 } else { 0.0 };
@@ -611,14 +617,7 @@ fn a_manual_by_topic_writer_lives_by_its_writes_and_assertions_only() {
         .filter(|e| matches!(e, Event::LivelinessLost { writer: W, .. }))
         .count();
     assert_eq!(lost, 1);
-    assert_eq!(
-        net.nodes[0]
-            .data_writer_ref(W)
-            .unwrap()
-            .liveliness_lost()
-            .total_count,
-        1
-    );
+    assert_eq!(lost_count(&net), 1);
     // Its instance has no live writer.
     let taken = take(&mut net);
     assert_eq!(taken.len(), 1, "{taken:?}");
@@ -656,14 +655,7 @@ fn a_manual_by_participant_writer_lives_by_its_participants_assertions() {
     // It stops: lost on both sides.
     net.advance(ms(300));
     assert_eq!(alive(&net), (0, 1));
-    assert_eq!(
-        net.nodes[0]
-            .data_writer_ref(W)
-            .unwrap()
-            .liveliness_lost()
-            .total_count,
-        1
-    );
+    assert_eq!(lost_count(&net), 1);
     let now = net.now;
     net.nodes[0].assert_liveliness(now);
     net.advance(ms(50));

@@ -412,8 +412,8 @@ impl DynamicReader {
         })
     }
 
-    /// The instance whose key hash is `key_hash` (in either XCDR version's form), if the
-    /// reader holds it.
+    /// The instance one of `key_hashes` names (an instance's key hash in each XCDR
+    /// version's form), if the reader holds it.
     pub(crate) fn lookup(&self, key_hashes: &[[u8; 16]]) -> Option<InstanceHandle> {
         let core = self.inner.participant.inner.shared.lock();
         let reader = core.node.data_reader_ref(self.inner.entity_id)?;

@@ -320,14 +320,19 @@ mod tests {
         assert!(delivered(d.admit(&dispose, T0, wall())));
     }
 
-    #[test]
-    fn the_strongest_writer_owns_an_instance() {
-        let mut qos = reader_qos();
+    /// An exclusive reader with `qos` and two writers matched: (reader, weak, strong).
+    fn weak_and_strong(mut qos: EndpointQos) -> (Delivery, Guid, Guid) {
         qos.ownership = Ownership::Exclusive;
         let mut d = Delivery::new(&qos, None);
         let (weak, strong) = (writer(1), writer(2));
         d.writer_matched(weak, Some(&strength(3)));
         d.writer_matched(strong, Some(&strength(4)));
+        (d, weak, strong)
+    }
+
+    #[test]
+    fn the_strongest_writer_owns_an_instance() {
+        let (mut d, weak, strong) = weak_and_strong(reader_qos());
         let (now, wall) = (T0, wall());
         assert!(delivered(d.admit(&alive(1, weak), now, wall)));
         assert!(delivered(d.admit(&alive(1, strong), now, wall)));
@@ -347,12 +352,8 @@ mod tests {
     #[test]
     fn an_owner_that_misses_its_deadline_loses_the_instance_to_the_next_writer() {
         let mut qos = reader_qos();
-        qos.ownership = Ownership::Exclusive;
         qos.deadline.period = crate::qos::Duration::from_millis(100);
-        let mut d = Delivery::new(&qos, None);
-        let (weak, strong) = (writer(1), writer(2));
-        d.writer_matched(weak, Some(&strength(3)));
-        d.writer_matched(strong, Some(&strength(4)));
+        let (mut d, weak, strong) = weak_and_strong(qos);
         let wall = wall();
         let at = |ms: u64| T0.after(Duration::from_millis(ms));
         assert!(delivered(d.admit(&alive(1, strong), at(0), wall)));
@@ -371,12 +372,7 @@ mod tests {
 
     #[test]
     fn a_writer_that_is_not_alive_owns_nothing_until_it_writes() {
-        let mut qos = reader_qos();
-        qos.ownership = Ownership::Exclusive;
-        let mut d = Delivery::new(&qos, None);
-        let (weak, strong) = (writer(1), writer(2));
-        d.writer_matched(weak, Some(&strength(3)));
-        d.writer_matched(strong, Some(&strength(4)));
+        let (mut d, weak, strong) = weak_and_strong(reader_qos());
         let (now, wall) = (T0, wall());
         assert!(delivered(d.admit(&alive(1, strong), now, wall)));
         assert!(!delivered(d.admit(&alive(1, weak), now, wall)));

@@ -379,13 +379,21 @@ impl Dcps {
         );
     }
 
-    /// The local writers of `kind`, for an assertion of them all.
-    pub(crate) fn writers_of_kind(&self, kind: LivelinessKind) -> Vec<EntityId> {
-        self.writers
-            .iter()
-            .filter(|(_, w)| w.liveliness.kind() == kind)
-            .map(|(id, _)| *id)
-            .collect()
+    /// The participant asserted at `now`: its MANUAL_BY_PARTICIPANT writers are renewed in
+    /// place (a write of such a writer comes here, so nothing is allocated); only those
+    /// whose liveliness had been lost get their lease timer back.
+    pub(crate) fn assert_manual_by_participant(&mut self, now: Timestamp) {
+        let mut lost = Vec::new();
+        for (id, w) in &mut self.writers {
+            if w.liveliness.kind() == LivelinessKind::ManualByParticipant
+                && w.liveliness.asserted(now)
+            {
+                lost.push(*id);
+            }
+        }
+        for id in lost {
+            self.reschedule(id);
+        }
     }
 
     fn report_deadline(&mut self, id: EntityId, now: Timestamp) {
