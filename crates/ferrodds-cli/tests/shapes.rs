@@ -1,6 +1,6 @@
 //! FerroDDS's `shape_main` against itself, case by case as the OMG interoperability suite
 //! (omg-dds/dds-rtps, `test_suite.py`) runs them: the same options, the same lines looked
-//! for, the same return codes expected. Each family has its own domain (0–6, 11–19) so
+//! for, the same return codes expected. Each family has its own domain (0–6, 11–19, 21–24) so
 //! that families run in parallel. Iteration counts and samples read are smaller than the
 //! suite's (see `shapes_common`).
 
@@ -413,20 +413,6 @@ fn time_based_filter_and_lifespan() {
 #[test]
 fn not_supported() {
     pair(
-        "Test_OrderedAccess_0",
-        "-P -t Square -r -k 0 --ordered --access-scope i -d 18",
-        "-S -t Square -r -k 0 --ordered --access-scope i -d 18",
-        [PubUnsupportedFeature, SubUnsupportedFeature],
-    )
-    .run();
-    pair(
-        "Test_CoherentSets_0",
-        "-P -t Square -r -k 0 --coherent --access-scope i -d 18",
-        "-S -t Square -r -k 0 --coherent --access-scope i -d 18",
-        [PubUnsupportedFeature, SubUnsupportedFeature],
-    )
-    .run();
-    pair(
         "Test_Durability_10",
         "-P -t Square -D t -d 18",
         "-S -t Square -D t -d 18",
@@ -468,5 +454,331 @@ fn topics_and_instances() {
         [Ok, Ok],
     )
     .check(all_topics_and_colors)
+    .run();
+}
+
+/// The OrderedAccess family: which scopes match, and the order a take hands out.
+#[test]
+fn ordered_access() {
+    pair(
+        "Test_OrderedAccess_0",
+        "-P -t Square -r -k 0 --ordered --access-scope i -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope i -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_1",
+        "-P -t Square -r -k 0 --ordered --access-scope i -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope t -d 21",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_2",
+        "-P -t Square -r -k 0 --ordered --access-scope i -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope g -d 21",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_3",
+        "-P -t Square -r -k 0 --ordered --access-scope t -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope i -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_4",
+        "-P -t Square -r -k 0 --ordered --access-scope t -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope t -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_5",
+        "-P -t Square -r -k 0 --ordered --access-scope t -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope g -d 21",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_6",
+        "-P -t Square -r -k 0 --ordered --access-scope g -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope i -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_7",
+        "-P -t Square -r -k 0 --ordered --access-scope g -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope t -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_8",
+        "-P -t Square -r -k 0 --ordered --access-scope g -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope g -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_9",
+        "-P -t Square -r -k 0 --access-scope t -d 21",
+        "-S -t Square -r -k 0 --ordered --access-scope t -d 21",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_11",
+        "-P -t Square -r -k 0 -D l --ordered --access-scope i -d 21",
+        "-S -t Square -r -k 0 -D l --ordered --access-scope i -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_12",
+        "-P -t Square -r -k 0 -D l --ordered --access-scope t -d 21",
+        "-S -t Square -r -k 0 -D l --ordered --access-scope i -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_13",
+        "-P -t Square -r -k 0 -D l --ordered --access-scope t -d 21",
+        "-S -t Square -r -k 0 -D l --ordered --access-scope t -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_14",
+        "-P -t Square -r -k 0 -D l --ordered --access-scope g -d 21",
+        "-S -t Square -r -k 0 -D l --ordered --access-scope i -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_15",
+        "-P -t Square -r -k 0 -D l --ordered --access-scope g -d 21",
+        "-S -t Square -r -k 0 -D l --ordered --access-scope t -d 21",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_OrderedAccess_16",
+        "-P -t Square -r -k 0 -D l --ordered --access-scope g -d 21",
+        "-S -t Square -r -k 0 -D l --ordered --access-scope g -d 21",
+        [Ok, Ok],
+    )
+    .run();
+}
+
+/// The OrderedAccess cases that check the order samples are read in.
+#[test]
+fn ordered_access_order() {
+    Case::new(
+        "Test_OrderedAccess_10",
+        &[
+            (F, "-P -t Square -r -k 0 --ordered --access-scope t -z 0 --num-instances 4 --write-period 100 -d 22"),
+            (F, "-S -t Square -r -k 0 --ordered --access-scope i --take-read --read-period 400 -d 22"),
+            (F, "-S -t Square -r -k 0 --ordered --access-scope t --take-read --read-period 400 -d 22"),
+        ],
+        &[Ok, OrderedAccessInstance, OrderedAccessTopic],
+    )
+    .check(ordered_access_w_instances)
+    .run();
+    Case::new(
+        "Test_OrderedAccess_17",
+        &[
+            (F, "-P -t Square -r -k 0 -D l --ordered --access-scope t -z 0 --num-instances 4 --write-period 100 -d 22"),
+            (F, "-S -t Square -r -k 0 -D l --ordered --access-scope i --take-read --read-period 400 -d 22"),
+            (F, "-S -t Square -r -k 0 -D l --ordered --access-scope t --take-read --read-period 400 -d 22"),
+        ],
+        &[Ok, OrderedAccessInstance, OrderedAccessTopic],
+    )
+    .check(ordered_access_w_instances)
+    .run();
+}
+
+/// The CoherentSets family: which scopes match.
+#[test]
+fn coherent_sets() {
+    pair(
+        "Test_CoherentSets_0",
+        "-P -t Square -r -k 0 --coherent --access-scope i -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope i -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_1",
+        "-P -t Square -r -k 0 --coherent --access-scope i -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope t -d 23",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_2",
+        "-P -t Square -r -k 0 --coherent --access-scope i -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope g -d 23",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_3",
+        "-P -t Square -r -k 0 --coherent --access-scope t -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope i -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_4",
+        "-P -t Square -r -k 0 --coherent --access-scope t -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope t -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_5",
+        "-P -t Square -r -k 0 --coherent --access-scope t -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope g -d 23",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_6",
+        "-P -t Square -r -k 0 --coherent --access-scope g -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope i -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_7",
+        "-P -t Square -r -k 0 --coherent --access-scope g -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope t -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_8",
+        "-P -t Square -r -k 0 --coherent --access-scope g -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope g -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_9",
+        "-P -t Square -r -k 0 --access-scope t -d 23",
+        "-S -t Square -r -k 0 --coherent --access-scope t -d 23",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_13",
+        "-P -t Square -r -k 0 -D l --coherent --access-scope i -d 23",
+        "-S -t Square -r -k 0 -D l --coherent --access-scope i -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_14",
+        "-P -t Square -r -k 0 -D l --coherent --access-scope t -d 23",
+        "-S -t Square -r -k 0 -D l --coherent --access-scope i -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_15",
+        "-P -t Square -r -k 0 -D l --coherent --access-scope t -d 23",
+        "-S -t Square -r -k 0 -D l --coherent --access-scope t -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_16",
+        "-P -t Square -r -k 0 -D l --coherent --access-scope g -d 23",
+        "-S -t Square -r -k 0 -D l --coherent --access-scope i -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_17",
+        "-P -t Square -r -k 0 -D l --coherent --access-scope g -d 23",
+        "-S -t Square -r -k 0 -D l --coherent --access-scope t -d 23",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_CoherentSets_18",
+        "-P -t Square -r -k 0 -D l --coherent --access-scope g -d 23",
+        "-S -t Square -r -k 0 -D l --coherent --access-scope g -d 23",
+        [Ok, Ok],
+    )
+    .run();
+}
+
+/// The CoherentSets cases that check every read holds whole sets.
+#[test]
+fn coherent_sets_whole() {
+    Case::new(
+        "Test_CoherentSets_10",
+        &[
+            (F, "-P -t Square -r -k 0 --coherent --access-scope i --num-topics 3 --num-instances 4 --coherent-sample-count 3 --write-period 100 -z 0 -d 24"),
+            (F, "-S -t Square -r -k 0 --coherent --access-scope i --num-topics 3 --take-read --read-period 100 -d 24"),
+        ],
+        &[Ok, Ok],
+    )
+    .check(coherent_sets_w_instances)
+    .run();
+    Case::new(
+        "Test_CoherentSets_11",
+        &[
+            (F, "-P -t Square -r -k 0 --coherent --access-scope t --num-topics 3 --num-instances 4 --coherent-sample-count 3 --write-period 100 -z 0 -d 24"),
+            (F, "-S -t Square -r -k 0 --coherent --access-scope t --num-topics 3 --take-read --read-period 100 -d 24"),
+        ],
+        &[Ok, Ok],
+    )
+    .check(coherent_sets_w_instances)
+    .run();
+    Case::new(
+        "Test_CoherentSets_12",
+        &[
+            (F, "-P -t Square -r -k 0 --coherent --access-scope g --num-topics 3 --num-instances 4 --coherent-sample-count 3 --write-period 100 -z 0 -d 24"),
+            (F, "-S -t Square -r -k 0 --coherent --access-scope g --num-topics 3 --take-read --read-period 100 -d 24"),
+        ],
+        &[Ok, Ok],
+    )
+    .check(coherent_sets_w_instances)
+    .run();
+    Case::new(
+        "Test_CoherentSets_19",
+        &[
+            (F, "-P -t Square -r -k 0 -D l --coherent --access-scope i --num-topics 3 --num-instances 4 --coherent-sample-count 3 --write-period 100 -z 0 -d 24"),
+            (F, "-S -t Square -r -k 0 -D l --coherent --access-scope i --num-topics 3 --take-read --read-period 100 -d 24"),
+        ],
+        &[Ok, Ok],
+    )
+    .check(coherent_sets_w_instances)
+    .run();
+    Case::new(
+        "Test_CoherentSets_20",
+        &[
+            (F, "-P -t Square -r -k 0 -D l --coherent --access-scope t --num-topics 3 --num-instances 4 --coherent-sample-count 3 --write-period 100 -z 0 -d 24"),
+            (F, "-S -t Square -r -k 0 -D l --coherent --access-scope t --num-topics 3 --take-read --read-period 100 -d 24"),
+        ],
+        &[Ok, Ok],
+    )
+    .check(coherent_sets_w_instances)
+    .run();
+    Case::new(
+        "Test_CoherentSets_21",
+        &[
+            (F, "-P -t Square -r -k 0 -D l --coherent --access-scope g --num-topics 3 --num-instances 4 --coherent-sample-count 3 --write-period 100 -z 0 -d 24"),
+            (F, "-S -t Square -r -k 0 -D l --coherent --access-scope g --num-topics 3 --take-read --read-period 100 -d 24"),
+        ],
+        &[Ok, Ok],
+    )
+    .check(coherent_sets_w_instances)
     .run();
 }

@@ -728,6 +728,7 @@ impl Discovery {
             Ok(payload) => {
                 if let Some(w) = participant.writer(writer_id) {
                     let change = Change {
+                        coherence: None,
                         kind: ChangeKind::Alive,
                         key_hash: Some(endpoint.guid.to_bytes()),
                         timestamp: None,
@@ -869,6 +870,7 @@ impl Discovery {
             // The key-only payload of a builtin topic is a parameter list with the GUID.
             let payload = key_only_payload(guid);
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::DisposedUnregistered,
                 key_hash: Some(guid.to_bytes()),
                 timestamp: None,
@@ -937,6 +939,7 @@ impl Discovery {
         };
         if let Some(w) = participant.writer(EntityId::PARTICIPANT_MESSAGE_WRITER) {
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: Some(message.key_hash()),
                 timestamp: Some(Time::from_nanos(now.0)),
@@ -1662,7 +1665,7 @@ impl Discovery {
         }
         self.spdp_sequence += 1;
         let key = self.config.own.guid.to_bytes();
-        let qos_bytes = inline_qos(Some(key), ChangeKind::DisposedUnregistered);
+        let qos_bytes = inline_qos(Some(key), ChangeKind::DisposedUnregistered, None);
         let payload = participant_key_payload(self.config.own.guid);
         let data = Data {
             extra_flags: 0,
@@ -1703,7 +1706,11 @@ impl Discovery {
             return;
         };
         self.spdp_sequence += 1;
-        let qos_bytes = inline_qos(Some(self.config.own.guid.to_bytes()), ChangeKind::Alive);
+        let qos_bytes = inline_qos(
+            Some(self.config.own.guid.to_bytes()),
+            ChangeKind::Alive,
+            None,
+        );
         let data = Data {
             extra_flags: 0,
             reader_id: EntityId::SPDP_PARTICIPANT_READER,
@@ -1754,6 +1761,7 @@ fn cyclone_before_11(participant: &ParticipantData) -> bool {
 fn write_builtin(participant: &mut Participant, id: EntityId, now: Timestamp, payload: Vec<u8>) {
     if let Some(w) = participant.writer(id) {
         let change = Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: Some(Time::from_nanos(now.0)),

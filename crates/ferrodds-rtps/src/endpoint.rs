@@ -1,6 +1,7 @@
 //! What writers and readers share: configuration of history and reliability, the kinds of
 //! change, and building the messages they send.
 
+use crate::coherence::Coherence;
 use crate::transmit::Transmit;
 use crate::wire::Endianness as WireEndianness;
 use crate::wire::{
@@ -67,9 +68,10 @@ pub(crate) fn header(prefix: GuidPrefix) -> Header {
 }
 
 /// The inline QoS of a change, kept on the stack: it is built for every DATA sent, and
-/// holds at most a key hash (20 bytes), a status info (8) and the sentinel (4).
+/// holds at most a key hash (20 bytes), a status info (8), a coherent set's parameters
+/// (12 each, and a group set's end marker its writers) and the sentinel (4).
 pub(crate) struct InlineQos {
-    bytes: [u8; 32],
+    bytes: [u8; 160],
     len: usize,
 }
 
@@ -91,13 +93,17 @@ impl InlineQos {
 }
 
 /// Inline QoS for a change: the key hash (keyed topics only — peers get confused by one on
-/// keyless topics) and the status info (when not alive).
-pub(crate) fn inline_qos(key_hash: Option<[u8; 16]>, kind: ChangeKind) -> Option<InlineQos> {
-    if key_hash.is_none() && kind == ChangeKind::Alive {
+/// keyless topics), the status info (when not alive) and its coherence (PRESENTATION).
+pub(crate) fn inline_qos(
+    key_hash: Option<[u8; 16]>,
+    kind: ChangeKind,
+    coherence: Option<&Coherence>,
+) -> Option<InlineQos> {
+    if key_hash.is_none() && kind == ChangeKind::Alive && coherence.is_none() {
         return None;
     }
     let mut q = InlineQos {
-        bytes: [0; 32],
+        bytes: [0; 160],
         len: 0,
     };
     if let Some(hash) = key_hash {
@@ -106,6 +112,9 @@ pub(crate) fn inline_qos(key_hash: Option<[u8; 16]>, kind: ChangeKind) -> Option
     if kind != ChangeKind::Alive {
         // PID_STATUS_INFO is four octets with the flags in the last one (big-endian).
         q.put(pid::STATUS_INFO, &kind.status_info().to_be_bytes());
+    }
+    if let Some(c) = coherence {
+        c.write(&mut |id, value| q.put(id, value));
     }
     q.put(pid::SENTINEL, &[]);
     Some(q)
@@ -157,7 +166,7 @@ mod tests {
                 ChangeKind::Unregistered,
                 ChangeKind::DisposedUnregistered,
             ] {
-                let ours = inline_qos(key, kind);
+                let ours = inline_qos(key, kind, None);
                 if key.is_none() && kind == ChangeKind::Alive {
                     assert!(ours.is_none());
                     continue;

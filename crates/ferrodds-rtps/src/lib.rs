@@ -13,6 +13,7 @@
 //!   [`discovery_engine`] (announcing, leases, matching local with remote endpoints).
 //! - [`limits`]: how much remote peers can make a participant hold.
 //! - [`liveliness`]: the writer liveliness protocol's participant messages.
+//! - [`coherence`]: coherent sets and group order as changes carry them (PRESENTATION).
 //! - [`dcps`]: DCPS readers' caches and QoS rules, writers' and readers' statuses.
 //! - [`participant_core`]: the endpoints, discovery and DCPS behind one `handle_*`/`poll_*`
 //!   surface, which every driver uses.
@@ -35,6 +36,7 @@ pub mod qos;
 
 mod admission;
 pub mod buffer_pool;
+pub mod coherence;
 pub mod discovery_engine;
 mod endpoint;
 pub mod limits;

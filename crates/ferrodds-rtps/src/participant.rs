@@ -335,10 +335,10 @@ fn route(
     };
     match sm {
         Submessage::Data(d) => to_readers(d.reader_id, d.writer_id, readers, &mut |r| {
-            r.handle_data(now, ctx.source, origin, ctx.timestamp, &d)
+            r.handle_data(now, (ctx.source, ctx.vendor), origin, ctx.timestamp, &d)
         }),
         Submessage::DataFrag(d) => to_readers(d.reader_id, d.writer_id, readers, &mut |r| {
-            r.handle_data_frag(now, ctx.source, origin, ctx.timestamp, &d)
+            r.handle_data_frag(now, ctx.source, origin, ctx.timestamp, &d, ctx.vendor)
         }),
         Submessage::Heartbeat(h) => to_readers(h.reader_id, h.writer_id, readers, &mut |r| {
             r.handle_heartbeat(now, ctx.source, &h);

@@ -276,6 +276,9 @@ impl ParticipantCore {
 
     /// Gives the local writer `id` its DCPS state.
     pub fn add_data_writer(&mut self, id: EntityId, writer: DcpsWriter) {
+        if let Some(group) = writer.group {
+            self.dcps.add_to_publisher(group);
+        }
         self.dcps.writers.insert(id, writer);
         // Its liveliness lease runs from its creation.
         self.dcps.reschedule(id);
@@ -307,13 +310,19 @@ impl ParticipantCore {
         &mut self,
         now: Timestamp,
         id: EntityId,
-        change: Change,
+        mut change: Change,
     ) -> Result<SequenceNumber, WriteError> {
         let (kind, handle) = (
             change.kind,
             change.key_hash.map_or(InstanceHandle::NIL, InstanceHandle),
         );
         let writer = self.rtps.writer(id).ok_or(WriteError::NoWriter)?;
+        if self.dcps.has_publishers() {
+            let next = SequenceNumber(writer.last_sequence_number().0 + 1);
+            if let Some(coherence) = self.dcps.mark(id, next) {
+                change.coherence = Some(coherence);
+            }
+        }
         let sn = writer.write(now, change)?;
         if let Some(w) = self.dcps.writers.get_mut(&id) {
             w.written(kind, handle, now);
@@ -324,6 +333,53 @@ impl ParticipantCore {
             }
         }
         Ok(sn)
+    }
+
+    /// Publisher `group` begins a coherent set (`Publisher::begin_coherent_changes`; calls
+    /// nest): the changes its writers with coherent access write until the matching
+    /// [`ParticipantCore::end_coherent_changes`] reach readers with coherent access as one.
+    pub fn begin_coherent_changes(&mut self, group: u32) {
+        self.dcps.begin_coherent_changes(group);
+    }
+
+    /// Publisher `group` ends its coherent set: each writer that wrote in it sends the
+    /// marker that ends its part. Returns the writers that did.
+    pub fn end_coherent_changes(
+        &mut self,
+        now: Timestamp,
+        group: u32,
+    ) -> Result<Vec<EntityId>, WriteError> {
+        let mut sent = Vec::new();
+        for (id, coherence) in self.dcps.end_coherent_changes(group) {
+            let Some(writer) = self.rtps.writer(id) else {
+                continue;
+            };
+            writer.write(
+                now,
+                Change {
+                    kind: crate::ChangeKind::Alive,
+                    key_hash: None,
+                    timestamp: None,
+                    payload: std::sync::Arc::new(Vec::new()),
+                    reduced_payload: None,
+                    coherence: Some(coherence),
+                },
+            )?;
+            sent.push(id);
+        }
+        Ok(sent)
+    }
+
+    /// The application begins reading subscriber `group` (`Subscriber::begin_access`;
+    /// calls nest): coherent sets that complete meanwhile wait until it ends.
+    pub fn begin_access(&mut self, group: u32) {
+        self.dcps.begin_access(group);
+    }
+
+    /// The application ends reading subscriber `group`: the sets that completed go in.
+    pub fn end_access(&mut self, now: Timestamp, group: u32) {
+        self.dcps.end_access(group, now);
+        self.dcps.flush();
     }
 
     /// Announces a local endpoint (already added to [`ParticipantCore::rtps`]) and matches

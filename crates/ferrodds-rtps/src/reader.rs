@@ -20,6 +20,7 @@ use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
+use crate::coherence::Coherence;
 use crate::endpoint::{build, ChangeKind};
 use crate::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use crate::time::{earliest, Timestamp};
@@ -27,7 +28,7 @@ use crate::transmit::Transmit;
 use crate::wire::{
     parameter_list::pid, AckNack, Data, DataFrag, DataPayload, EntityId, FragmentNumberSet, Gap,
     Guid, GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber,
-    SequenceNumberSet, Time, MAX_SET_BITS,
+    SequenceNumberSet, Time, VendorId, MAX_SET_BITS,
 };
 
 /// How a reader behaves.
@@ -94,6 +95,9 @@ pub struct ReceivedChange {
     /// Where the datagram that carried (or completed) the change came from, as the driver
     /// said ([`Locator::INVALID`] when it did not know).
     pub origin: Locator,
+    /// Its coherent set or group order (PRESENTATION), when its inline QoS said so; an end
+    /// marker carries no sample.
+    pub coherence: Option<Box<Coherence>>,
 }
 
 /// Counters for what the reader dropped or did.
@@ -232,6 +236,7 @@ struct Reassembly {
     kind: ChangeKind,
     key_hash: Option<[u8; 16]>,
     timestamp: Option<Time>,
+    coherence: Option<Box<Coherence>>,
 }
 
 #[derive(Debug)]
@@ -448,12 +453,12 @@ impl Reader {
         self.config.reliable && self.writers[i].remote.reliable
     }
 
-    /// Handles a DATA from participant `source`, carried by a datagram from `origin`, with
-    /// the INFO_TS timestamp in force.
+    /// Handles a DATA from participant `source` (of vendor `vendor`), carried by a
+    /// datagram from `origin`, with the INFO_TS timestamp in force.
     pub fn handle_data(
         &mut self,
         now: Timestamp,
-        source: GuidPrefix,
+        (source, vendor): (GuidPrefix, VendorId),
         origin: Locator,
         timestamp: Option<Time>,
         data: &Data<'_>,
@@ -463,6 +468,17 @@ impl Reader {
             data.inline_qos.as_ref(),
             !matches!(data.payload, DataPayload::Data(_)),
         );
+        let coherence = Coherence::read(
+            data.inline_qos.as_ref(),
+            matches!(data.payload, DataPayload::None),
+            vendor,
+        );
+        // An end marker is no dispose, whatever its missing payload made of it above.
+        let kind = if coherence.as_ref().is_some_and(|c| c.end) {
+            ChangeKind::Alive
+        } else {
+            kind
+        };
         let change = ReceivedChange {
             writer,
             sequence_number: data.writer_sn,
@@ -471,6 +487,7 @@ impl Reader {
             timestamp,
             payload: self.received_payload(data.payload.bytes().unwrap_or_default()),
             origin,
+            coherence,
         };
         if self.config.stateless {
             // A stateless reader keeps no per-writer state: every DATA is delivered.
@@ -493,6 +510,7 @@ impl Reader {
         origin: Locator,
         timestamp: Option<Time>,
         frag: &DataFrag<'_>,
+        vendor: VendorId,
     ) {
         let writer = Guid::new(source, frag.writer_id);
         let Some(i) = self.proxy_index(writer) else {
@@ -537,6 +555,7 @@ impl Reader {
                     kind: ChangeKind::Alive,
                     key_hash: None,
                     timestamp,
+                    coherence: None,
                 })
             }
         };
@@ -548,6 +567,7 @@ impl Reader {
             let (kind, key_hash) = read_inline_qos(frag.inline_qos.as_ref(), frag.key);
             entry.kind = kind;
             entry.key_hash = key_hash;
+            entry.coherence = Coherence::read(frag.inline_qos.as_ref(), false, vendor);
         }
         // The wire layer checked that the fragments fit the sample; split them up.
         let size = usize::from(frag.fragment_size);
@@ -605,6 +625,7 @@ impl Reader {
                 timestamp: done.timestamp,
                 payload,
                 origin,
+                coherence: done.coherence,
             };
             self.accept(now, i, seq, Slot::Change(change));
         }
@@ -1029,7 +1050,13 @@ mod tests {
                 payload: DataPayload::Data(&payload),
                 non_standard_payload: false,
             };
-            r.handle_data(Timestamp::ZERO, writer.prefix, loopback, None, &data);
+            r.handle_data(
+                Timestamp::ZERO,
+                (writer.prefix, VendorId::FERRODDS),
+                loopback,
+                None,
+                &data,
+            );
         }
         let delivered = |r: &mut Reader| {
             std::iter::from_fn(|| r.poll_change())
@@ -1078,7 +1105,14 @@ mod tests {
         // Ahead of a missing first one, then the first, then repeats, then the rest.
         for n in [3, 5, 4, 11, 1, 3, 2, 1, 10, 6, 8, 9, 7] {
             let f = frag(n);
-            r.handle_data_frag(Timestamp::ZERO, writer.prefix, loopback, None, &f);
+            r.handle_data_frag(
+                Timestamp::ZERO,
+                writer.prefix,
+                loopback,
+                None,
+                &f,
+                VendorId::FERRODDS,
+            );
         }
         let got: Vec<ReceivedChange> = std::iter::from_fn(|| r.poll_change()).collect();
         assert_eq!(got.len(), 1);

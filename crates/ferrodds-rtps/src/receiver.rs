@@ -1,7 +1,9 @@
 //! The message receiver (RTPS 2.5 §8.3.4): walks a datagram's submessages and tracks the
 //! state that INFO_SRC, INFO_DST and INFO_TS change for the submessages after them.
 
-use crate::wire::{GuidPrefix, Header, Message, MessageError, Submessage, SubmessageIter, Time};
+use crate::wire::{
+    GuidPrefix, Header, Message, MessageError, Submessage, SubmessageIter, Time, VendorId,
+};
 
 /// The receiver state in force for one submessage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,6 +14,8 @@ pub struct Context {
     pub destination: GuidPrefix,
     /// The source timestamp (INFO_TS), if any.
     pub timestamp: Option<Time>,
+    /// The source's vendor (what vendor-specific parameters mean).
+    pub vendor: VendorId,
 }
 
 /// How the walk of a datagram ended.
@@ -36,6 +40,7 @@ pub fn walk<'a>(
         source: header.guid_prefix,
         destination: GuidPrefix::UNKNOWN,
         timestamp: None,
+        vendor: header.vendor_id,
     };
     let mut walk = Walk::default();
     let mut iter = iter;
@@ -48,6 +53,7 @@ pub fn walk<'a>(
         match submessage {
             Submessage::InfoSource(s) => {
                 context.source = s.guid_prefix;
+                context.vendor = s.vendor_id;
                 context.destination = GuidPrefix::UNKNOWN;
                 context.timestamp = None;
             }

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::coherence::Coherence;
 use crate::endpoint::{inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
 use crate::outbox::Outbox;
 use crate::payload_pool::PayloadPool;
@@ -142,6 +143,9 @@ pub struct Change {
     /// ([`RemoteReader::reduced`]): discovery gives SEDP announcements without
     /// PID_TYPE_INFORMATION to Cyclone DDS 0.10 readers. `None`: everyone gets `payload`.
     pub reduced_payload: Option<Arc<Vec<u8>>>,
+    /// Its place in a coherent set or its publisher's order (PRESENTATION); an end marker
+    /// ([`Coherence::end`]) has an empty payload.
+    pub coherence: Option<Coherence>,
 }
 
 /// A matched remote reader, as discovery describes it.
@@ -1065,7 +1069,7 @@ impl Writer {
                 .filter(|_| range.len() >= SPLICE_MIN)
                 .map(|buffer| (buffer, range))
         };
-        let qos_bytes = inline_qos(change.key_hash, change.kind);
+        let qos_bytes = inline_qos(change.key_hash, change.kind, change.coherence.as_ref());
         let qos = parse_inline_qos(&qos_bytes);
         let ts = InfoTimestamp {
             timestamp: change.timestamp,
@@ -1230,6 +1234,7 @@ mod tests {
     #[test]
     fn payloads_the_history_lets_go_are_handed_back_unshared_for_reuse() {
         let change = |payload| Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
@@ -1299,6 +1304,7 @@ mod tests {
     fn keyless_samples_carry_no_key_hash() {
         // dust_dds had to stop sending PID_KEY_HASH on keyless topics: peers get confused.
         let change = Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
@@ -1311,6 +1317,7 @@ mod tests {
     #[test]
     fn keyed_samples_and_disposes_say_their_instance() {
         let change = Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: Some([7; 16]),
             timestamp: None,
@@ -1322,6 +1329,7 @@ mod tests {
             Some(vec![(pid::KEY_HASH, vec![7; 16])])
         );
         let dispose = Change {
+            coherence: None,
             kind: ChangeKind::Disposed,
             key_hash: Some([7; 16]),
             timestamp: None,
@@ -1373,6 +1381,7 @@ mod tests {
         w.match_reader(Timestamp::ZERO, second_reader(DisposeKey::KeyHashOnly));
         while w.poll_transmit().is_some() {}
         let dispose = Change {
+            coherence: None,
             kind: ChangeKind::Disposed,
             key_hash: Some([7; 16]),
             timestamp: None,
@@ -1399,6 +1408,7 @@ mod tests {
         );
         while w.poll_transmit().is_some() {}
         let change = Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
@@ -1444,6 +1454,7 @@ mod tests {
 
     fn small_change(i: u8) -> Change {
         Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,

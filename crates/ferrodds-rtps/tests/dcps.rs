@@ -187,6 +187,7 @@ fn write_aged(net: &mut Network, tick: &Tick, kind: ChangeKind, age: Duration) {
     let key = ferrodds_cdr::key_hash(tick, XcdrVersion::Xcdr2).unwrap();
     let stamp = net.nodes[0].wall_time(now) - age;
     let change = Change {
+        coherence: None,
         kind,
         key_hash: Some(key.0),
         timestamp: Some(rtps_time(stamp)),
@@ -741,4 +742,304 @@ fn an_instance_without_writers_is_purged_after_its_delay() {
     net.advance(ms(250));
     assert_eq!(net.nodes[1].data_reader(R).unwrap().len(), 0);
     assert!(take(&mut net).is_empty());
+}
+
+// PRESENTATION: node 0's publisher (group 1) has writers W ("ticks") and W2 ("tocks"),
+// node 1's subscriber (group 7) readers R and R2 of the same topics.
+
+const W2: EntityId = EntityId([0, 0, 2, 0x02]);
+const R2: EntityId = EntityId([0, 0, 2, 0x07]);
+const PUBLISHER: u32 = 1;
+const SUBSCRIBER: u32 = 7;
+
+fn presentation(
+    scope: qos::PresentationAccessScope,
+    coherent: bool,
+    ordered: bool,
+) -> qos::Presentation {
+    qos::Presentation {
+        access_scope: scope,
+        coherent_access: coherent,
+        ordered_access: ordered,
+    }
+}
+
+/// Two topics between a publisher and a subscriber with `p`, over `faults`; best-effort
+/// when `reliable` is false.
+fn group_pair(seed: u64, faults: Faults, p: qos::Presentation, reliable_: bool) -> Network {
+    let mut net = Network::discovering_pair(seed, faults, |_, _| {});
+    let now = net.now;
+    let ty = Tick::dynamic_type();
+    let mut wq = reliable(EndpointQos::writer_default());
+    let mut rq = reliable(EndpointQos::reader_default());
+    if !reliable_ {
+        wq.reliability = Reliability::best_effort();
+        rq.reliability = Reliability::best_effort();
+    }
+    wq.presentation = p;
+    rq.presentation = p;
+    for (w, r, topic) in [(W, R, "ticks"), (W2, R2, "tocks")] {
+        let wg = Guid::new(net.nodes[0].rtps.prefix(), w);
+        let config = WriterConfig {
+            reliable: reliable_,
+            history: WriterHistory::KeepAll,
+            ..WriterConfig::default()
+        };
+        net.nodes[0].rtps.add_writer(Writer::new(wg, config));
+        net.nodes[0].add_data_writer(w, DcpsWriter::new(&wq, now).with_group(PUBLISHER));
+        net.nodes[0].add_local(
+            now,
+            LocalEndpoint {
+                guid: wg,
+                kind: EndpointKind::Writer,
+                topic_name: topic.into(),
+                type_name: "test::Tick".into(),
+                qos: wq.clone(),
+                keyed: true,
+                ty: Some(ty.clone()),
+                ignore_local: false,
+            },
+        );
+        let rg = Guid::new(net.nodes[1].rtps.prefix(), r);
+        let limits = net.nodes[1].rtps.limits().clone();
+        net.nodes[1]
+            .rtps
+            .add_reader(Reader::new(rg, limits.reader_config(reliable_)));
+        net.nodes[1].add_data_reader(
+            r,
+            DcpsReader::new(&rq, &limits, InstanceKeys::Dynamic(ty.clone()), None)
+                .with_group(SUBSCRIBER),
+        );
+        net.nodes[1].add_local(
+            now,
+            LocalEndpoint {
+                guid: rg,
+                kind: EndpointKind::Reader,
+                topic_name: topic.into(),
+                type_name: "test::Tick".into(),
+                qos: rq.clone(),
+                keyed: true,
+                ty: Some(ty.clone()),
+                ignore_local: false,
+            },
+        );
+    }
+    let matched = net.run_until(Duration::from_secs(5), |n| {
+        [W, W2].iter().all(|w| {
+            n.nodes[0]
+                .data_writer_ref(*w)
+                .unwrap()
+                .matches()
+                .remotes()
+                .len()
+                == 1
+        }) && [R, R2].iter().all(|r| {
+            n.nodes[1]
+                .data_reader_ref(*r)
+                .unwrap()
+                .matches()
+                .remotes()
+                .len()
+                == 1
+        })
+    });
+    assert!(matched, "seed {seed}: no match");
+    net
+}
+
+fn write_with(net: &mut Network, writer: EntityId, id: i32, value: i32) {
+    let now = net.now;
+    let tick = Tick { id, value };
+    let payload = ferrodds_cdr::serialize(&tick, XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+    let key = ferrodds_cdr::key_hash(&tick, XcdrVersion::Xcdr2).unwrap();
+    let change = Change {
+        coherence: None,
+        kind: ChangeKind::Alive,
+        key_hash: Some(key.0),
+        timestamp: None,
+        payload: payload.into(),
+        reduced_payload: None,
+    };
+    net.nodes[0].write(now, writer, change).unwrap();
+}
+
+/// Samples held by node 1's reader `r` (read, not taken).
+fn held(net: &mut Network, r: EntityId) -> usize {
+    let now = net.now;
+    net.nodes[1]
+        .data_reader(r)
+        .unwrap()
+        .peek(now, Selection::ANY)
+        .len()
+}
+
+fn take_from(net: &mut Network, r: EntityId) -> Vec<(i32, i32)> {
+    let now = net.now;
+    let taken = net.nodes[1]
+        .data_reader(r)
+        .unwrap()
+        .collect(now, usize::MAX, true, Selection::ANY);
+    values(&taken)
+}
+
+#[test]
+fn a_coherent_set_is_held_back_until_it_ends_and_then_comes_whole() {
+    use qos::PresentationAccessScope::Topic;
+    for seed in 0..4 {
+        let faults = if seed < 2 {
+            Faults::NONE
+        } else {
+            Faults::lossy(0.2)
+        };
+        let mut net = group_pair(seed, faults, presentation(Topic, true, false), true);
+        write_with(&mut net, W, 1, 0);
+        net.nodes[0].begin_coherent_changes(PUBLISHER);
+        for v in 1..=3 {
+            write_with(&mut net, W, v, v);
+        }
+        // Long enough for every change to arrive, even after repairs: only the change
+        // before the set is there.
+        net.advance(ms(500));
+        assert_eq!(take_from(&mut net, R), [(1, 0)], "seed {seed}");
+        let now = net.now;
+        net.nodes[0].end_coherent_changes(now, PUBLISHER).unwrap();
+        let mut seen = Vec::new();
+        let whole = net.run_until(Duration::from_secs(5), |n| {
+            let c = held(n, R);
+            seen.push(c);
+            c == 3
+        });
+        assert!(whole, "seed {seed}");
+        assert!(
+            seen.iter().all(|&c| c == 0 || c == 3),
+            "seed {seed}: a part of the set was visible: {seen:?}"
+        );
+        assert_eq!(take_from(&mut net, R), [(1, 1), (2, 2), (3, 3)]);
+    }
+}
+
+#[test]
+fn a_group_set_goes_into_every_reader_of_the_subscriber_at_once() {
+    use qos::PresentationAccessScope::Group;
+    for seed in 0..4 {
+        let faults = if seed < 2 {
+            Faults::NONE
+        } else {
+            Faults::lossy(0.2)
+        };
+        let mut net = group_pair(seed, faults, presentation(Group, true, false), true);
+        for round in 0..3 {
+            net.nodes[0].begin_coherent_changes(PUBLISHER);
+            for v in 0..4 {
+                write_with(&mut net, W, v, round);
+                write_with(&mut net, W2, v, round);
+            }
+            let now = net.now;
+            let ended = net.nodes[0].end_coherent_changes(now, PUBLISHER).unwrap();
+            assert_eq!(ended, [W, W2]);
+            let mut split = None;
+            let whole = net.run_until(Duration::from_secs(5), |n| {
+                let (a, b) = (held(n, R), held(n, R2));
+                if a != b {
+                    split = Some((a, b));
+                }
+                a == 4 && b == 4
+            });
+            assert!(whole, "seed {seed} round {round}");
+            assert_eq!(
+                split, None,
+                "seed {seed} round {round}: one reader had it first"
+            );
+            assert_eq!(take_from(&mut net, R).len(), 4);
+            assert_eq!(take_from(&mut net, R2).len(), 4);
+        }
+    }
+}
+
+#[test]
+fn sets_that_complete_during_an_access_wait_for_its_end() {
+    use qos::PresentationAccessScope::Group;
+    let mut net = group_pair(1, Faults::NONE, presentation(Group, true, true), true);
+    net.nodes[1].begin_access(SUBSCRIBER);
+    net.nodes[0].begin_coherent_changes(PUBLISHER);
+    write_with(&mut net, W, 1, 1);
+    write_with(&mut net, W2, 1, 1);
+    let now = net.now;
+    net.nodes[0].end_coherent_changes(now, PUBLISHER).unwrap();
+    settle(&mut net);
+    net.advance(ms(100));
+    assert_eq!((held(&mut net, R), held(&mut net, R2)), (0, 0));
+    let now = net.now;
+    net.nodes[1].end_access(now, SUBSCRIBER);
+    assert_eq!((held(&mut net, R), held(&mut net, R2)), (1, 1));
+    let arrived: Vec<_> = events(&mut net, 1)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::DataAvailable { reader } => Some(reader),
+            _ => None,
+        })
+        .collect();
+    assert!(arrived.contains(&R) && arrived.contains(&R2), "{arrived:?}");
+}
+
+#[test]
+fn a_best_effort_reader_drops_the_sets_it_did_not_receive_whole() {
+    use qos::PresentationAccessScope::Topic;
+    let mut net = group_pair(
+        3,
+        Faults::lossy(0.3),
+        presentation(Topic, true, false),
+        false,
+    );
+    for set in 0..40 {
+        net.nodes[0].begin_coherent_changes(PUBLISHER);
+        // A datagram each: changes written at once would share one.
+        for v in 0..3 {
+            write_with(&mut net, W, v, set);
+            net.advance(ms(2));
+        }
+        let now = net.now;
+        net.nodes[0].end_coherent_changes(now, PUBLISHER).unwrap();
+        net.advance(ms(20));
+    }
+    net.advance(ms(200));
+    let got = take_from(&mut net, R);
+    let mut per_set = std::collections::BTreeMap::new();
+    for (_, set) in &got {
+        *per_set.entry(*set).or_insert(0) += 1;
+    }
+    assert!(
+        per_set.values().all(|&n| n == 3),
+        "a partial set: {per_set:?}"
+    );
+    let dropped = net.nodes[1]
+        .data_reader_ref(R)
+        .unwrap()
+        .coherent_sets_dropped();
+    // 30 % loss: some sets came whole and some did not, and every set is one or the other.
+    assert!(
+        !per_set.is_empty() && dropped > 0,
+        "{} whole, {dropped} dropped",
+        per_set.len()
+    );
+}
+
+#[test]
+fn ordered_access_of_instance_scope_hands_out_each_instance_together() {
+    use qos::PresentationAccessScope::{Instance, Topic};
+    for (scope, grouped) in [(Instance, true), (Topic, false)] {
+        let mut net = group_pair(1, Faults::NONE, presentation(scope, false, true), true);
+        for round in 0..3 {
+            for id in 0..3 {
+                write_with(&mut net, W, id, round);
+            }
+        }
+        settle(&mut net);
+        let ids: Vec<i32> = take_from(&mut net, R).iter().map(|t| t.0).collect();
+        if grouped {
+            assert_eq!(ids, [0, 0, 0, 1, 1, 1, 2, 2, 2]);
+        } else {
+            assert_eq!(ids, [0, 1, 2, 0, 1, 2, 0, 1, 2]);
+        }
+    }
 }

@@ -116,6 +116,7 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
             let payload = sample(i, size);
             let now = s.net.now;
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,
@@ -255,6 +256,7 @@ fn a_perfect_network_needs_no_repair() {
     for i in 0..100 {
         let now = s.net.now;
         let change = Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
@@ -299,6 +301,7 @@ fn best_effort_never_delivers_a_duplicate_or_out_of_order() {
         for i in 0..50 {
             let now = s.net.now;
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,
@@ -358,6 +361,7 @@ fn transient_local_late_joiner_receives_the_history() {
         for i in 0..5 {
             let now = s.net.now;
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,
@@ -411,6 +415,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
     for i in 0..5 {
         let now = s.net.now;
         let change = Change {
+            coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
@@ -432,6 +437,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
     s.net.advance(Duration::from_millis(500));
     let now = s.net.now;
     let change = Change {
+        coherence: None,
         kind: ChangeKind::Alive,
         key_hash: None,
         timestamp: None,
@@ -490,6 +496,7 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
             let now = s.net.now;
             let payload = sample(i, 64);
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,

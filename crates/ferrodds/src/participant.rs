@@ -15,7 +15,8 @@ use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
 use ferrodds_rtps::type_lookup::TypeLookupStats;
 use ferrodds_rtps::wire::{GuidPrefix, Locator};
 use ferrodds_rtps::{
-    DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriterStats,
+    DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriteError,
+    WriterStats,
 };
 use ferrodds_transport::{
     InProcessTransport, InterfaceSelector, SharedMemoryTransport, TransportConfig, Transports,
@@ -23,7 +24,7 @@ use ferrodds_transport::{
 };
 
 use crate::error::{Error, Result};
-use crate::qos::Qos;
+use crate::qos::{Presentation, Qos};
 use crate::reader::{DataReader, DynamicReader};
 use crate::runtime::{self, Core, SendStats, Shared};
 use crate::type_support::TypeSupport;
@@ -519,6 +520,7 @@ impl DomainParticipant {
         Publisher {
             participant: self.clone(),
             partition: partition.iter().map(|s| (*s).to_owned()).collect(),
+            group: Group::new(),
         }
     }
 
@@ -527,6 +529,7 @@ impl DomainParticipant {
         Subscriber {
             participant: self.clone(),
             partition: partition.iter().map(|s| (*s).to_owned()).collect(),
+            group: Group::new(),
         }
     }
 
@@ -740,55 +743,151 @@ impl std::fmt::Debug for DynamicTopic {
     }
 }
 
-/// Groups writers under one partition.
+/// A publisher's or subscriber's identity in the core and its PRESENTATION.
+#[derive(Clone, Debug)]
+struct Group {
+    id: u32,
+    presentation: Option<Presentation>,
+}
+
+impl Group {
+    fn new() -> Self {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        Group {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            presentation: None,
+        }
+    }
+
+    /// `qos` in this group's partition, with its presentation; an endpoint joins the
+    /// group in the core only when coherent or ordered access makes the group matter.
+    fn apply(&self, qos: Qos, partition: &[String]) -> Qos {
+        let mut qos = if partition.is_empty() {
+            qos
+        } else {
+            qos.partition(partition.iter().cloned())
+        };
+        if let Some(p) = &self.presentation {
+            if p.coherent_access || p.ordered_access {
+                qos.group = Some(self.id);
+            }
+            qos = qos.presentation(*p);
+        }
+        qos
+    }
+}
+
+/// Groups writers under one partition and one PRESENTATION.
 #[derive(Clone, Debug)]
 pub struct Publisher {
     participant: DomainParticipant,
     partition: Vec<String>,
+    group: Group,
 }
 
 impl Publisher {
+    /// The publisher with PRESENTATION `presentation` for the writers it creates from now
+    /// on: with coherent access, what they write between
+    /// [`Publisher::begin_coherent_changes`] and [`Publisher::end_coherent_changes`]
+    /// reaches readers with coherent access as one set (per writer with INSTANCE or TOPIC
+    /// scope, across the publisher's writers with GROUP scope).
+    pub fn with_presentation(mut self, presentation: Presentation) -> Self {
+        self.group.presentation = Some(presentation);
+        self
+    }
+
     /// A writer in this publisher's partition.
     pub fn create_writer<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataWriter<T>> {
-        let qos = with_partition(qos, &self.partition);
+        let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DataWriter::new(&self.participant, topic, qos)
     }
 
     /// A writer of a dynamic topic in this publisher's partition.
     pub fn create_dynamic_writer(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicWriter> {
-        let qos = with_partition(qos, &self.partition);
+        let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DynamicWriter::new(&self.participant, topic, qos)
     }
-}
 
-fn with_partition(qos: Qos, partition: &[String]) -> Qos {
-    if partition.is_empty() {
-        qos
-    } else {
-        qos.partition(partition.iter().cloned())
+    /// Begins a coherent set (calls nest; the outermost pair counts).
+    pub fn begin_coherent_changes(&self) {
+        let shared = &self.participant.inner.shared;
+        shared.lock().node.begin_coherent_changes(self.group.id);
+    }
+
+    /// Ends the coherent set: each writer that wrote in it sends the marker that ends it,
+    /// and readers with coherent access take the set in.
+    pub fn end_coherent_changes(&self) -> Result<()> {
+        let shared = &self.participant.inner.shared;
+        let mut core = shared.lock();
+        let now = shared.now();
+        let sent = core
+            .node
+            .end_coherent_changes(now, self.group.id)
+            .map_err(|e| match e {
+                WriteError::HistoryFull(_) => Error::Timeout(
+                    Duration::ZERO,
+                    "the history is full: the coherent set could not be ended",
+                ),
+                _ => Error::Closed,
+            });
+        if let Ok(writers) = &sent {
+            for &id in writers {
+                core.hand_over(id, false);
+            }
+        }
+        shared.finish(core);
+        sent.map(|_| ())
     }
 }
 
-/// Groups readers under one partition.
+/// Groups readers under one partition and one PRESENTATION.
 #[derive(Clone, Debug)]
 pub struct Subscriber {
     participant: DomainParticipant,
     partition: Vec<String>,
+    group: Group,
 }
 
 impl Subscriber {
+    /// The subscriber with PRESENTATION `presentation` for the readers it creates from now
+    /// on: with coherent access they take in a coherent set only once all of it came; with
+    /// ordered access of INSTANCE scope a read or take hands out each instance's samples
+    /// together.
+    pub fn with_presentation(mut self, presentation: Presentation) -> Self {
+        self.group.presentation = Some(presentation);
+        self
+    }
+
+    /// Begins reading the subscriber's readers as one (calls nest): coherent sets that
+    /// complete before [`Subscriber::end_access`] wait for it, so that every reader read
+    /// meanwhile shows the same sets.
+    pub fn begin_access(&self) {
+        let shared = &self.participant.inner.shared;
+        shared.lock().node.begin_access(self.group.id);
+    }
+
+    /// Ends the access: the sets that completed meanwhile go into the readers.
+    pub fn end_access(&self) {
+        let shared = &self.participant.inner.shared;
+        let mut core = shared.lock();
+        let now = shared.now();
+        core.node.end_access(now, self.group.id);
+        core.after_input();
+        shared.finish(core);
+    }
+
     /// A reader in this subscriber's partition.
     pub fn create_reader<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataReader<T>> {
-        let qos = with_partition(qos, &self.partition);
+        let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DataReader::new(&self.participant, topic, qos)
     }
 
     /// A reader of a dynamic topic in this subscriber's partition.
     pub fn create_dynamic_reader(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicReader> {
-        let qos = with_partition(qos, &self.partition);
+        let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DynamicReader::new(&self.participant, topic, qos)
     }
@@ -801,7 +900,7 @@ impl Subscriber {
         qos: Qos,
         filter: impl Fn(&T) -> bool + Send + Sync + 'static,
     ) -> Result<DataReader<T>> {
-        let qos = with_partition(qos, &self.partition);
+        let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DataReader::with_filter(&self.participant, topic, qos, filter)
     }

@@ -12,8 +12,8 @@ use std::time::Duration;
 use ferrodds_rtps::dcps::PurgeDelays;
 pub use ferrodds_rtps::qos::{
     DataRepresentationId, DestinationOrder, Durability, EndpointQos, History, LivelinessKind,
-    Ownership, Partition, PresentationAccessScope, QosPolicyId, Reliability, ReliabilityKind,
-    TypeConsistencyEnforcement, TypeConsistencyKind,
+    Ownership, Partition, Presentation, PresentationAccessScope, QosPolicyId, Reliability,
+    ReliabilityKind, TypeConsistencyEnforcement, TypeConsistencyKind,
 };
 use ferrodds_rtps::qos::{Duration as RtpsDuration, LENGTH_UNLIMITED};
 
@@ -42,6 +42,8 @@ pub struct Qos {
     pub(crate) autodispose: bool,
     /// READER_DATA_LIFECYCLE's purge delays (default: none).
     pub(crate) purge: PurgeDelays,
+    /// The publisher or subscriber (with coherent or ordered access) it belongs to.
+    pub(crate) group: Option<u32>,
 }
 
 impl Qos {
@@ -55,6 +57,7 @@ impl Qos {
             ignore_local: false,
             autodispose: true,
             purge: PurgeDelays::default(),
+            group: None,
         }
     }
 
@@ -71,6 +74,7 @@ impl Qos {
             ignore_local: false,
             autodispose: true,
             purge: PurgeDelays::default(),
+            group: None,
         }
     }
 
@@ -237,6 +241,15 @@ impl Qos {
     /// offers at least what a reader requests).
     pub fn destination_order(mut self, order: DestinationOrder) -> Self {
         self.policies.destination_order = order;
+        self
+    }
+
+    /// PRESENTATION, which DDS sets on the publisher or subscriber
+    /// ([`Publisher::with_presentation`](crate::Publisher::with_presentation)): here for an
+    /// endpoint whose group is the participant's default one (matching only: coherent sets
+    /// and `begin_access` need a publisher or subscriber).
+    pub fn presentation(mut self, presentation: Presentation) -> Self {
+        self.policies.presentation = presentation;
         self
     }
 

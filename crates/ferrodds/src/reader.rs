@@ -355,16 +355,18 @@ impl DynamicReader {
             guid,
             participant_limits.reader_config(qos.is_reliable()),
         ));
-        core.node.add_data_reader(
-            entity_id,
-            DcpsReader::new(
-                &qos.policies,
-                &participant_limits,
-                support.keys.clone(),
-                filter,
-            )
-            .with_purge_delays(qos.purge),
-        );
+        let dcps = DcpsReader::new(
+            &qos.policies,
+            &participant_limits,
+            support.keys.clone(),
+            filter,
+        )
+        .with_purge_delays(qos.purge);
+        let dcps = match qos.group {
+            Some(group) => dcps.with_group(group),
+            None => dcps,
+        };
+        core.node.add_data_reader(entity_id, dcps);
         core.readers.insert(entity_id, ReaderHooks::default());
         let endpoint = LocalEndpoint {
             guid,

@@ -826,6 +826,7 @@ mod tests {
                 },
             );
             let change = Change {
+                coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,

@@ -179,6 +179,7 @@ impl WriterInner {
         let timestamp = Some(rtps_time(SystemTime::now()));
         for (key, key_sample) in registered {
             let change = Change {
+                coherence: None,
                 kind,
                 key_hash: Some(key),
                 timestamp,
@@ -464,8 +465,13 @@ impl DynamicWriter {
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
         let now = shared.now();
-        core.node
-            .add_data_writer(entity_id, DcpsWriter::new(&qos.policies, now));
+        core.node.add_data_writer(entity_id, {
+            let writer = DcpsWriter::new(&qos.policies, now);
+            match qos.group {
+                Some(group) => writer.with_group(group),
+                None => writer,
+            }
+        });
         let endpoint = LocalEndpoint {
             guid,
             kind: EndpointKind::Writer,
@@ -707,6 +713,7 @@ impl DynamicWriter {
             kind
         };
         let change = Change {
+            coherence: None,
             kind,
             key_hash,
             timestamp: Some(rtps_time(timestamp)),

@@ -6,8 +6,8 @@
 //! `"%-10s %-10s %03d %03d [%d]"` line per sample, and the instance-state lines — so that the
 //! suite can run FerroDDS against other vendors' applications.
 //!
-//! What FerroDDS cannot do yet (coherent and ordered access, TRANSIENT and PERSISTENT
-//! durability, a chosen fragment size) is refused with a line containing "not supported"
+//! What FerroDDS cannot do yet (TRANSIENT and PERSISTENT durability, a chosen fragment
+//! size) is refused with a line containing "not supported"
 //! and exit status 2, which the suite records as an unsupported feature. `docs/interop.md`
 //! lists the suite's test families and what passes with which peer.
 //!
@@ -153,12 +153,12 @@ fn run_options(o: &ShapeOptions, log: &Log) -> Result<(), Failure> {
     }
     match o.role {
         Role::Publish => {
-            let writers = publisher::create(&participant, &topics, o, log)?;
-            publisher::run(&writers, &topics, o, log, &stop)
+            let (publisher, writers) = publisher::create(&participant, &topics, o, log)?;
+            publisher::run(&publisher, &writers, &topics, o, log, &stop)
         }
         Role::Subscribe => {
-            let readers = subscriber::create(&participant, &topics, o, log)?;
-            subscriber::run(&readers, &topics, o, log, &stop)
+            let (subscriber, readers) = subscriber::create(&participant, &topics, o, log)?;
+            subscriber::run(&subscriber, &readers, &topics, o, log, &stop)
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ferrodds::{DataWriter, DomainParticipant, Topic};
+use ferrodds::{DataWriter, DomainParticipant, Publisher, Topic};
 
 use super::options::{FinalState, ShapeOptions};
 use super::shape::{sample_line, ShapeType};
@@ -77,14 +77,14 @@ impl Mover {
     }
 }
 
-/// The writers, created as the suite's application creates them (printing each).
+/// The publisher and its writers, created as the suite's application creates them
+/// (printing each).
 pub(super) fn create(
     participant: &DomainParticipant,
     topics: &[Topic<ShapeType>],
     o: &ShapeOptions,
     log: &Log,
-) -> Result<Vec<DataWriter<ShapeType>>, Failure> {
-    qos::check_presentation(o, log)?;
+) -> Result<(Publisher, Vec<DataWriter<ShapeType>>), Failure> {
     qos::check_durability(o, log)?;
     if o.datafrag_size > 0 {
         return Err(log.not_supported(
@@ -92,7 +92,10 @@ pub(super) fn create(
         ));
     }
     let partition: Vec<&str> = o.partition.as_deref().into_iter().collect();
-    let publisher = participant.create_publisher(&partition);
+    let mut publisher = participant.create_publisher(&partition);
+    if let Some(p) = qos::presentation(o, log) {
+        publisher = publisher.with_presentation(p);
+    }
     let writer_qos = qos::writer(o);
     log.debug(&format!("Data Writer QoS: {:?}", writer_qos.policies()));
     let color = o.color.clone().unwrap_or_default();
@@ -104,12 +107,13 @@ pub(super) fn create(
             .map_err(|e| log.init_error(&format!("failed to create datawriter: {e}")))?;
         writers.push(writer);
     }
-    Ok(writers)
+    Ok((publisher, writers))
 }
 
 /// Writes until stopped or the iterations are done; then unregisters or disposes if asked,
 /// and waits (up to a second) for the readers to acknowledge everything.
 pub(super) fn run(
+    publisher: &Publisher,
     writers: &[DataWriter<ShapeType>],
     topics: &[Topic<ShapeType>],
     o: &ShapeOptions,
@@ -147,6 +151,17 @@ pub(super) fn run(
                 s.saturating_add(1)
             };
         }
+        // As the suite's application: a set holds `--coherent-sample-count` iterations
+        // (samples per writer and instance).
+        let count = if o.coherent || o.ordered {
+            o.coherent_sample_count
+        } else {
+            0
+        };
+        if count != 0 && iterations.is_multiple_of(count) {
+            println!("Started Coherent Set");
+            publisher.begin_coherent_changes();
+        }
         for (writer, topic) in writers.iter().zip(topics) {
             for color in &colors {
                 mover.shape.color.clone_from(color);
@@ -156,6 +171,12 @@ pub(super) fn run(
                 if o.print_writer_samples {
                     println!("{}", sample_line(topic.name(), &mover.shape));
                 }
+            }
+        }
+        if count != 0 && iterations % count == count - 1 {
+            println!("Finished Coherent Set");
+            if let Err(e) = publisher.end_coherent_changes() {
+                log.debug(&format!("end_coherent_changes failed: {e}"));
             }
         }
         poll(&mut watches);

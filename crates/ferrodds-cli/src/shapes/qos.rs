@@ -1,10 +1,10 @@
 //! The options as writer and reader QoS, and the options FerroDDS cannot honour yet (each
 //! refused with a line containing "not supported", which the suite records as a gap).
 
-use ferrodds::qos::DataRepresentationId;
+use ferrodds::qos::{DataRepresentationId, Presentation, PresentationAccessScope};
 use ferrodds::Qos;
 
-use super::options::{DurabilityKind, Representation, ShapeOptions};
+use super::options::{AccessScope, DurabilityKind, Representation, ShapeOptions};
 use super::{Failure, Log};
 
 fn common(mut q: Qos, o: &ShapeOptions) -> Qos {
@@ -63,26 +63,34 @@ pub(super) fn reader(o: &ShapeOptions) -> Qos {
     q
 }
 
-/// Coherent and ordered access are not implemented: refused. (An access scope alone does
-/// nothing, as in the suite's application, which sets it only with one of them.)
-pub(super) fn check_presentation(o: &ShapeOptions, log: &Log) -> Result<(), Failure> {
-    if o.coherent {
-        return Err(
-            log.not_supported("    Presentation Coherent Access (--coherent) = not supported")
-        );
+/// The publisher's or subscriber's PRESENTATION: set only with coherent or ordered access,
+/// as in the suite's application (an access scope alone does nothing).
+pub(super) fn presentation(o: &ShapeOptions, log: &Log) -> Option<Presentation> {
+    if !o.coherent && !o.ordered {
+        if let Some(scope) = o.access_scope {
+            log.debug(&format!(
+                "    Presentation Access Scope = {} (ignored without --coherent or --ordered)",
+                scope.name()
+            ));
+        }
+        return None;
     }
-    if o.ordered {
-        return Err(
-            log.not_supported("    Presentation Ordered Access (--ordered) = not supported")
-        );
-    }
-    if let Some(scope) = o.access_scope {
-        log.debug(&format!(
-            "    Presentation Access Scope = {} (ignored without --coherent or --ordered)",
-            scope.name()
-        ));
-    }
-    Ok(())
+    let scope = o.access_scope.unwrap_or(AccessScope::Instance);
+    log.debug(&format!(
+        "    Presentation Coherent Access = {}\n    Presentation Ordered Access = {}\n    Presentation Access Scope = {}",
+        o.coherent,
+        o.ordered,
+        scope.name()
+    ));
+    Some(Presentation {
+        access_scope: match scope {
+            AccessScope::Instance => PresentationAccessScope::Instance,
+            AccessScope::Topic => PresentationAccessScope::Topic,
+            AccessScope::Group => PresentationAccessScope::Group,
+        },
+        coherent_access: o.coherent,
+        ordered_access: o.ordered,
+    })
 }
 
 /// TRANSIENT and PERSISTENT need a durability service, which FerroDDS does not have.

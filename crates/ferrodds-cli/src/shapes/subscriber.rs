@@ -1,7 +1,7 @@
 //! The subscribing side: one reader per topic, each read (or taken) every read period and
 //! every sample printed; instances that are no longer alive print their state.
 
-use ferrodds::{DataReader, DomainParticipant, InstanceState, Sample, Topic};
+use ferrodds::{DataReader, DomainParticipant, InstanceState, Sample, Subscriber, Topic};
 
 use super::filter::Filter;
 use super::options::ShapeOptions;
@@ -18,11 +18,13 @@ pub(super) fn create(
     topics: &[Topic<ShapeType>],
     o: &ShapeOptions,
     log: &Log,
-) -> Result<Vec<DataReader<ShapeType>>, Failure> {
-    qos::check_presentation(o, log)?;
+) -> Result<(Subscriber, Vec<DataReader<ShapeType>>), Failure> {
     qos::check_durability(o, log)?;
     let partition: Vec<&str> = o.partition.as_deref().into_iter().collect();
-    let subscriber = participant.create_subscriber(&partition);
+    let mut subscriber = participant.create_subscriber(&partition);
+    if let Some(p) = qos::presentation(o, log) {
+        subscriber = subscriber.with_presentation(p);
+    }
     let reader_qos = qos::reader(o);
     log.debug(&format!("Data Reader QoS: {:?}", reader_qos.policies()));
     let filter = match (&o.cft, &o.color) {
@@ -60,11 +62,12 @@ pub(super) fn create(
         .map_err(|e| log.init_error(&format!("failed to create datareader: {e}")))?;
         readers.push(reader);
     }
-    Ok(readers)
+    Ok((subscriber, readers))
 }
 
 /// Reads every read period until stopped or the iterations are done.
 pub(super) fn run(
+    subscriber: &Subscriber,
     readers: &[DataReader<ShapeType>],
     topics: &[Topic<ShapeType>],
     o: &ShapeOptions,
@@ -80,6 +83,18 @@ pub(super) fn run(
     let mut iterations = 0u32;
     while !stop.stopped() {
         poll(&mut watches);
+        // As the suite's application: one access per iteration, announced by the line
+        // its checks count sets by.
+        if o.coherent {
+            println!("Reading coherent sets, iteration {iterations}");
+        }
+        if o.ordered {
+            println!("Reading with ordered access, iteration {iterations}");
+        }
+        let access = o.coherent || o.ordered;
+        if access {
+            subscriber.begin_access();
+        }
         for (reader, topic) in readers.iter().zip(topics) {
             let got = if o.use_read {
                 reader.read()
@@ -103,6 +118,9 @@ pub(super) fn run(
             for s in &samples {
                 print_sample(topic.name(), s);
             }
+        }
+        if access {
+            subscriber.end_access();
         }
         iterations += 1;
         log.debug(&format!("Subscriber iteration: <{iterations}>"));

@@ -86,6 +86,8 @@ pub(crate) enum Code {
     DeadlineMissed,
     PubUnsupportedFeature,
     SubUnsupportedFeature,
+    OrderedAccessInstance,
+    OrderedAccessTopic,
 }
 
 /// How long a positive step may take (discovery with Cyclone, Python start-up).
@@ -816,4 +818,153 @@ pub(crate) fn lifespan_2_3_consecutive(app: &mut App, first: SampleLine) -> Code
         }
     }
     Code::DataNotCorrect
+}
+
+/// `ordered_access_w_instances`: between two "Reading with ordered access" lines, more
+/// samples following one of the same instance than of another means INSTANCE order, fewer
+/// TOPIC order; every read must say the same.
+pub(crate) fn ordered_access_w_instances(app: &mut App, first: SampleLine) -> Code {
+    let first_color = first.color.clone();
+    let mut previous = Some(first.color);
+    let (mut equal, mut different) = (0usize, 0usize);
+    let mut produced = None;
+    let mut read_of_first = 1;
+    for _ in 0..SAMPLES * 40 {
+        match app.expect(
+            &[Pat::Sample, Pat::Text("Reading with ordered access")],
+            TIMEOUT,
+        ) {
+            Ok((0, line)) => {
+                let Some(s) = parse_sample(&line) else {
+                    return Code::DataNotCorrect;
+                };
+                if previous.as_ref() == Some(&s.color) {
+                    equal += 1;
+                } else {
+                    different += 1;
+                }
+                if s.color == first_color {
+                    read_of_first += 1;
+                    if read_of_first >= SAMPLES {
+                        break;
+                    }
+                }
+                previous = Some(s.color);
+            }
+            Ok(_) => {
+                // More than one sample per instance of the four read: a verdict.
+                if equal + different > 5 {
+                    let now = match equal.cmp(&different) {
+                        std::cmp::Ordering::Greater => Some(Code::OrderedAccessInstance),
+                        std::cmp::Ordering::Less => Some(Code::OrderedAccessTopic),
+                        std::cmp::Ordering::Equal => None,
+                    };
+                    match produced {
+                        None => produced = now,
+                        Some(p) if Some(p) != now => return Code::DataNotCorrect,
+                        Some(_) => {}
+                    }
+                }
+                equal = 0;
+                different = 0;
+            }
+            Err(_) => break,
+        }
+    }
+    if read_of_first < SAMPLES {
+        return Code::DataNotReceived;
+    }
+    produced.unwrap_or(Code::Ok)
+}
+
+/// `coherent_sets_w_instances`: after the first two sets, each "Reading coherent sets"
+/// line that follows samples must follow exactly one whole set — 36 samples (3 topics,
+/// 4 instances, 3 samples each) — and each instance's consecutive samples must number 3
+/// (a multiple of 3 in the first read, which may hold several sets).
+pub(crate) fn coherent_sets_w_instances(app: &mut App, first: SampleLine) -> Code {
+    // Per topic, per instance: consecutive samples seen, in the order first seen.
+    type Runs = Vec<(String, Option<u32>)>;
+    let mut runs: Vec<(String, Runs)> = Vec::new();
+    let key = (first.topic.clone(), first.color.clone());
+    let mut previous: Option<String> = None;
+    let mut new_set = false;
+    let mut ignore = 2;
+    let mut first_read = true;
+    let mut in_set = 0u32;
+    let mut produced = Code::DataNotReceived;
+    let mut read_of_first = 0;
+    let mut line = Some(first);
+    for _ in 0..SAMPLES * 200 {
+        if let Some(s) = line.take() {
+            new_set = true;
+            in_set += 1;
+            if (s.topic.clone(), s.color.clone()) == key {
+                read_of_first += 1;
+                if read_of_first >= SAMPLES {
+                    break;
+                }
+            }
+            let t = match runs.iter().position(|(t, _)| *t == s.topic) {
+                Some(i) => i,
+                None => {
+                    runs.push((s.topic.clone(), Vec::new()));
+                    runs.len() - 1
+                }
+            };
+            let c = match runs[t].1.iter().position(|(c, _)| *c == s.color) {
+                Some(i) => i,
+                None => {
+                    runs[t].1.push((s.color.clone(), None));
+                    runs[t].1.len() - 1
+                }
+            };
+            if previous.as_ref() == Some(&s.color) {
+                let run = &mut runs[t].1[c].1;
+                *run = Some(run.unwrap_or(1) + 1);
+            }
+            previous = Some(s.color);
+        }
+        match app.expect(&[Pat::Sample, Pat::Text("Reading coherent sets")], TIMEOUT) {
+            Ok((0, l)) => match parse_sample(&l) {
+                Some(s) => line = Some(s),
+                None => return Code::DataNotCorrect,
+            },
+            Ok(_) => {
+                if ignore > 0 && new_set {
+                    ignore -= 1;
+                } else if new_set {
+                    produced = Code::Ok;
+                    if in_set != 36 {
+                        eprintln!("coherent set of {in_set} samples instead of 36");
+                        return Code::DataNotCorrect;
+                    }
+                    for (topic, colors) in &runs {
+                        for (color, run) in colors {
+                            let bad = match run {
+                                None => false,
+                                Some(n) if first_read => n % 3 != 0,
+                                Some(n) => *n != 3,
+                            };
+                            if bad {
+                                eprintln!("{topic} {color}: {run:?} consecutive samples");
+                                return Code::DataNotCorrect;
+                            }
+                        }
+                    }
+                    first_read = false;
+                }
+                if new_set {
+                    in_set = 0;
+                    for (_, colors) in &mut runs {
+                        for (_, run) in colors {
+                            *run = None;
+                        }
+                    }
+                }
+                new_set = false;
+            }
+            Err(_) => break,
+        }
+    }
+    produced
 }

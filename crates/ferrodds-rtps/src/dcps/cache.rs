@@ -160,6 +160,10 @@ pub(crate) struct ReaderCache {
     by_hash: BTreeMap<InstanceHandle, InstanceHandle>,
     /// Arrival order across instances: (instance, sequence of arrival).
     order: SeqMap<u64, InstanceHandle>,
+    /// PRESENTATION ordered access of INSTANCE scope: a read or take of every instance
+    /// hands out each instance's samples together (instances in the order their first
+    /// sample held arrived), not interleaved in arrival order.
+    by_instance: bool,
     arrivals: u64,
     len: usize,
     /// Samples held that were not read yet (so that "is there data?", asked before every
@@ -199,6 +203,7 @@ impl ReaderCache {
             instances: BTreeMap::new(),
             by_hash: BTreeMap::new(),
             order: SeqMap::new(),
+            by_instance: false,
             arrivals: 0,
             len: 0,
             unread: 0,
@@ -276,6 +281,11 @@ impl ReaderCache {
             any = true;
         }
         any
+    }
+
+    /// Hands out samples instance by instance (see `by_instance`).
+    pub(crate) fn order_by_instance(&mut self) {
+        self.by_instance = true;
     }
 
     /// A full instance's changes wait, in order, until the application takes samples of
@@ -747,6 +757,28 @@ impl ReaderCache {
         match selection.instance {
             Some(handle) => {
                 if let Some(instance) = self.instances.get(&handle) {
+                    for &arrival in &instance.arrival_ids {
+                        if picked.len() >= max {
+                            break;
+                        }
+                        if let Some(index) = selected(arrival, instance) {
+                            picked.push((arrival, handle, index));
+                        }
+                    }
+                }
+            }
+            None if self.by_instance => {
+                let mut seen = BTreeSet::new();
+                for (_, &handle) in self.order.iter() {
+                    if picked.len() >= max {
+                        break;
+                    }
+                    if !seen.insert(handle) {
+                        continue;
+                    }
+                    let Some(instance) = self.instances.get(&handle) else {
+                        continue;
+                    };
                     for &arrival in &instance.arrival_ids {
                         if picked.len() >= max {
                             break;

@@ -10,6 +10,8 @@
 //! - `deadline`: DEADLINE counting, per instance, on a queue of due times.
 //! - [`liveliness`]: LIVELINESS_CHANGED of readers (their writers alive or not) and
 //!   LIVELINESS_LOST of writers, from stamps the RTPS reader keeps, looked at on timers.
+//! - `presentation`: PRESENTATION's coherent sets, marked by publishers and held back by
+//!   subscribers until whole; `begin_access`/`end_access`.
 //! - [`arrival`]: a received change's two steps, preparation (key, filter; may run
 //!   outside the driver's lock) and admission.
 //! - [`instance_keys`]: how a reader finds an instance, for a derived or a runtime type.
@@ -26,6 +28,7 @@ mod delivery;
 mod event;
 pub mod instance_keys;
 pub mod liveliness;
+mod presentation;
 mod reader;
 pub mod sample;
 pub mod status;
@@ -44,12 +47,18 @@ pub use reader::DcpsReader;
 pub use sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState};
 pub use writer::DcpsWriter;
 
+use crate::coherence::Coherence;
 use crate::discovery_engine::{Discovery, DiscoveryEvent};
-use crate::qos::{LivelinessKind, QosPolicyId};
+use crate::qos::{LivelinessKind, PresentationAccessScope, QosPolicyId};
 use crate::reader::ReceivedChange;
 use crate::time::{earliest, Timestamp};
-use crate::wire::{EntityId, Guid};
+use crate::wire::{EntityId, Guid, GuidPrefix, SequenceNumber};
+use presentation::{EndMarkers, GroupSet, Held, Outcome, PublisherGroup};
 use reader::Slot;
+
+/// At most this many group coherent sets are collected at once per participant; beyond,
+/// the oldest is given up (a peer could otherwise open sets that never end).
+const MAX_GROUP_SETS: usize = 256;
 
 /// The DCPS endpoints of a core and what they have to report.
 #[derive(Debug)]
@@ -73,6 +82,15 @@ pub(crate) struct Dcps {
     touched: Vec<EntityId>,
     /// The readers' ids, reused by each input's pass over them.
     pub(crate) reader_ids: Vec<EntityId>,
+    /// Local publishers' coherent sets and group order, by publisher.
+    publishers: BTreeMap<u32, PublisherGroup>,
+    /// Group coherent sets being collected: by (local subscriber, remote participant,
+    /// group sequence number of the set).
+    group_sets: BTreeMap<(u32, GuidPrefix, i64), GroupSet>,
+    /// Subscribers between `begin_access` and `end_access` (calls nest), and the sets
+    /// that completed meanwhile, per reader, in order.
+    access: BTreeMap<u32, u32>,
+    deferred: Vec<(EntityId, Vec<Held>)>,
 }
 
 impl Dcps {
@@ -89,6 +107,10 @@ impl Dcps {
             next_ticket: 0,
             touched: Vec::new(),
             reader_ids: Vec::new(),
+            publishers: BTreeMap::new(),
+            group_sets: BTreeMap::new(),
+            access: BTreeMap::new(),
+            deferred: Vec::new(),
         }
     }
 
@@ -102,6 +124,7 @@ impl Dcps {
         self.readers.remove(&id);
         self.writers.remove(&id);
         self.preparations.retain(|p| p.reader != id);
+        self.deferred.retain(|d| d.0 != id);
         self.touched.retain(|t| *t != id);
         if let Some(t) = self.scheduled.remove(&id) {
             self.timers.remove(&(t, id));
@@ -149,6 +172,7 @@ impl Dcps {
                     r.writer_unmatched(*remote, now);
                     let status = r.matches().status();
                     let liveliness = r.liveliness.status();
+                    let group = r.group;
                     self.events
                         .push_back(Event::SubscriptionMatched { reader: id, status });
                     self.events.push_back(Event::LivelinessChanged {
@@ -157,6 +181,18 @@ impl Dcps {
                     });
                     self.touch(id);
                     self.reschedule(id);
+                    // A group set no longer waits for the part of a writer gone.
+                    if let Some(sub) = group {
+                        let keys: Vec<_> = self
+                            .group_sets
+                            .keys()
+                            .filter(|k| k.0 == sub && k.1 == remote.prefix)
+                            .copied()
+                            .collect();
+                        for key in keys {
+                            self.check_group(key, now);
+                        }
+                    }
                 }
             }
             DiscoveryEvent::IncompatibleQos {
@@ -206,7 +242,19 @@ impl Dcps {
         };
         if (!self.defer_preparation || !reader.needs_preparation()) && reader.slots.is_empty() {
             let (found, passes) = reader.prepare_inline(&change);
-            reader.admit(change, found, passes, now, wall);
+            if reader.presentation.coherent_access {
+                self.offer(
+                    id,
+                    Held {
+                        change,
+                        found,
+                        passes,
+                    },
+                    now,
+                );
+            } else if !is_end_marker(&change) {
+                reader.admit(change, found, passes, now, wall);
+            }
             self.reschedule(id);
             return;
         }
@@ -251,6 +299,7 @@ impl Dcps {
             return;
         };
         slot.prepared = Some(prepared);
+        let mut coherent = Vec::new();
         while reader.slots.front().is_some_and(|s| s.prepared.is_some()) {
             let Some(Slot {
                 prepared: Some(p), ..
@@ -258,10 +307,216 @@ impl Dcps {
             else {
                 break;
             };
-            reader.admit(p.change, p.found, p.passes_filter, now, wall);
+            if reader.presentation.coherent_access {
+                coherent.push(Held {
+                    change: p.change,
+                    found: p.found,
+                    passes: p.passes_filter,
+                });
+            } else if !is_end_marker(&p.change) {
+                reader.admit(p.change, p.found, p.passes_filter, now, wall);
+            }
+        }
+        for held in coherent {
+            self.offer(id, held, now);
         }
         self.touch(id);
         self.reschedule(id);
+    }
+
+    /// A change for reader `id`, whose subscriber has coherent access: held with its set,
+    /// or let in.
+    fn offer(&mut self, id: EntityId, held: Held, now: Timestamp) {
+        let Some(r) = self.readers.get_mut(&id) else {
+            return;
+        };
+        let group_scope = r.presentation.access_scope == PresentationAccessScope::Group;
+        let limit = r.cache.max_samples();
+        let group = r.group;
+        let mut out = Vec::new();
+        r.coherent.offer(held, group_scope, limit, &mut out);
+        for outcome in out {
+            match outcome {
+                Outcome::Admit(changes) => self.commit(id, changes, now),
+                Outcome::GroupPart {
+                    writer,
+                    set,
+                    writers,
+                } => self.group_part(group, id, writer, set, writers, now),
+            }
+        }
+    }
+
+    /// Lets `changes` into reader `id`'s cache, or, while its subscriber is being
+    /// accessed, keeps them until the access ends.
+    fn commit(&mut self, id: EntityId, changes: Vec<Held>, now: Timestamp) {
+        if changes.is_empty() {
+            return;
+        }
+        let wall = self.wall(now);
+        let Some(r) = self.readers.get_mut(&id) else {
+            return;
+        };
+        if r.group
+            .is_some_and(|g| self.access.get(&g).is_some_and(|&n| n > 0))
+        {
+            self.deferred.push((id, changes));
+            return;
+        }
+        for h in changes {
+            r.admit(h.change, h.found, h.passes, now, wall);
+        }
+        self.touch(id);
+        self.reschedule(id);
+    }
+
+    /// Writer `writer`'s part of group set `set` is complete in reader `id` (of subscriber
+    /// `group`): the set is let in when every part its subscriber's readers wait for is.
+    fn group_part(
+        &mut self,
+        group: Option<u32>,
+        id: EntityId,
+        writer: Guid,
+        set: i64,
+        writers: Option<std::sync::Arc<[EntityId]>>,
+        now: Timestamp,
+    ) {
+        let Some(sub) = group else {
+            let part = self.take_group_part(id, writer.prefix, set, Some(writer));
+            self.commit(id, part, now);
+            return;
+        };
+        let key = (sub, writer.prefix, set);
+        if !self.group_sets.contains_key(&key) && self.group_sets.len() >= MAX_GROUP_SETS {
+            self.group_sets.pop_first();
+        }
+        let state = self.group_sets.entry(key).or_default();
+        state.done.insert(writer.entity_id);
+        if writers.is_some() {
+            state.writers = writers;
+        }
+        if state.writers.is_none() {
+            // Not listed (another vendor's publisher, or a set a change ended rather than
+            // a marker): the part goes in on its own, as with TOPIC scope.
+            let part = self.take_group_part(id, writer.prefix, set, Some(writer));
+            self.commit(id, part, now);
+            return;
+        }
+        self.check_group(key, now);
+    }
+
+    fn take_group_part(
+        &mut self,
+        id: EntityId,
+        prefix: GuidPrefix,
+        set: i64,
+        writer: Option<Guid>,
+    ) -> Vec<Held> {
+        self.readers
+            .get_mut(&id)
+            .map(|r| r.coherent.take_group(prefix, set, writer))
+            .unwrap_or_default()
+    }
+
+    /// Lets group set `key` into its subscriber's readers if every listed writer that one
+    /// of them is matched with finished its part.
+    fn check_group(&mut self, key: (u32, GuidPrefix, i64), now: Timestamp) {
+        let (sub, prefix, set) = key;
+        let Some(state) = self.group_sets.get(&key) else {
+            return;
+        };
+        let Some(listed) = &state.writers else {
+            return;
+        };
+        let readers = &self.readers;
+        let waited_for = |w: &EntityId| {
+            let guid = Guid::new(prefix, *w);
+            readers
+                .values()
+                .any(|r| r.group == Some(sub) && r.matches().remotes().contains(&guid))
+        };
+        if !listed
+            .iter()
+            .all(|w| state.done.contains(w) || !waited_for(w))
+        {
+            return;
+        }
+        self.group_sets.remove(&key);
+        let ids: Vec<EntityId> = self
+            .readers
+            .iter()
+            .filter(|(_, r)| r.group == Some(sub))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let part = self.take_group_part(id, prefix, set, None);
+            self.commit(id, part, now);
+        }
+    }
+
+    /// The application begins reading subscriber `group` (`Subscriber::begin_access`).
+    pub(crate) fn begin_access(&mut self, group: u32) {
+        *self.access.entry(group).or_default() += 1;
+    }
+
+    /// The application ends reading subscriber `group`: the sets that completed meanwhile
+    /// go in.
+    pub(crate) fn end_access(&mut self, group: u32, now: Timestamp) {
+        match self.access.get_mut(&group) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                return;
+            }
+            Some(_) => {
+                self.access.remove(&group);
+            }
+            None => return,
+        }
+        let readers = &self.readers;
+        let (due, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|(id, _)| readers.get(id).is_some_and(|r| r.group == Some(group)));
+        self.deferred = rest;
+        for (id, changes) in due {
+            self.commit(id, changes, now);
+        }
+    }
+
+    /// Local writer `id` is one of publisher `group`'s.
+    pub(crate) fn add_to_publisher(&mut self, group: u32) {
+        self.publishers.entry(group).or_default();
+    }
+
+    /// The coherence of the next change of writer `id`, which gets sequence number `next`
+    /// (`None` when its publisher has no coherent set open and no group order).
+    pub(crate) fn mark(&mut self, id: EntityId, next: SequenceNumber) -> Option<Coherence> {
+        let w = self.writers.get(&id)?;
+        self.publishers
+            .get_mut(&w.group?)?
+            .mark(id, &w.presentation, next)
+    }
+
+    /// True when some local writer belongs to a publisher (whose changes may be marked).
+    pub(crate) fn has_publishers(&self) -> bool {
+        !self.publishers.is_empty()
+    }
+
+    /// Publisher `group` opens a coherent set.
+    pub(crate) fn begin_coherent_changes(&mut self, group: u32) {
+        self.publishers.entry(group).or_default().begin();
+    }
+
+    /// Publisher `group` closes its coherent set: the end markers its writers send.
+    pub(crate) fn end_coherent_changes(&mut self, group: u32) -> EndMarkers {
+        let writers = &self.writers;
+        let Some(p) = self.publishers.get_mut(&group) else {
+            return Vec::new();
+        };
+        p.end(|id| {
+            writers
+                .get(&id)
+                .is_some_and(|w| w.presentation.access_scope == PresentationAccessScope::Group)
+        })
     }
 
     fn touch(&mut self, id: EntityId) {
@@ -435,4 +690,10 @@ impl Dcps {
         }
         self.touched.clear();
     }
+}
+
+/// A change that only ends a coherent set (no sample): a reader without coherent access
+/// drops it.
+fn is_end_marker(change: &ReceivedChange) -> bool {
+    change.coherence.as_ref().is_some_and(|c| c.end)
 }

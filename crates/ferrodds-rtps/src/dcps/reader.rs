@@ -10,13 +10,14 @@ use super::cache::{CacheLimits, PurgeDelays, ReaderCache, SampleRejectedReason, 
 use super::delivery::{Admit, Candidate, ContentFilter, Delivery};
 use super::instance_keys::InstanceKeys;
 use super::liveliness::{LivelinessChangedStatus, WriterLiveliness};
+use super::presentation::CoherentReader;
 use super::sample::{system_time, InstanceHandle, InstanceState, SampleInfo, Selection};
 use super::status::{
     DeadlineMissedStatus, IncompatibleStatus, Matches, SampleLostStatus, SampleRejectedStatus,
 };
 use crate::endpoint::ChangeKind;
 use crate::limits::Limits;
-use crate::qos::EndpointQos;
+use crate::qos::{EndpointQos, Presentation, PresentationAccessScope};
 use crate::reader::ReceivedChange;
 use crate::time::Timestamp;
 use crate::wire::Guid;
@@ -49,6 +50,12 @@ pub struct DcpsReader {
     flow_controlled: bool,
     /// The matched writers' liveliness.
     pub(crate) liveliness: WriterLiveliness,
+    /// Its subscriber's PRESENTATION.
+    pub(crate) presentation: Presentation,
+    /// The subscriber it belongs to, for GROUP scope and `begin_access`.
+    pub(crate) group: Option<u32>,
+    /// Coherent sets being received.
+    pub(crate) coherent: CoherentReader,
 }
 
 impl DcpsReader {
@@ -66,6 +73,12 @@ impl DcpsReader {
         if flow_controlled {
             cache.hold_when_full();
         }
+        let presentation = qos.presentation;
+        if presentation.ordered_access
+            && presentation.access_scope == PresentationAccessScope::Instance
+        {
+            cache.order_by_instance();
+        }
         DcpsReader {
             cache,
             keys: Arc::new(keys),
@@ -79,7 +92,22 @@ impl DcpsReader {
             lost: SampleLostStatus::default(),
             flow_controlled,
             liveliness: WriterLiveliness::default(),
+            presentation,
+            group: None,
+            coherent: CoherentReader::default(),
         }
+    }
+
+    /// The reader as one of subscriber `group`'s: a GROUP-scope coherent set is let into
+    /// the subscriber's readers together, and `begin_access` holds sets back.
+    pub fn with_group(mut self, group: u32) -> Self {
+        self.group = Some(group);
+        self
+    }
+
+    /// Coherent sets dropped because they were not received whole.
+    pub fn coherent_sets_dropped(&self) -> u64 {
+        self.coherent.dropped
     }
 
     /// The reader with READER_DATA_LIFECYCLE's purge delays.
@@ -251,6 +279,7 @@ impl DcpsReader {
     /// A writer is gone: its instances without other writers become NOT_ALIVE_NO_WRITERS.
     pub(crate) fn writer_unmatched(&mut self, remote: Guid, now: Timestamp) {
         self.matches.remove(remote);
+        self.coherent.forget_writer(remote);
         self.liveliness.unmatched(remote);
         self.delivery.writer_lost(remote);
         self.instances_lose(remote, now);

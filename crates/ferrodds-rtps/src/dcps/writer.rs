@@ -6,7 +6,7 @@ use super::liveliness::{LivelinessLostStatus, OwnLiveliness};
 use super::sample::InstanceHandle;
 use super::status::{DeadlineMissedStatus, IncompatibleStatus, Matches};
 use crate::endpoint::ChangeKind;
-use crate::qos::EndpointQos;
+use crate::qos::{EndpointQos, Presentation};
 use crate::time::Timestamp;
 use crate::wire::Guid;
 
@@ -18,6 +18,9 @@ pub struct DcpsWriter {
     pub(crate) deadline: DeadlineTracker,
     pub(crate) deadline_reported: u64,
     pub(crate) liveliness: OwnLiveliness,
+    /// Its publisher's PRESENTATION, and the publisher (for coherent sets and group order).
+    pub(crate) presentation: Presentation,
+    pub(crate) group: Option<u32>,
 }
 
 impl DcpsWriter {
@@ -29,7 +32,16 @@ impl DcpsWriter {
             deadline: DeadlineTracker::new(qos.deadline.period.to_std()),
             deadline_reported: 0,
             liveliness: OwnLiveliness::new(qos, now),
+            presentation: qos.presentation,
+            group: None,
         }
+    }
+
+    /// The writer as one of publisher `group`'s: its changes are marked with the
+    /// publisher's coherent sets and (GROUP scope) order.
+    pub fn with_group(mut self, group: u32) -> Self {
+        self.group = Some(group);
+        self
     }
 
     /// LIVELINESS_LOST.
