@@ -722,6 +722,7 @@ pub fn participant_datagram(data: &[u8]) {
             let mut payload = vec![0, 1, 0, 0];
             payload.resize(size, 0x5a);
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: Some([7; 16]),

@@ -13,6 +13,7 @@
 //!
 //! Errors print one line and exit with status 1.
 
+mod durability;
 mod idl;
 mod perf;
 mod record;
@@ -71,6 +72,9 @@ enum Cmd {
     Record(record::RecordArgs),
     /// Replay an MCAP file `record` wrote: the same bytes, at the recorded pace.
     Replay(record::ReplayArgs),
+    /// The durability service: keeps what TRANSIENT and PERSISTENT writers write and hands
+    /// it to late joiners once the writers are gone (PERSISTENT: in an SQLite store).
+    Durability(durability::DurabilityArgs),
 }
 
 #[derive(Args, Clone)]
@@ -382,6 +386,7 @@ fn main() -> ExitCode {
         Cmd::Why(a) => why::run(a),
         Cmd::Record(a) => record::record(a),
         Cmd::Replay(a) => record::replay(a),
+        Cmd::Durability(a) => durability::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -166,7 +166,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// end. A notification takes the mutex (uncontended, no system call) and signals the
 /// condvar only when the thread sleeps: readers call it for every arrival.
 #[derive(Default)]
-struct Wakeup {
+pub(crate) struct Wakeup {
     state: Mutex<WakeState>,
     condvar: Condvar,
 }
@@ -178,7 +178,7 @@ struct WakeState {
 }
 
 impl Wakeup {
-    fn notify(&self) {
+    pub(crate) fn notify(&self) {
         let mut s = lock(&self.state);
         s.pending = true;
         if s.sleeping {
@@ -188,7 +188,7 @@ impl Wakeup {
 
     /// Waits up to `timeout` for a notification (returns at once if one came since the
     /// last wait).
-    fn wait(&self, timeout: Duration) {
+    pub(crate) fn wait(&self, timeout: Duration) {
         let mut s = lock(&self.state);
         if !s.pending {
             s.sleeping = true;
@@ -203,7 +203,7 @@ impl Wakeup {
 }
 
 /// Ctrl-C (SIGINT) and SIGTERM set `stop` and wake the recording thread.
-fn on_signal(stop: &Arc<AtomicBool>, wake: &Arc<Wakeup>) -> Result<(), String> {
+pub(crate) fn on_signal(stop: &Arc<AtomicBool>, wake: &Arc<Wakeup>) -> Result<(), String> {
     let (stop, wake) = (Arc::clone(stop), Arc::clone(wake));
     ctrlc::set_handler(move || {
         stop.store(true, Ordering::SeqCst);

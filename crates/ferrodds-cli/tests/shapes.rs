@@ -232,6 +232,91 @@ fn durability() {
     .check(durability_transient_local)
     .delay(Duration::from_secs(1))
     .run();
+    // TRANSIENT and PERSISTENT: what matches, and data flowing while the writer lives.
+    pair(
+        "Test_Durability_2",
+        "-P -t Square -D v -d 11",
+        "-S -t Square -D t -d 11",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_Durability_3",
+        "-P -t Square -D v -d 11",
+        "-S -t Square -D p -d 11",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_Durability_6",
+        "-P -t Square -D l -d 11",
+        "-S -t Square -D t -d 11",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_Durability_7",
+        "-P -t Square -D l -d 11",
+        "-S -t Square -D p -d 11",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_Durability_8",
+        "-P -t Square -D t -d 11",
+        "-S -t Square -D v -d 11",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_Durability_9",
+        "-P -t Square -D t -d 11",
+        "-S -t Square -D l -d 11",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_Durability_10",
+        "-P -t Square -D t -d 11",
+        "-S -t Square -D t -d 11",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_Durability_11",
+        "-P -t Square -D t -d 11",
+        "-S -t Square -D p -d 11",
+        [IncompatibleQos, IncompatibleQos],
+    )
+    .run();
+    pair(
+        "Test_Durability_12",
+        "-P -t Square -D p -d 11",
+        "-S -t Square -D v -d 11",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_Durability_13",
+        "-P -t Square -D p -d 11",
+        "-S -t Square -D l -d 11",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_Durability_14",
+        "-P -t Square -D p -d 11",
+        "-S -t Square -D t -d 11",
+        [Ok, Ok],
+    )
+    .run();
+    pair(
+        "Test_Durability_15",
+        "-P -t Square -D p -d 11",
+        "-S -t Square -D p -d 11",
+        [Ok, Ok],
+    )
+    .run();
 }
 
 #[test]
@@ -412,18 +497,12 @@ fn time_based_filter_and_lifespan() {
 
 #[test]
 fn not_supported() {
+    // FerroDDS chooses its fragment size itself.
     pair(
-        "Test_Durability_10",
-        "-P -t Square -D t -d 18",
-        "-S -t Square -D t -d 18",
-        [PubUnsupportedFeature, SubUnsupportedFeature],
-    )
-    .run();
-    pair(
-        "Test_Durability_15",
-        "-P -t Square -D p -d 18",
-        "-S -t Square -D p -d 18",
-        [PubUnsupportedFeature, SubUnsupportedFeature],
+        "datafrag_size",
+        "-P -t Square --datafrag-size 1024 -d 18",
+        "-S -t Square -d 18",
+        [PubUnsupportedFeature, DataNotReceived],
     )
     .run();
 }

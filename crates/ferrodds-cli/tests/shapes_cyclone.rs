@@ -231,6 +231,42 @@ fn durability() {
         durability_volatile,
         Duration::from_secs(1),
     );
+    // TRANSIENT and PERSISTENT, both ways: what matches, and data flowing while the
+    // writer lives (Cyclone's application passes the kinds to Cyclone as they are).
+    for (name, publisher, subscriber, codes) in [
+        (
+            "Test_Durability_2",
+            "v",
+            "t",
+            [IncompatibleQos, IncompatibleQos],
+        ),
+        (
+            "Test_Durability_6",
+            "l",
+            "t",
+            [IncompatibleQos, IncompatibleQos],
+        ),
+        ("Test_Durability_8", "t", "v", [Ok, Ok]),
+        ("Test_Durability_9", "t", "l", [Ok, Ok]),
+        ("Test_Durability_10", "t", "t", [Ok, Ok]),
+        (
+            "Test_Durability_11",
+            "t",
+            "p",
+            [IncompatibleQos, IncompatibleQos],
+        ),
+        ("Test_Durability_14", "p", "t", [Ok, Ok]),
+        ("Test_Durability_15", "p", "p", [Ok, Ok]),
+    ] {
+        both(
+            name,
+            &format!("-P -t Square -D {publisher} -d 11"),
+            &format!("-S -t Square -D {subscriber} -d 11"),
+            codes,
+            basic,
+            DELAY,
+        );
+    }
     // A Cyclone writer keeps for late joiners what its DURABILITY_SERVICE history says,
     // KEEP_LAST 1 by default (the suite's Cyclone application does not change it), whatever
     // its own history: the FerroDDS reader gets the latest sample, not the first. Cyclone's

@@ -95,6 +95,7 @@ impl Bench {
                 let mut key_hash = [0u8; 16];
                 key_hash[..4].copy_from_slice(&(i as u32).to_be_bytes());
                 Change {
+                    original: None,
                     coherence: None,
                     kind: ChangeKind::Alive,
                     key_hash: Some(key_hash),

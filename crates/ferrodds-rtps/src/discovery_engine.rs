@@ -728,6 +728,7 @@ impl Discovery {
             Ok(payload) => {
                 if let Some(w) = participant.writer(writer_id) {
                     let change = Change {
+                        original: None,
                         coherence: None,
                         kind: ChangeKind::Alive,
                         key_hash: Some(endpoint.guid.to_bytes()),
@@ -870,6 +871,7 @@ impl Discovery {
             // The key-only payload of a builtin topic is a parameter list with the GUID.
             let payload = key_only_payload(guid);
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::DisposedUnregistered,
                 key_hash: Some(guid.to_bytes()),
@@ -939,6 +941,7 @@ impl Discovery {
         };
         if let Some(w) = participant.writer(EntityId::PARTICIPANT_MESSAGE_WRITER) {
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: Some(message.key_hash()),
@@ -1665,7 +1668,7 @@ impl Discovery {
         }
         self.spdp_sequence += 1;
         let key = self.config.own.guid.to_bytes();
-        let qos_bytes = inline_qos(Some(key), ChangeKind::DisposedUnregistered, None);
+        let qos_bytes = inline_qos(Some(key), ChangeKind::DisposedUnregistered, None, None);
         let payload = participant_key_payload(self.config.own.guid);
         let data = Data {
             extra_flags: 0,
@@ -1709,6 +1712,7 @@ impl Discovery {
         let qos_bytes = inline_qos(
             Some(self.config.own.guid.to_bytes()),
             ChangeKind::Alive,
+            None,
             None,
         );
         let data = Data {
@@ -1761,6 +1765,7 @@ fn cyclone_before_11(participant: &ParticipantData) -> bool {
 fn write_builtin(participant: &mut Participant, id: EntityId, now: Timestamp, payload: Vec<u8>) {
     if let Some(w) = participant.writer(id) {
         let change = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,

@@ -2,6 +2,7 @@
 //! change, and building the messages they send.
 
 use crate::coherence::Coherence;
+use crate::original_writer::OriginalWriterInfo;
 use crate::transmit::Transmit;
 use crate::wire::Endianness as WireEndianness;
 use crate::wire::{
@@ -69,9 +70,10 @@ pub(crate) fn header(prefix: GuidPrefix) -> Header {
 
 /// The inline QoS of a change, kept on the stack: it is built for every DATA sent, and
 /// holds at most a key hash (20 bytes), a status info (8), a coherent set's parameters
-/// (12 each, and a group set's end marker its writers) and the sentinel (4).
+/// (12 each, and a group set's end marker its writers), a relayed change's original writer
+/// (32) and the sentinel (4).
 pub(crate) struct InlineQos {
-    bytes: [u8; 160],
+    bytes: [u8; 192],
     len: usize,
 }
 
@@ -98,12 +100,14 @@ pub(crate) fn inline_qos(
     key_hash: Option<[u8; 16]>,
     kind: ChangeKind,
     coherence: Option<&Coherence>,
+    original: Option<&OriginalWriterInfo>,
 ) -> Option<InlineQos> {
-    if key_hash.is_none() && kind == ChangeKind::Alive && coherence.is_none() {
+    if key_hash.is_none() && kind == ChangeKind::Alive && coherence.is_none() && original.is_none()
+    {
         return None;
     }
     let mut q = InlineQos {
-        bytes: [0; 160],
+        bytes: [0; 192],
         len: 0,
     };
     if let Some(hash) = key_hash {
@@ -115,6 +119,9 @@ pub(crate) fn inline_qos(
     }
     if let Some(c) = coherence {
         c.write(&mut |id, value| q.put(id, value));
+    }
+    if let Some(o) = original {
+        q.put(pid::ORIGINAL_WRITER_INFO, &o.value());
     }
     q.put(pid::SENTINEL, &[]);
     Some(q)
@@ -166,7 +173,7 @@ mod tests {
                 ChangeKind::Unregistered,
                 ChangeKind::DisposedUnregistered,
             ] {
-                let ours = inline_qos(key, kind, None);
+                let ours = inline_qos(key, kind, None, None);
                 if key.is_none() && kind == ChangeKind::Alive {
                     assert!(ours.is_none());
                     continue;

@@ -13,7 +13,8 @@
 //!   [`discovery_engine`] (announcing, leases, matching local with remote endpoints).
 //! - [`limits`]: how much remote peers can make a participant hold.
 //! - [`liveliness`]: the writer liveliness protocol's participant messages.
-//! - [`coherence`]: coherent sets and group order as changes carry them (PRESENTATION).
+//! - [`coherence`]: coherent sets and group order as changes carry them (PRESENTATION);
+//!   [`original_writer`]: the writer a change relayed by a durability service came from.
 //! - [`dcps`]: DCPS readers' caches and QoS rules, writers' and readers' statuses.
 //! - [`participant_core`]: the endpoints, discovery and DCPS behind one `handle_*`/`poll_*`
 //!   surface, which every driver uses.
@@ -41,6 +42,7 @@ pub mod discovery_engine;
 mod endpoint;
 pub mod limits;
 pub mod liveliness;
+pub mod original_writer;
 mod outbox;
 pub mod participant;
 pub mod participant_core;

@@ -357,6 +357,7 @@ impl ParticipantCore {
             writer.write(
                 now,
                 Change {
+                    original: None,
                     kind: crate::ChangeKind::Alive,
                     key_hash: None,
                     timestamp: None,

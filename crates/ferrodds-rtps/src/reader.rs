@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use crate::coherence::Coherence;
 use crate::endpoint::{build, ChangeKind};
+use crate::original_writer::OriginalWriterInfo;
 use crate::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
@@ -98,6 +99,8 @@ pub struct ReceivedChange {
     /// Its coherent set or group order (PRESENTATION), when its inline QoS said so; an end
     /// marker carries no sample.
     pub coherence: Option<Box<Coherence>>,
+    /// The writer that wrote it, when a durability service relays it.
+    pub original: Option<OriginalWriterInfo>,
 }
 
 /// Counters for what the reader dropped or did.
@@ -237,6 +240,7 @@ struct Reassembly {
     key_hash: Option<[u8; 16]>,
     timestamp: Option<Time>,
     coherence: Option<Box<Coherence>>,
+    original: Option<OriginalWriterInfo>,
 }
 
 #[derive(Debug)]
@@ -488,6 +492,7 @@ impl Reader {
             payload: self.received_payload(data.payload.bytes().unwrap_or_default()),
             origin,
             coherence,
+            original: OriginalWriterInfo::find(data.inline_qos.as_ref()),
         };
         if self.config.stateless {
             // A stateless reader keeps no per-writer state: every DATA is delivered.
@@ -556,6 +561,7 @@ impl Reader {
                     key_hash: None,
                     timestamp,
                     coherence: None,
+                    original: None,
                 })
             }
         };
@@ -568,6 +574,7 @@ impl Reader {
             entry.kind = kind;
             entry.key_hash = key_hash;
             entry.coherence = Coherence::read(frag.inline_qos.as_ref(), false, vendor);
+            entry.original = OriginalWriterInfo::find(frag.inline_qos.as_ref());
         }
         // The wire layer checked that the fragments fit the sample; split them up.
         let size = usize::from(frag.fragment_size);
@@ -626,6 +633,7 @@ impl Reader {
                 payload,
                 origin,
                 coherence: done.coherence,
+                original: done.original,
             };
             self.accept(now, i, seq, Slot::Change(change));
         }

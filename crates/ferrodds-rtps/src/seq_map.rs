@@ -116,6 +116,7 @@ mod tests {
 
     fn change(n: u8) -> Change {
         Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,

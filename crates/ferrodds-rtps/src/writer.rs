@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::coherence::Coherence;
 use crate::endpoint::{inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
+use crate::original_writer::OriginalWriterInfo;
 use crate::outbox::Outbox;
 use crate::payload_pool::PayloadPool;
 use crate::seq_map::SeqMap;
@@ -146,6 +147,8 @@ pub struct Change {
     /// Its place in a coherent set or its publisher's order (PRESENTATION); an end marker
     /// ([`Coherence::end`]) has an empty payload.
     pub coherence: Option<Coherence>,
+    /// The writer it was written by, when this writer relays it (a durability service).
+    pub original: Option<OriginalWriterInfo>,
 }
 
 /// A matched remote reader, as discovery describes it.
@@ -1069,7 +1072,12 @@ impl Writer {
                 .filter(|_| range.len() >= SPLICE_MIN)
                 .map(|buffer| (buffer, range))
         };
-        let qos_bytes = inline_qos(change.key_hash, change.kind, change.coherence.as_ref());
+        let qos_bytes = inline_qos(
+            change.key_hash,
+            change.kind,
+            change.coherence.as_ref(),
+            change.original.as_ref(),
+        );
         let qos = parse_inline_qos(&qos_bytes);
         let ts = InfoTimestamp {
             timestamp: change.timestamp,
@@ -1234,6 +1242,7 @@ mod tests {
     #[test]
     fn payloads_the_history_lets_go_are_handed_back_unshared_for_reuse() {
         let change = |payload| Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
@@ -1304,6 +1313,7 @@ mod tests {
     fn keyless_samples_carry_no_key_hash() {
         // dust_dds had to stop sending PID_KEY_HASH on keyless topics: peers get confused.
         let change = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
@@ -1317,6 +1327,7 @@ mod tests {
     #[test]
     fn keyed_samples_and_disposes_say_their_instance() {
         let change = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: Some([7; 16]),
@@ -1329,6 +1340,7 @@ mod tests {
             Some(vec![(pid::KEY_HASH, vec![7; 16])])
         );
         let dispose = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Disposed,
             key_hash: Some([7; 16]),
@@ -1381,6 +1393,7 @@ mod tests {
         w.match_reader(Timestamp::ZERO, second_reader(DisposeKey::KeyHashOnly));
         while w.poll_transmit().is_some() {}
         let dispose = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Disposed,
             key_hash: Some([7; 16]),
@@ -1408,6 +1421,7 @@ mod tests {
         );
         while w.poll_transmit().is_some() {}
         let change = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
@@ -1454,6 +1468,7 @@ mod tests {
 
     fn small_change(i: u8) -> Change {
         Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,

@@ -187,6 +187,7 @@ fn write_aged(net: &mut Network, tick: &Tick, kind: ChangeKind, age: Duration) {
     let key = ferrodds_cdr::key_hash(tick, XcdrVersion::Xcdr2).unwrap();
     let stamp = net.nodes[0].wall_time(now) - age;
     let change = Change {
+        original: None,
         coherence: None,
         kind,
         key_hash: Some(key.0),
@@ -853,6 +854,7 @@ fn write_with(net: &mut Network, writer: EntityId, id: i32, value: i32) {
     let payload = ferrodds_cdr::serialize(&tick, XcdrVersion::Xcdr2, Endianness::Little).unwrap();
     let key = ferrodds_cdr::key_hash(&tick, XcdrVersion::Xcdr2).unwrap();
     let change = Change {
+        original: None,
         coherence: None,
         kind: ChangeKind::Alive,
         key_hash: Some(key.0),
@@ -1042,4 +1044,88 @@ fn ordered_access_of_instance_scope_hands_out_each_instance_together() {
             assert_eq!(ids, [0, 1, 2, 0, 1, 2, 0, 1, 2]);
         }
     }
+}
+
+#[test]
+fn history_relayed_for_a_writer_is_taken_in_once() {
+    // W is TRANSIENT; a second writer relays W's changes as a durability service does
+    // (PID_ORIGINAL_WRITER_INFO). The TRANSIENT_LOCAL reader had them from W: it drops the
+    // copies and takes in only what comes after.
+    const RELAY: EntityId = EntityId([0, 0, 3, 0x02]);
+    let mut wq = reliable(EndpointQos::writer_default());
+    wq.durability = qos::Durability::Transient;
+    let mut rq = reliable(EndpointQos::reader_default());
+    rq.durability = qos::Durability::TransientLocal;
+    let mut net = pair(5, wq.clone(), rq);
+    for v in 1..=3 {
+        write(&mut net, v, v);
+    }
+    settle(&mut net);
+    assert_eq!(values(&take(&mut net)), [(1, 1), (2, 2), (3, 3)]);
+    let now = net.now;
+    let relay = Guid::new(net.nodes[0].rtps.prefix(), RELAY);
+    let config = WriterConfig {
+        reliable: true,
+        history: WriterHistory::KeepAll,
+        ..WriterConfig::default()
+    };
+    net.nodes[0].rtps.add_writer(Writer::new(relay, config));
+    net.nodes[0].add_data_writer(RELAY, DcpsWriter::new(&wq, now));
+    net.nodes[0].add_local(
+        now,
+        LocalEndpoint {
+            guid: relay,
+            kind: EndpointKind::Writer,
+            topic_name: "ticks".into(),
+            type_name: "test::Tick".into(),
+            qos: wq,
+            keyed: true,
+            ty: Some(Tick::dynamic_type()),
+            ignore_local: false,
+        },
+    );
+    let matched = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[1]
+            .data_reader_ref(R)
+            .unwrap()
+            .matches()
+            .remotes()
+            .len()
+            == 2
+    });
+    assert!(matched);
+    let original = Guid::new(net.nodes[0].rtps.prefix(), W);
+    // W's changes 2 and 3 again, then a change 4 the reader never had.
+    for (sn, value) in [(2, 2), (3, 3), (4, 4)] {
+        let tick = Tick { id: value, value };
+        let payload =
+            ferrodds_cdr::serialize(&tick, XcdrVersion::Xcdr2, Endianness::Little).unwrap();
+        let key = ferrodds_cdr::key_hash(&tick, XcdrVersion::Xcdr2).unwrap();
+        let change = Change {
+            coherence: None,
+            original: Some(ferrodds_rtps::original_writer::OriginalWriterInfo {
+                writer: original,
+                sequence_number: ferrodds_rtps::wire::SequenceNumber(sn),
+            }),
+            kind: ChangeKind::Alive,
+            key_hash: Some(key.0),
+            timestamp: None,
+            payload: payload.into(),
+            reduced_payload: None,
+        };
+        let now = net.now;
+        net.nodes[0].write(now, RELAY, change).unwrap();
+    }
+    let acked = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[0].rtps.writer(RELAY).unwrap().all_acknowledged()
+    });
+    assert!(acked);
+    assert_eq!(values(&take(&mut net)), [(4, 4)]);
+    assert_eq!(
+        net.nodes[1]
+            .data_reader_ref(R)
+            .unwrap()
+            .relayed_duplicates(),
+        2
+    );
 }

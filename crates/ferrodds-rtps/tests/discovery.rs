@@ -122,6 +122,7 @@ fn endpoints_match_and_data_flows_through_loss() {
             .write(
                 now,
                 Change {
+                    original: None,
                     coherence: None,
                     kind: ChangeKind::Alive,
                     key_hash: None,

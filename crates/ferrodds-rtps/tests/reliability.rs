@@ -116,6 +116,7 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
             let payload = sample(i, size);
             let now = s.net.now;
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
@@ -256,6 +257,7 @@ fn a_perfect_network_needs_no_repair() {
     for i in 0..100 {
         let now = s.net.now;
         let change = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
@@ -301,6 +303,7 @@ fn best_effort_never_delivers_a_duplicate_or_out_of_order() {
         for i in 0..50 {
             let now = s.net.now;
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
@@ -361,6 +364,7 @@ fn transient_local_late_joiner_receives_the_history() {
         for i in 0..5 {
             let now = s.net.now;
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,
@@ -415,6 +419,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
     for i in 0..5 {
         let now = s.net.now;
         let change = Change {
+            original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
@@ -437,6 +442,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
     s.net.advance(Duration::from_millis(500));
     let now = s.net.now;
     let change = Change {
+        original: None,
         coherence: None,
         kind: ChangeKind::Alive,
         key_hash: None,
@@ -496,6 +502,7 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
             let now = s.net.now;
             let payload = sample(i, 64);
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,

@@ -54,7 +54,7 @@ pub use ferrodds_rtps::dcps::{
 pub use ferrodds_rtps::diagnosis::{Obstacle, PairDiagnosis, TopicDiagnosis, TopicEndpoint};
 pub use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
 pub use ferrodds_rtps::wire::{Locator, VendorId};
-pub use ferrodds_rtps::Limits;
+pub use ferrodds_rtps::{ChangeKind, Limits};
 pub use loan::{Loan, Loaned, Plain, SampleLoan};
 pub use participant::{
     DiscoveredEndpoint, DomainParticipant, DynamicTopic, ParticipantBuilder, Publisher, Subscriber,

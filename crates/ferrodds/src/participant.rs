@@ -810,6 +810,19 @@ impl Publisher {
         DynamicWriter::new(&self.participant, topic, qos)
     }
 
+    /// A writer of a dynamic topic in this publisher's partition, created disabled: it is
+    /// announced, and matches readers, only at [`DynamicWriter::enable`]; what it writes
+    /// before goes into its history for the readers that take history.
+    pub fn create_dynamic_writer_disabled(
+        &self,
+        topic: &DynamicTopic,
+        qos: Qos,
+    ) -> Result<DynamicWriter> {
+        let qos = self.group.apply(qos, &self.partition);
+        topic.check_participant(&self.participant)?;
+        DynamicWriter::new_disabled(&self.participant, topic, qos)
+    }
+
     /// Begins a coherent set (calls nest; the outermost pair counts).
     pub fn begin_coherent_changes(&self) {
         let shared = &self.participant.inner.shared;

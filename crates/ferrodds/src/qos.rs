@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use ferrodds_rtps::dcps::PurgeDelays;
 pub use ferrodds_rtps::qos::{
-    DataRepresentationId, DestinationOrder, Durability, EndpointQos, History, LivelinessKind,
-    Ownership, Partition, Presentation, PresentationAccessScope, QosPolicyId, Reliability,
-    ReliabilityKind, TypeConsistencyEnforcement, TypeConsistencyKind,
+    DataRepresentationId, DestinationOrder, Durability, DurabilityService, EndpointQos, History,
+    LivelinessKind, Ownership, Partition, Presentation, PresentationAccessScope, QosPolicyId,
+    Reliability, ReliabilityKind, TypeConsistencyEnforcement, TypeConsistencyKind,
 };
 use ferrodds_rtps::qos::{Duration as RtpsDuration, LENGTH_UNLIMITED};
 
@@ -129,6 +129,23 @@ impl Qos {
     /// TRANSIENT_LOCAL: a writer keeps its history for late-joining readers.
     pub fn transient_local(mut self) -> Self {
         self.policies.durability = Durability::TransientLocal;
+        self
+    }
+
+    /// DURABILITY of any kind. A TRANSIENT or PERSISTENT writer keeps its history for late
+    /// joiners as a TRANSIENT_LOCAL one does; what it wrote outlives it when a durability
+    /// service runs in the domain (`ferrodds durability`), which keeps it as
+    /// [`Qos::durability_service`] says.
+    pub fn durability(mut self, kind: Durability) -> Self {
+        self.policies.durability = kind;
+        self
+    }
+
+    /// DURABILITY_SERVICE (a TRANSIENT or PERSISTENT writer's): how the durability service
+    /// keeps its samples — its history (KEEP_LAST 1 by default), resource limits and how long
+    /// a disposed instance is kept once its writer is gone.
+    pub fn durability_service(mut self, service: DurabilityService) -> Self {
+        self.policies.durability_service = service;
         self
     }
 

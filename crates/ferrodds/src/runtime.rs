@@ -826,6 +826,7 @@ mod tests {
                 },
             );
             let change = Change {
+                original: None,
                 coherence: None,
                 kind: ChangeKind::Alive,
                 key_hash: None,

@@ -14,6 +14,7 @@ use ferrodds_cdr::{
     key_hash, serialize_into, Cdr, EncapsulationHeader, Endianness, RepresentationId, XcdrVersion,
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
+use ferrodds_rtps::original_writer::OriginalWriterInfo;
 use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
@@ -74,6 +75,8 @@ struct WriterInner {
     /// key-only samples: what deleting the writer unregisters, and with autodispose
     /// disposes (WRITER_DATA_LIFECYCLE).
     registered: Mutex<HashMap<[u8; 16], Vec<u8>>>,
+    /// A writer created disabled: its announcement, made by [`DynamicWriter::enable`].
+    unannounced: Mutex<Option<LocalEndpoint>>,
 }
 
 impl WriterInner {
@@ -179,6 +182,7 @@ impl WriterInner {
         let timestamp = Some(rtps_time(SystemTime::now()));
         for (key, key_sample) in registered {
             let change = Change {
+                original: None,
                 coherence: None,
                 kind,
                 key_hash: Some(key),
@@ -220,7 +224,7 @@ impl<T: Cdr> DataWriter<T> {
     pub(crate) fn new(participant: &DomainParticipant, topic: &Topic<T>, qos: Qos) -> Result<Self> {
         let support = TypeSupport::of::<T>(&topic.type_name);
         Ok(DataWriter {
-            untyped: DynamicWriter::create(participant, &topic.name, &support, qos)?,
+            untyped: DynamicWriter::create(participant, &topic.name, &support, qos, true)?,
             _type: PhantomData,
         })
     }
@@ -413,15 +417,45 @@ impl DynamicWriter {
         topic: &DynamicTopic,
         qos: Qos,
     ) -> Result<Self> {
-        DynamicWriter::create(participant, &topic.name, &topic.support, qos)
+        DynamicWriter::create(participant, &topic.name, &topic.support, qos, true)
     }
 
-    /// Creates the RTPS writer and its DCPS state, and announces it.
+    /// A writer not announced (DDS's disabled entity) until [`DynamicWriter::enable`].
+    pub(crate) fn new_disabled(
+        participant: &DomainParticipant,
+        topic: &DynamicTopic,
+        qos: Qos,
+    ) -> Result<Self> {
+        DynamicWriter::create(participant, &topic.name, &topic.support, qos, false)
+    }
+
+    /// Announces a writer created disabled: from now on it matches readers. What it wrote
+    /// before is in its history and reaches only the readers that take history
+    /// (TRANSIENT_LOCAL or stronger) — where DDS refuses a disabled writer's writes
+    /// (NOT_ENABLED), FerroDDS keeps them, which is how a durability service hands out a
+    /// writer's samples without sending them again to the readers that had them. Does
+    /// nothing on a writer already enabled.
+    pub fn enable(&self) {
+        let endpoint = self
+            .inner
+            .unannounced
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(endpoint) = endpoint {
+            let shared = &self.inner.participant.inner.shared;
+            shared.announce(shared.lock(), endpoint);
+        }
+    }
+
+    /// Creates the RTPS writer and its DCPS state, and announces it (`announce`) or keeps
+    /// the announcement for [`DynamicWriter::enable`].
     fn create(
         participant: &DomainParticipant,
         topic_name: &str,
         support: &TypeSupport,
         mut qos: Qos,
+        announce: bool,
     ) -> Result<Self> {
         let version = if qos.representation_set {
             match qos.policies.data_representation.offered() {
@@ -482,7 +516,13 @@ impl DynamicWriter {
             ty: Some(support.ty.clone()),
             ignore_local: qos.ignore_local,
         };
-        shared.announce(core, endpoint);
+        let unannounced = if announce {
+            shared.announce(core, endpoint);
+            None
+        } else {
+            drop(core);
+            Some(endpoint)
+        };
         Ok(DynamicWriter {
             inner: Arc::new(WriterInner {
                 participant: participant.clone(),
@@ -494,6 +534,7 @@ impl DynamicWriter {
                 plain: AtomicBool::new(false),
                 spare: Mutex::new(PayloadPool::new()),
                 registered: Mutex::new(HashMap::new()),
+                unannounced: Mutex::new(unannounced),
                 ty: support.ty.clone(),
                 keyed,
             }),
@@ -573,11 +614,45 @@ impl DynamicWriter {
         self.submit_serialized(ChangeKind::Unregistered, key_sample, timestamp)
     }
 
+    /// Writes a change another writer wrote, as a durability service relays it: `payload`
+    /// is a sample (`kind` alive) or a key-only sample (disposed, unregistered), checked as
+    /// [`DynamicWriter::write_serialized`] checks one, sent with PID_ORIGINAL_WRITER_INFO
+    /// naming `writer` and the sequence number the change had there. A reader that took
+    /// the change from that writer already drops it.
+    pub fn write_relayed(
+        &self,
+        kind: ChangeKind,
+        payload: Vec<u8>,
+        timestamp: SystemTime,
+        writer: Guid,
+        sequence_number: i64,
+    ) -> Result<()> {
+        self.submit_serialized_from(
+            kind,
+            payload,
+            timestamp,
+            Some(OriginalWriterInfo {
+                writer,
+                sequence_number: ferrodds_rtps::wire::SequenceNumber(sequence_number),
+            }),
+        )
+    }
+
     fn submit_serialized(
         &self,
         kind: ChangeKind,
         payload: Vec<u8>,
         timestamp: SystemTime,
+    ) -> Result<()> {
+        self.submit_serialized_from(kind, payload, timestamp, None)
+    }
+
+    fn submit_serialized_from(
+        &self,
+        kind: ChangeKind,
+        payload: Vec<u8>,
+        timestamp: SystemTime,
+        original: Option<OriginalWriterInfo>,
     ) -> Result<()> {
         self.check_encapsulation(&payload)?;
         let key = if self.inner.keyed {
@@ -591,7 +666,7 @@ impl DynamicWriter {
         } else {
             None
         };
-        self.submit(kind, key, timestamp, payload)
+        self.submit_from(kind, key, timestamp, payload, original)
     }
 
     /// Whether `payload`'s encapsulation header is one this writer sends, in either byte
@@ -705,6 +780,18 @@ impl DynamicWriter {
         timestamp: SystemTime,
         payload: impl Into<Arc<Vec<u8>>>,
     ) -> Result<()> {
+        self.submit_from(kind, key_hash, timestamp, payload, None)
+    }
+
+    /// [`DynamicWriter::submit`] of a change written by `original` (relayed).
+    fn submit_from(
+        &self,
+        kind: ChangeKind,
+        key_hash: Option<[u8; 16]>,
+        timestamp: SystemTime,
+        payload: impl Into<Arc<Vec<u8>>>,
+        original: Option<OriginalWriterInfo>,
+    ) -> Result<()> {
         let shared = &self.inner.participant.inner.shared;
         // WRITER_DATA_LIFECYCLE: with autodispose, unregistering disposes.
         let kind = if kind == ChangeKind::Unregistered && self.inner.qos.autodispose {
@@ -714,6 +801,7 @@ impl DynamicWriter {
         };
         let change = Change {
             coherence: None,
+            original,
             kind,
             key_hash,
             timestamp: Some(rtps_time(timestamp)),

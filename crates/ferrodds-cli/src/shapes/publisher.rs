@@ -85,10 +85,9 @@ pub(super) fn create(
     o: &ShapeOptions,
     log: &Log,
 ) -> Result<(Publisher, Vec<DataWriter<ShapeType>>), Failure> {
-    qos::check_durability(o, log)?;
     if o.datafrag_size > 0 {
         return Err(log.not_supported(
-            "Data Fragmentation Size (--datafrag-size): FerroDDS chooses the fragment size itself",
+            "Data Fragmentation Size (--datafrag-size) = not supported: FerroDDS chooses the fragment size itself",
         ));
     }
     let partition: Vec<&str> = o.partition.as_deref().into_iter().collect();

@@ -1,11 +1,11 @@
 //! The options as writer and reader QoS, and the options FerroDDS cannot honour yet (each
 //! refused with a line containing "not supported", which the suite records as a gap).
 
-use ferrodds::qos::{DataRepresentationId, Presentation, PresentationAccessScope};
+use ferrodds::qos::{DataRepresentationId, Durability, Presentation, PresentationAccessScope};
 use ferrodds::Qos;
 
 use super::options::{AccessScope, DurabilityKind, Representation, ShapeOptions};
-use super::{Failure, Log};
+use super::Log;
 
 fn common(mut q: Qos, o: &ShapeOptions) -> Qos {
     q = if o.reliable {
@@ -13,11 +13,14 @@ fn common(mut q: Qos, o: &ShapeOptions) -> Qos {
     } else {
         q.best_effort()
     };
-    q = match o.durability {
-        DurabilityKind::Volatile => q.volatile(),
-        // TRANSIENT and PERSISTENT are refused before QoS are built (check_durability).
-        _ => q.transient_local(),
-    };
+    // TRANSIENT and PERSISTENT: the writer keeps its history as TRANSIENT_LOCAL does; a
+    // durability service (`ferrodds durability`) keeps it beyond the writer's life.
+    q = q.durability(match o.durability {
+        DurabilityKind::Volatile => Durability::Volatile,
+        DurabilityKind::TransientLocal => Durability::TransientLocal,
+        DurabilityKind::Transient => Durability::Transient,
+        DurabilityKind::Persistent => Durability::Persistent,
+    });
     // A writer offers exactly this representation; a reader accepts only it (the suite's
     // applications set a one-element list on both sides).
     q = q.data_representation([match o.representation {
@@ -91,15 +94,4 @@ pub(super) fn presentation(o: &ShapeOptions, log: &Log) -> Option<Presentation> 
         coherent_access: o.coherent,
         ordered_access: o.ordered,
     })
-}
-
-/// TRANSIENT and PERSISTENT need a durability service, which FerroDDS does not have.
-pub(super) fn check_durability(o: &ShapeOptions, log: &Log) -> Result<(), Failure> {
-    match o.durability {
-        DurabilityKind::Volatile | DurabilityKind::TransientLocal => Ok(()),
-        d => Err(log.not_supported(&format!(
-            "    Durability = {}_DURABILITY_QOS : not supported (FerroDDS has no durability service)",
-            d.name()
-        ))),
-    }
 }

@@ -19,7 +19,6 @@ pub(super) fn create(
     o: &ShapeOptions,
     log: &Log,
 ) -> Result<(Subscriber, Vec<DataReader<ShapeType>>), Failure> {
-    qos::check_durability(o, log)?;
     let partition: Vec<&str> = o.partition.as_deref().into_iter().collect();
     let mut subscriber = participant.create_subscriber(&partition);
     if let Some(p) = qos::presentation(o, log) {

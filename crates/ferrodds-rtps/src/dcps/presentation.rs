@@ -314,6 +314,7 @@ mod tests {
     fn change(w: Guid, sn: i64, coherence: Option<Coherence>) -> Held {
         Held {
             change: ReceivedChange {
+                original: None,
                 writer: w,
                 sequence_number: SequenceNumber(sn),
                 kind: ChangeKind::Alive,

@@ -1,7 +1,7 @@
 //! A DCPS data reader's state in the core: its cache, how it finds instances, what it lets
 //! in, whom it is matched with, and its statuses.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -17,7 +17,7 @@ use super::status::{
 };
 use crate::endpoint::ChangeKind;
 use crate::limits::Limits;
-use crate::qos::{EndpointQos, Presentation, PresentationAccessScope};
+use crate::qos::{Durability, EndpointQos, Presentation, PresentationAccessScope};
 use crate::reader::ReceivedChange;
 use crate::time::Timestamp;
 use crate::wire::Guid;
@@ -56,6 +56,56 @@ pub struct DcpsReader {
     pub(crate) group: Option<u32>,
     /// Coherent sets being received.
     pub(crate) coherent: CoherentReader,
+    /// A reader that takes in history (TRANSIENT_LOCAL or stronger): what it let in of
+    /// the durable writers, whose history a durability service may relay again.
+    relayed: Option<Relayed>,
+}
+
+/// The history a reader may get twice — from a TRANSIENT or PERSISTENT writer, and after
+/// it left from the durability service that kept it (PID_ORIGINAL_WRITER_INFO) — is let in
+/// once: per original writer, only what comes after the highest sequence number let in.
+#[derive(Debug, Default)]
+struct Relayed {
+    /// Matched writers offering TRANSIENT or PERSISTENT durability.
+    durable: BTreeSet<Guid>,
+    /// Per original writer, the highest sequence number let in (kept after the writer
+    /// left: that is when its history comes again).
+    highest: BTreeMap<Guid, i64>,
+    /// Changes dropped as already let in.
+    duplicates: u64,
+}
+
+/// At most this many original writers are remembered per reader (a peer relaying made-up
+/// writers cannot grow the map beyond).
+const MAX_RELAYED_WRITERS: usize = 4096;
+
+impl Relayed {
+    /// False when `change` repeats what was let in.
+    fn admits(&mut self, change: &ReceivedChange) -> bool {
+        let (writer, sn) = match change.original {
+            Some(o) => (o.writer, o.sequence_number.0),
+            None if self.durable.contains(&change.writer) => {
+                (change.writer, change.sequence_number.0)
+            }
+            None => return true,
+        };
+        match self.highest.get_mut(&writer) {
+            Some(h) if *h >= sn => {
+                self.duplicates += 1;
+                false
+            }
+            Some(h) => {
+                *h = sn;
+                true
+            }
+            None => {
+                if self.highest.len() < MAX_RELAYED_WRITERS {
+                    self.highest.insert(writer, sn);
+                }
+                true
+            }
+        }
+    }
 }
 
 impl DcpsReader {
@@ -95,7 +145,13 @@ impl DcpsReader {
             presentation,
             group: None,
             coherent: CoherentReader::default(),
+            relayed: (qos.durability >= Durability::TransientLocal).then(Relayed::default),
         }
+    }
+
+    /// Relayed history dropped because the reader had it already.
+    pub fn relayed_duplicates(&self) -> u64 {
+        self.relayed.as_ref().map_or(0, |r| r.duplicates)
     }
 
     /// The reader as one of subscriber `group`'s: a GROUP-scope coherent set is let into
@@ -264,6 +320,11 @@ impl DcpsReader {
         now: Timestamp,
     ) {
         self.matches.add(remote);
+        if let Some(r) = &mut self.relayed {
+            if qos.is_some_and(|q| q.durability >= Durability::Transient) {
+                r.durable.insert(remote);
+            }
+        }
         self.delivery.writer_matched(remote, qos);
         self.liveliness.matched(remote, qos, now);
     }
@@ -279,6 +340,9 @@ impl DcpsReader {
     /// A writer is gone: its instances without other writers become NOT_ALIVE_NO_WRITERS.
     pub(crate) fn writer_unmatched(&mut self, remote: Guid, now: Timestamp) {
         self.matches.remove(remote);
+        if let Some(r) = &mut self.relayed {
+            r.durable.remove(&remote);
+        }
         self.coherent.forget_writer(remote);
         self.liveliness.unmatched(remote);
         self.delivery.writer_lost(remote);
@@ -307,6 +371,11 @@ impl DcpsReader {
         now: Timestamp,
         wall: SystemTime,
     ) {
+        if let Some(r) = &mut self.relayed {
+            if !r.admits(&change) {
+                return;
+            }
+        }
         let key_only = change.kind != ChangeKind::Alive;
         let handle = match found {
             Found::Instance(handle) => handle,
