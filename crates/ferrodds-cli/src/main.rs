@@ -17,6 +17,7 @@ mod durability;
 mod idl;
 mod perf;
 mod record;
+mod scale;
 mod shapes;
 mod tools;
 mod why;
@@ -75,6 +76,9 @@ enum Cmd {
     /// The durability service: keeps what TRANSIENT and PERSISTENT writers write and hands
     /// it to late joiners once the writers are gone (PERSISTENT: in an SQLite store).
     Durability(durability::DurabilityArgs),
+    /// One process of the hundred-participant benchmark (`scripts/bench-scale`).
+    #[command(hide = true)]
+    ScaleNode(scale::ScaleArgs),
 }
 
 #[derive(Args, Clone)]
@@ -387,6 +391,7 @@ fn main() -> ExitCode {
         Cmd::Record(a) => record::record(a),
         Cmd::Replay(a) => record::replay(a),
         Cmd::Durability(a) => durability::run(a),
+        Cmd::ScaleNode(a) => scale::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -72,6 +72,31 @@ impl Participant {
         })
     }
 
+    /// A publisher with the QoS policies `policies`: its PRESENTATION (coherent sets and
+    /// ordered access) is the publisher's; its partition goes with each writer's QoS.
+    fn publisher(&self, policies: &Bound<'_, PyAny>) -> PyResult<Publisher> {
+        let presentation = crate::qos::apply(ferrodds::Qos::writer(), policies)?
+            .policies()
+            .presentation;
+        let mut inner = self.inner.create_publisher(&[]);
+        if presentation.coherent_access || presentation.ordered_access {
+            inner = inner.with_presentation(presentation);
+        }
+        Ok(Publisher { inner })
+    }
+
+    /// A subscriber with the QoS policies `policies` (see [`Participant::publisher`]).
+    fn subscriber(&self, policies: &Bound<'_, PyAny>) -> PyResult<Subscriber> {
+        let presentation = crate::qos::apply(ferrodds::Qos::reader(), policies)?
+            .policies()
+            .presentation;
+        let mut inner = self.inner.create_subscriber(&[]);
+        if presentation.coherent_access || presentation.ordered_access {
+            inner = inner.with_presentation(presentation);
+        }
+        Ok(Subscriber { inner })
+    }
+
     /// A writer of `topic` with the QoS policies `policies` (see `ferrodds/core.py`).
     fn writer(
         &self,
@@ -104,6 +129,79 @@ impl Participant {
             inner: DropReleased::new(inner),
             support: topic.support.clone_ref(py),
         })
+    }
+}
+
+/// A publisher: coherent sets across its writers.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct Publisher {
+    inner: ferrodds::Publisher,
+}
+
+#[pymethods]
+impl Publisher {
+    /// A writer of `topic` in this publisher.
+    fn writer(
+        &self,
+        py: Python<'_>,
+        topic: &Topic,
+        policies: &Bound<'_, PyAny>,
+    ) -> PyResult<Writer> {
+        let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
+        let inner = py
+            .detach(|| self.inner.create_dynamic_writer(&topic.inner, qos))
+            .map_err(|e| dds("creating the writer", e))?;
+        Ok(Writer {
+            inner: DropReleased::new(inner),
+            support: topic.support.clone_ref(py),
+        })
+    }
+
+    /// `begin_coherent_changes`.
+    fn begin_coherent(&self) {
+        self.inner.begin_coherent_changes();
+    }
+
+    /// `end_coherent_changes`.
+    fn end_coherent(&self, py: Python<'_>) -> PyResult<()> {
+        py.detach(|| self.inner.end_coherent_changes())
+            .map_err(|e| dds("ending the coherent set", e))
+    }
+}
+
+/// A subscriber: `begin_access`/`end_access` over its readers.
+#[pyclass(module = "ferrodds._native", frozen)]
+pub struct Subscriber {
+    inner: ferrodds::Subscriber,
+}
+
+#[pymethods]
+impl Subscriber {
+    /// A reader of `topic` in this subscriber.
+    fn reader(
+        &self,
+        py: Python<'_>,
+        topic: &Topic,
+        policies: &Bound<'_, PyAny>,
+    ) -> PyResult<Reader> {
+        let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
+        let inner = py
+            .detach(|| self.inner.create_dynamic_reader(&topic.inner, qos))
+            .map_err(|e| dds("creating the reader", e))?;
+        Ok(Reader {
+            inner: DropReleased::new(inner),
+            support: topic.support.clone_ref(py),
+        })
+    }
+
+    /// `begin_access`.
+    fn begin_access(&self) {
+        self.inner.begin_access();
+    }
+
+    /// `end_access`.
+    fn end_access(&self, py: Python<'_>) {
+        py.detach(|| self.inner.end_access());
     }
 }
 

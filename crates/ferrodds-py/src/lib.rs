@@ -124,6 +124,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<entities::Participant>()?;
     m.add_class::<entities::Topic>()?;
     m.add_class::<entities::Writer>()?;
+    m.add_class::<entities::Publisher>()?;
+    m.add_class::<entities::Subscriber>()?;
     m.add_class::<entities::Reader>()?;
     m.add_class::<sample_info::PySampleInfo>()?;
     m.add("DDSException", m.py().get_type::<error::DDSException>())?;

@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use ferrodds::qos::{DataRepresentationId, DestinationOrder, LivelinessKind};
+use ferrodds::qos::{
+    DataRepresentationId, DestinationOrder, Durability, DurabilityService, History, LivelinessKind,
+    Presentation, PresentationAccessScope, ResourceLimits,
+};
 use ferrodds::Qos;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -25,12 +28,43 @@ pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> 
             "durability" => match arg(1)?.extract::<String>()?.as_str() {
                 "transient_local" => qos.transient_local(),
                 "volatile" => qos.volatile(),
-                other => {
-                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                        "durability {other} is not supported yet (volatile, transient_local)"
-                    )))
-                }
+                "transient" => qos.durability(Durability::Transient),
+                "persistent" => qos.durability(Durability::Persistent),
+                other => return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "durability {other:?}: not volatile, transient_local, transient or persistent"
+                ))),
             },
+            "durability_service" => {
+                let cleanup: i64 = arg(1)?.extract()?;
+                let depth: i32 = arg(2)?.extract()?;
+                let max_samples: i32 = arg(3)?.extract()?;
+                qos.durability_service(DurabilityService {
+                    service_cleanup_delay: ferrodds::qos::PolicyDuration::from_std(duration(
+                        cleanup,
+                    )),
+                    history: if depth > 0 {
+                        History::KeepLast { depth }
+                    } else {
+                        History::KeepAll
+                    },
+                    resource_limits: ResourceLimits {
+                        max_samples,
+                        ..ResourceLimits::default()
+                    },
+                })
+            }
+            "presentation" => {
+                let access_scope = match arg(1)?.extract::<String>()?.as_str() {
+                    "topic" => PresentationAccessScope::Topic,
+                    "group" => PresentationAccessScope::Group,
+                    _ => PresentationAccessScope::Instance,
+                };
+                qos.presentation(Presentation {
+                    access_scope,
+                    coherent_access: arg(2)?.extract()?,
+                    ordered_access: arg(3)?.extract()?,
+                })
+            }
             "history" => match arg(1)?.extract::<Option<u32>>()? {
                 Some(depth) => qos.keep_last(depth),
                 None => qos.keep_all(),

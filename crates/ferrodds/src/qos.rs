@@ -10,10 +10,13 @@
 use std::time::Duration;
 
 use ferrodds_rtps::dcps::PurgeDelays;
+/// A QoS policy's duration (DDS `Duration_t`: seconds and nanoseconds, or infinite), as
+/// [`DurabilityService::service_cleanup_delay`] holds it.
+pub use ferrodds_rtps::qos::Duration as PolicyDuration;
 pub use ferrodds_rtps::qos::{
     DataRepresentationId, DestinationOrder, Durability, DurabilityService, EndpointQos, History,
     LivelinessKind, Ownership, Partition, Presentation, PresentationAccessScope, QosPolicyId,
-    Reliability, ReliabilityKind, TypeConsistencyEnforcement, TypeConsistencyKind,
+    Reliability, ReliabilityKind, ResourceLimits, TypeConsistencyEnforcement, TypeConsistencyKind,
 };
 use ferrodds_rtps::qos::{Duration as RtpsDuration, LENGTH_UNLIMITED};
 

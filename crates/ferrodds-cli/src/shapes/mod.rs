@@ -20,7 +20,7 @@ mod filter;
 mod options;
 mod publisher;
 mod qos;
-mod shape;
+pub(crate) mod shape;
 mod status;
 mod subscriber;
 

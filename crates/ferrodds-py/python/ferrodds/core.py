@@ -234,6 +234,14 @@ def _policy(_scope, _name, _native, **fields):
                                         "_native": _native})
 
 
+def _history_depth(history) -> int:
+    """A History policy (or None: KEEP_LAST 1) as a depth, 0 for KEEP_ALL."""
+    if history is None:
+        return 1
+    native = history._native()
+    return 0 if native[1] is None else int(native[1])
+
+
 def _singleton(scope, name, native):
     return _policy(scope, name, lambda self: native)()
 
@@ -259,6 +267,27 @@ class Policy:
     class History:
         KeepAll = _singleton("History", "KeepAll", ("history", None))
         KeepLast = _policy("History", "KeepLast", lambda self: ("history", self.depth), depth=1)
+
+    DurabilityService = _policy(
+        "DurabilityService", "DurabilityService",
+        lambda self: ("durability_service", self.cleanup_delay,
+                      _history_depth(self.history), self.max_samples),
+        cleanup_delay=0, history=None, max_samples=-1, max_instances=-1,
+        max_samples_per_instance=-1)
+
+    class PresentationAccessScope:
+        Instance = _policy("PresentationAccessScope", "Instance",
+                           lambda self: ("presentation", "instance", bool(self.coherent_access),
+                                         bool(self.ordered_access)),
+                           coherent_access=False, ordered_access=False)
+        Topic = _policy("PresentationAccessScope", "Topic",
+                        lambda self: ("presentation", "topic", bool(self.coherent_access),
+                                      bool(self.ordered_access)),
+                        coherent_access=False, ordered_access=False)
+        Group = _policy("PresentationAccessScope", "Group",
+                        lambda self: ("presentation", "group", bool(self.coherent_access),
+                                      bool(self.ordered_access)),
+                        coherent_access=False, ordered_access=False)
 
     ResourceLimits = _policy("ResourceLimits", "ResourceLimits",
                              lambda self: ("resource_limits", self.max_samples),

@@ -10,13 +10,24 @@ _T = TypeVar("_T")
 
 
 class Publisher(Entity):
-    """A publisher: groups writers and gives them its partition."""
+    """A publisher: groups writers and gives them its partition and its
+    ``Policy.PresentationAccessScope`` (coherent sets: ``begin_coherent()`` ...
+    ``end_coherent()``)."""
 
     def __init__(self, domain_participant, qos: Optional[Qos] = None,
                  listener: Optional[Listener] = None):
         super().__init__(domain_participant, listener)
         self.qos = qos
         self._writers = []
+        self._native = domain_participant._native.publisher(_native_qos(qos))
+
+    def begin_coherent(self) -> None:
+        """Begins a coherent set: what the writers write until ``end_coherent()`` reaches
+        readers with coherent access as one."""
+        self._native.begin_coherent()
+
+    def end_coherent(self) -> None:
+        self._native.end_coherent()
 
     def wait_for_acks(self, timeout: int) -> bool:
         return all(w.wait_for_acks(timeout) for w in self._writers)
@@ -40,15 +51,26 @@ class DataWriter(Entity, Generic[_T]):
             if isinstance(publisher_or_participant, Publisher) else None
         self._topic = topic
         self.qos = qos
-        self._native = participant._native.writer(
-            topic._native, _native_qos(topic.qos, publisher_qos, qos))
-        if isinstance(publisher_or_participant, Publisher):
-            publisher_or_participant._writers.append(self)
+        self._publisher = publisher_or_participant \
+            if isinstance(publisher_or_participant, Publisher) else None
+        creator = self._publisher._native if self._publisher else participant._native
+        self._native = creator.writer(topic._native, _native_qos(topic.qos, publisher_qos, qos))
+        if self._publisher is not None:
+            self._publisher._writers.append(self)
         _listen_to_statuses(self, listener, _WRITER_STATUSES)
 
     @property
     def topic(self):
         return self._topic
+
+    def begin_coherent(self) -> None:
+        """Its publisher's ``begin_coherent()``."""
+        if self._publisher is not None:
+            self._publisher.begin_coherent()
+
+    def end_coherent(self) -> None:
+        if self._publisher is not None:
+            self._publisher.end_coherent()
 
     def write(self, sample: _T, timestamp: Optional[int] = None) -> None:
         """Writes ``sample`` (``timestamp`` in nanoseconds since the epoch)."""

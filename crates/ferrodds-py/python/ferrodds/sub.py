@@ -15,12 +15,22 @@ _ANY = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
 class Subscriber(Entity):
-    """A subscriber: groups readers and gives them its partition."""
+    """A subscriber: groups readers and gives them its partition and its
+    ``Policy.PresentationAccessScope`` (``begin_coherent()`` ... ``end_coherent()`` reads
+    its readers as one: coherent sets that complete meanwhile wait for the end)."""
 
     def __init__(self, domain_participant, qos: Optional[Qos] = None,
                  listener: Optional[Listener] = None):
         super().__init__(domain_participant, listener)
         self.qos = qos
+        self._native = domain_participant._native.subscriber(_native_qos(qos))
+
+    def begin_coherent(self) -> None:
+        """Begins access (DCPS ``begin_access``), as cyclonedds-python's does."""
+        self._native.begin_access()
+
+    def end_coherent(self) -> None:
+        self._native.end_access()
 
     def notify_readers(self) -> None:
         """Accepted for compatibility."""
@@ -39,8 +49,9 @@ class DataReader(Entity, Generic[_T]):
             if isinstance(subscriber_or_participant, Subscriber) else None
         self._topic = topic
         self.qos = qos
-        self._native = participant._native.reader(
-            topic._native, _native_qos(topic.qos, subscriber_qos, qos))
+        creator = subscriber_or_participant._native \
+            if isinstance(subscriber_or_participant, Subscriber) else participant._native
+        self._native = creator.reader(topic._native, _native_qos(topic.qos, subscriber_qos, qos))
         self._next_condition = None
         if listener is not None and listener._overrides("on_data_available"):
             # Through a weak reference: the native reader holds the callback, and a cycle

@@ -1,0 +1,116 @@
+//! `ferrodds scale-node` (hidden): the FerroDDS side of `scripts/bench-scale`, the same
+//! system as `benches/scale/cyclone_scale_node.c` builds with Cyclone DDS — N participants
+//! in this process, each with five writers and five readers of ShapeType (topics `scale_0`
+//! .. `scale_9`: participant i writes topics (i + j) % 10 and reads topics (i + j + 5) % 10,
+//! j = 0..4), reliable and volatile; with 0 endpoints, participants alone.
+//!
+//! Prints `base_rss KB` before creating anything, `created US` once everything exists and
+//! `matched US` (microseconds since the Unix epoch) once every reader matched the TOTAL/2
+//! writers of its topic and every writer the TOTAL/2 readers; then idles until stdin
+//! closes. The driver measures memory, CPU and wake-ups from /proc.
+
+use std::io::{Read, Write};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
+
+use crate::shapes::shape::ShapeType;
+
+/// `ferrodds scale-node`.
+#[derive(Args, Clone, Debug)]
+pub(crate) struct ScaleArgs {
+    domain: u32,
+    /// Index of this process's first participant in the whole system.
+    first: usize,
+    /// Participants in this process.
+    count: usize,
+    /// Participants in the whole system.
+    total: usize,
+    /// Endpoints per participant: 10 (five writers, five readers) or 0.
+    endpoints: usize,
+    /// Network interface.
+    #[arg(long, short, default_value = "lo")]
+    interface: String,
+}
+
+fn now_us() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}
+
+fn rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+pub(crate) fn run(args: &ScaleArgs) -> Result<(), String> {
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "base_rss {}", rss_kb());
+    let _ = out.flush();
+    let qos_w = Qos::writer().reliable();
+    let qos_r = Qos::reader().reliable();
+    let mut participants = Vec::new();
+    let mut writers: Vec<DataWriter<ShapeType>> = Vec::new();
+    let mut readers: Vec<DataReader<ShapeType>> = Vec::new();
+    for p in 0..args.count {
+        let i = args.first + p;
+        let dp = DomainParticipant::builder()
+            .map_err(|e| e.to_string())?
+            .domain_id(args.domain)
+            .interface(&args.interface)
+            .map_err(|e| e.to_string())?
+            .build()
+            .map_err(|e| format!("participant {i}: {e}"))?;
+        if args.endpoints > 0 {
+            for j in 0..5 {
+                let t = dp
+                    .create_topic::<ShapeType>(&format!("scale_{}", (i + j) % 10))
+                    .map_err(|e| e.to_string())?;
+                writers.push(
+                    dp.create_writer(&t, qos_w.clone())
+                        .map_err(|e| e.to_string())?,
+                );
+                let t = dp
+                    .create_topic::<ShapeType>(&format!("scale_{}", (i + j + 5) % 10))
+                    .map_err(|e| e.to_string())?;
+                readers.push(
+                    dp.create_reader(&t, qos_r.clone())
+                        .map_err(|e| e.to_string())?,
+                );
+            }
+        }
+        participants.push(dp);
+    }
+    let _ = writeln!(out, "created {}", now_us());
+    let _ = out.flush();
+    let expected = args.total / 2;
+    loop {
+        let done = writers
+            .iter()
+            .all(|w| w.publication_matched_status().current_count as usize >= expected)
+            && readers
+                .iter()
+                .all(|r| r.subscription_matched_status().current_count as usize >= expected);
+        if done {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = writeln!(out, "matched {}", now_us());
+    let _ = out.flush();
+    let mut buf = [0u8; 64];
+    let mut stdin = std::io::stdin();
+    while matches!(stdin.read(&mut buf), Ok(n) if n > 0) {}
+    drop(readers);
+    drop(writers);
+    drop(participants);
+    Ok(())
+}
