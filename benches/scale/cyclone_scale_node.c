@@ -6,7 +6,8 @@
  *
  *   cyclone_scale_node DOMAIN FIRST N TOTAL ENDPOINTS
  *
- * Prints "base_rss KB" before creating anything, "created US" once everything exists and
+ * Prints "base_rss KB" and waits for a line on stdin before creating anything (the driver
+ * measures the process meanwhile), then "created US" once everything exists and
  * "matched US" (microseconds since the Unix epoch) once every reader matched the TOTAL/2
  * writers of its topic and every writer the TOTAL/2 readers, then idles until stdin closes.
  * The driver measures memory, CPU and wake-ups from /proc.
@@ -52,6 +53,10 @@ int main(int argc, char **argv)
   int expected = total / 2;
   printf("base_rss %ld\n", rss_kb());
   fflush(stdout);
+  /* The driver measures this process before anything is created, then says go. */
+  char go[64];
+  if (fgets(go, sizeof go, stdin) == NULL)
+    return 1;
   dds_entity_t *writers = calloc((size_t)n * 5, sizeof *writers);
   dds_entity_t *readers = calloc((size_t)n * 5, sizeof *readers);
   dds_qos_t *qos = dds_create_qos();

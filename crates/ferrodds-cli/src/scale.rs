@@ -4,7 +4,8 @@
 //! .. `scale_9`: participant i writes topics (i + j) % 10 and reads topics (i + j + 5) % 10,
 //! j = 0..4), reliable and volatile; with 0 endpoints, participants alone.
 //!
-//! Prints `base_rss KB` before creating anything, `created US` once everything exists and
+//! Prints `base_rss KB` and waits for a line on stdin before creating anything (the driver
+//! measures the process meanwhile), then `created US` once everything exists and
 //! `matched US` (microseconds since the Unix epoch) once every reader matched the TOTAL/2
 //! writers of its topic and every writer the TOTAL/2 readers; then idles until stdin
 //! closes. The driver measures memory, CPU and wake-ups from /proc.
@@ -32,6 +33,9 @@ pub(crate) struct ScaleArgs {
     /// Network interface.
     #[arg(long, short, default_value = "lo")]
     interface: String,
+    /// Peers of this host over shared memory (FerroDDS's default) or UDP only.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    shared_memory: bool,
 }
 
 fn now_us() -> u128 {
@@ -55,6 +59,9 @@ pub(crate) fn run(args: &ScaleArgs) -> Result<(), String> {
     let mut out = std::io::stdout();
     let _ = writeln!(out, "base_rss {}", rss_kb());
     let _ = out.flush();
+    // The driver measures this process before anything is created, then says go.
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
     let qos_w = Qos::writer().reliable();
     let qos_r = Qos::reader().reliable();
     let mut participants = Vec::new();
@@ -67,6 +74,7 @@ pub(crate) fn run(args: &ScaleArgs) -> Result<(), String> {
             .domain_id(args.domain)
             .interface(&args.interface)
             .map_err(|e| e.to_string())?
+            .shared_memory(args.shared_memory)
             .build()
             .map_err(|e| format!("participant {i}: {e}"))?;
         if args.endpoints > 0 {

@@ -30,9 +30,11 @@ pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> 
                 "volatile" => qos.volatile(),
                 "transient" => qos.durability(Durability::Transient),
                 "persistent" => qos.durability(Durability::Persistent),
-                other => return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                other => {
+                    return Err(pyo3::exceptions::PyValueError::new_err(format!(
                     "durability {other:?}: not volatile, transient_local, transient or persistent"
-                ))),
+                )))
+                }
             },
             "durability_service" => {
                 let cleanup: i64 = arg(1)?.extract()?;

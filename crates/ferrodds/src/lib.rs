@@ -53,7 +53,7 @@ pub use ferrodds_rtps::dcps::{
 };
 pub use ferrodds_rtps::diagnosis::{Obstacle, PairDiagnosis, TopicDiagnosis, TopicEndpoint};
 pub use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
-pub use ferrodds_rtps::wire::{Locator, VendorId};
+pub use ferrodds_rtps::wire::{Guid, Locator, VendorId};
 pub use ferrodds_rtps::{ChangeKind, Limits};
 pub use loan::{Loan, Loaned, Plain, SampleLoan};
 pub use participant::{
@@ -62,7 +62,7 @@ pub use participant::{
 };
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};
-pub use runtime::{SendStats, StatusKind};
+pub use runtime::{SendStats, StatusKind, StatusMask};
 pub use waitset::{Condition, WaitSet};
 pub use writer::{DataWriter, DynamicWriter};
 

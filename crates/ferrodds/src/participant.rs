@@ -13,7 +13,7 @@ use ferrodds_cdr::Cdr;
 use ferrodds_rtps::diagnosis::TopicDiagnosis;
 use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
 use ferrodds_rtps::type_lookup::TypeLookupStats;
-use ferrodds_rtps::wire::{GuidPrefix, Locator};
+use ferrodds_rtps::wire::{Guid, GuidPrefix, Locator};
 use ferrodds_rtps::{
     DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriteError,
     WriterStats,
@@ -26,7 +26,7 @@ use ferrodds_transport::{
 use crate::error::{Error, Result};
 use crate::qos::{Presentation, Qos};
 use crate::reader::{DataReader, DynamicReader};
-use crate::runtime::{self, Core, SendStats, Shared};
+use crate::runtime::{self, Core, SendStats, Shared, StatusKind, StatusMask};
 use crate::type_support::TypeSupport;
 use crate::writer::{DataWriter, DynamicWriter};
 
@@ -515,6 +515,19 @@ impl DomainParticipant {
         self.inner.shared.lock().node.discovery.type_lookup_stats()
     }
 
+    /// Calls `f` (from a participant thread, without locks held) with the entity and the
+    /// status, for the statuses in `mask` of this participant's readers and writers that
+    /// neither they nor their publisher or subscriber have a listener for (DCPS's fallback
+    /// to the participant). Replaces the listener set before.
+    pub fn set_listener(
+        &self,
+        mask: StatusMask,
+        f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
+    ) {
+        let mut core = self.inner.shared.lock();
+        core.participant_listener = Some((mask, Arc::new(f)));
+    }
+
     /// A publisher whose writers share `partition` (empty: the default partition).
     pub fn create_publisher(&self, partition: &[&str]) -> Publisher {
         Publisher {
@@ -773,7 +786,19 @@ impl Group {
             }
             qos = qos.presentation(*p);
         }
+        qos.parent = Some(self.id);
         qos
+    }
+
+    /// Sets this publisher's or subscriber's listener.
+    fn set_listener(
+        &self,
+        participant: &DomainParticipant,
+        mask: StatusMask,
+        f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
+    ) {
+        let mut core = participant.inner.shared.lock();
+        core.group_listeners.insert(self.id, (mask, Arc::new(f)));
     }
 }
 
@@ -821,6 +846,18 @@ impl Publisher {
         let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DynamicWriter::new_disabled(&self.participant, topic, qos)
+    }
+
+    /// Calls `f` (from a participant thread, without locks held) with the writer and the
+    /// status, for the statuses in `mask` of this publisher's writers that have no status
+    /// listener of their own (DCPS's fallback from an entity to its parent). Replaces the
+    /// listener set before.
+    pub fn set_listener(
+        &self,
+        mask: StatusMask,
+        f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
+    ) {
+        self.group.set_listener(&self.participant, mask, f);
     }
 
     /// Begins a coherent set (calls nest; the outermost pair counts).
@@ -871,6 +908,20 @@ impl Subscriber {
     pub fn with_presentation(mut self, presentation: Presentation) -> Self {
         self.group.presentation = Some(presentation);
         self
+    }
+
+    /// Calls `f` (from a participant thread, without locks held) with the reader and the
+    /// status, for the statuses in `mask` of this subscriber's readers that have no
+    /// listener of their own for them. With [`StatusKind::DataOnReaders`] in `mask`, data
+    /// arriving at any of its readers calls `f` once per input (with one of the readers)
+    /// instead of the readers' data-available listeners, as DCPS says; with
+    /// [`StatusKind::DataAvailable`], readers without a data-available listener call it.
+    pub fn set_listener(
+        &self,
+        mask: StatusMask,
+        f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
+    ) {
+        self.group.set_listener(&self.participant, mask, f);
     }
 
     /// Begins reading the subscriber's readers as one (calls nest): coherent sets that

@@ -47,6 +47,9 @@ pub struct Qos {
     pub(crate) purge: PurgeDelays,
     /// The publisher or subscriber (with coherent or ordered access) it belongs to.
     pub(crate) group: Option<u32>,
+    /// The publisher or subscriber it was created in (whose listener hears of its
+    /// statuses when it has no listener of its own).
+    pub(crate) parent: Option<u32>,
 }
 
 impl Qos {
@@ -61,6 +64,7 @@ impl Qos {
             autodispose: true,
             purge: PurgeDelays::default(),
             group: None,
+            parent: None,
         }
     }
 
@@ -78,6 +82,7 @@ impl Qos {
             autodispose: true,
             purge: PurgeDelays::default(),
             group: None,
+            parent: None,
         }
     }
 

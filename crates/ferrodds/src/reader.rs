@@ -367,6 +367,9 @@ impl DynamicReader {
             None => dcps,
         };
         core.node.add_data_reader(entity_id, dcps);
+        if let Some(parent) = qos.parent {
+            core.parents.insert(entity_id, parent);
+        }
         core.readers.insert(entity_id, ReaderHooks::default());
         let endpoint = LocalEndpoint {
             guid,

@@ -29,6 +29,39 @@ pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
 /// A status listener callback: told which status of its entity changed.
 pub(crate) type StatusCallback = Arc<dyn Fn(StatusKind) + Send + Sync>;
 
+/// A publisher's, subscriber's or participant's listener: told which entity's status
+/// changed, for the statuses of its mask.
+pub(crate) type ParentCallback = Arc<dyn Fn(Guid, StatusKind) + Send + Sync>;
+
+/// Which statuses a publisher's, subscriber's or participant's listener hears of (DCPS's
+/// `StatusMask`): those its entities have no listener of their own for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct StatusMask(u32);
+
+impl StatusMask {
+    /// No status.
+    pub const NONE: StatusMask = StatusMask(0);
+    /// Every status.
+    pub const ALL: StatusMask = StatusMask(u32::MAX);
+
+    /// The mask of `kinds`.
+    pub fn of(kinds: &[StatusKind]) -> StatusMask {
+        StatusMask(kinds.iter().fold(0, |m, k| m | k.bit()))
+    }
+
+    /// Whether it holds `kind`.
+    pub const fn contains(self, kind: StatusKind) -> bool {
+        self.0 & kind.bit() != 0
+    }
+}
+
+impl std::ops::BitOr for StatusMask {
+    type Output = StatusMask;
+    fn bitor(self, other: StatusMask) -> StatusMask {
+        StatusMask(self.0 | other.0)
+    }
+}
+
 /// A DCPS status of a reader or writer whose change a status listener hears of
 /// (DATA_AVAILABLE has a listener of its own). The listener reads the status itself — the
 /// entity's `*_status()` call — so that what it sees is never older than the call.
@@ -55,6 +88,13 @@ pub enum StatusKind {
     LivelinessChanged,
     /// A writer did not assert its liveliness within its lease.
     LivelinessLost,
+    /// Samples arrived at a reader (a parent's listener hears of it when the reader has no
+    /// data-available listener of its own).
+    DataAvailable,
+    /// Samples arrived at one of a subscriber's readers: a subscriber's or participant's
+    /// listener with it in its mask is called instead of the readers' data-available
+    /// listeners (DCPS: DATA_ON_READERS takes precedence).
+    DataOnReaders,
 }
 
 impl StatusKind {
@@ -72,7 +112,13 @@ impl StatusKind {
             StatusKind::SampleRejected => "sample_rejected",
             StatusKind::LivelinessChanged => "liveliness_changed",
             StatusKind::LivelinessLost => "liveliness_lost",
+            StatusKind::DataAvailable => "data_available",
+            StatusKind::DataOnReaders => "data_on_readers",
         }
+    }
+
+    const fn bit(self) -> u32 {
+        1 << self as u32
     }
 
     /// The status an event of the core reports, and the entity it is of.
@@ -118,8 +164,13 @@ pub(crate) struct Core {
     pub(crate) readers: BTreeMap<EntityId, ReaderHooks>,
     /// The status listeners of readers and writers (entity ids are unique across both).
     pub(crate) status_listeners: BTreeMap<EntityId, StatusCallback>,
+    /// The publisher or subscriber each reader and writer was created in, their listeners,
+    /// and the participant's: where a status goes that its entity has no listener for.
+    pub(crate) parents: BTreeMap<EntityId, u32>,
+    pub(crate) group_listeners: BTreeMap<u32, (StatusMask, ParentCallback)>,
+    pub(crate) participant_listener: Option<(StatusMask, ParentCallback)>,
     /// Status listener calls to make once the lock is released.
-    status_calls: Vec<(StatusCallback, StatusKind)>,
+    status_calls: Vec<ListenerCall>,
     next_entity: u32,
     /// Transmits waiting for the lock to be released (or, for asynchronous writers, for the
     /// timer thread).
@@ -145,6 +196,9 @@ impl Core {
             node,
             readers: BTreeMap::new(),
             status_listeners: BTreeMap::new(),
+            parents: BTreeMap::new(),
+            group_listeners: BTreeMap::new(),
+            participant_listener: None,
             status_calls: Vec::new(),
             next_entity: 0,
             pending: Vec::new(),
@@ -174,7 +228,10 @@ impl Core {
                 }
             } else if let Some((entity, kind)) = StatusKind::of_event(&event) {
                 if let Some(listener) = self.status_listeners.get(&entity) {
-                    self.status_calls.push((listener.clone(), kind));
+                    self.status_calls
+                        .push(ListenerCall::Entity(listener.clone(), kind));
+                } else if let Some(call) = self.parent_call(entity, kind) {
+                    self.status_calls.push(call);
                 }
             }
         }
@@ -208,17 +265,53 @@ impl Core {
         self.node.poll_timeout()
     }
 
+    /// The call of the listener that hears of `kind` for entity `id` when the entity has
+    /// none of its own: its publisher's or subscriber's if its mask holds `kind`, else the
+    /// participant's if its mask does.
+    fn parent_call(&self, id: EntityId, kind: StatusKind) -> Option<ListenerCall> {
+        let group = self
+            .parents
+            .get(&id)
+            .and_then(|g| self.group_listeners.get(g))
+            .filter(|(mask, _)| mask.contains(kind));
+        let (_, listener) = group.or(self
+            .participant_listener
+            .as_ref()
+            .filter(|(mask, _)| mask.contains(kind)))?;
+        let guid = Guid::new(self.node.rtps.prefix(), id);
+        Some(ListenerCall::Parent(listener.clone(), guid, kind))
+    }
+
     /// The wakers and listeners to run now that input was processed.
     fn take_notifications(&mut self) -> Notifications {
         let mut wakers = Vec::new();
         let mut callbacks = Vec::new();
-        for r in self.readers.values_mut() {
+        let mut on_readers: Vec<u32> = Vec::new();
+        let mut pending = Vec::new();
+        for (id, r) in self.readers.iter_mut() {
             if r.data_pending {
                 r.data_pending = false;
                 wakers.append(&mut r.wakers);
-                if let Some(cb) = &r.on_data {
-                    callbacks.push(cb.clone());
+                pending.push((*id, r.on_data.clone()));
+            }
+        }
+        for (id, on_data) in pending {
+            // DATA_ON_READERS of the reader's subscriber (or participant) comes first, once
+            // per subscriber; then the reader's own listener; then a parent's DATA_AVAILABLE.
+            let group = self.parents.get(&id).copied();
+            let readers_call = self.parent_call(id, StatusKind::DataOnReaders);
+            if let Some(ListenerCall::Parent(listener, _, kind)) = readers_call {
+                let key = group.unwrap_or(0);
+                if !on_readers.contains(&key) {
+                    on_readers.push(key);
+                    let guid = Guid::new(self.node.rtps.prefix(), id);
+                    self.status_calls
+                        .push(ListenerCall::Parent(listener, guid, kind));
                 }
+            } else if let Some(cb) = on_data {
+                callbacks.push(cb);
+            } else if let Some(call) = self.parent_call(id, StatusKind::DataAvailable) {
+                self.status_calls.push(call);
             }
         }
         Notifications {
@@ -234,11 +327,19 @@ thread_local! {
     static SENDING: RefCell<Vec<Transmit>> = const { RefCell::new(Vec::new()) };
 }
 
+/// A status listener call to make once the lock is released.
+enum ListenerCall {
+    /// The entity's own listener.
+    Entity(StatusCallback, StatusKind),
+    /// A publisher's, subscriber's or participant's, told whose status it is.
+    Parent(ParentCallback, Guid, StatusKind),
+}
+
 /// What `Shared::finish` runs once the lock is released.
 struct Notifications {
     wakers: Vec<Waker>,
     callbacks: Vec<Callback>,
-    status_calls: Vec<(StatusCallback, StatusKind)>,
+    status_calls: Vec<ListenerCall>,
 }
 
 /// What the threads share.
@@ -430,8 +531,11 @@ impl Shared {
         for cb in callbacks {
             cb();
         }
-        for (listener, kind) in status_calls {
-            listener(kind);
+        for call in status_calls {
+            match call {
+                ListenerCall::Entity(listener, kind) => listener(kind),
+                ListenerCall::Parent(listener, guid, kind) => listener(guid, kind),
+            }
         }
     }
 
@@ -460,6 +564,7 @@ impl Shared {
         // Before the events of its withdrawal are looked at: a deleted entity's listener
         // hears nothing of its own deletion.
         core.status_listeners.remove(&guid.entity_id);
+        core.parents.remove(&guid.entity_id);
         core.after_input();
         self.finish(core);
     }

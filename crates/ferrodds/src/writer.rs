@@ -499,6 +499,9 @@ impl DynamicWriter {
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
         let now = shared.now();
+        if let Some(parent) = qos.parent {
+            core.parents.insert(entity_id, parent);
+        }
         core.node.add_data_writer(entity_id, {
             let writer = DcpsWriter::new(&qos.policies, now);
             match qos.group {

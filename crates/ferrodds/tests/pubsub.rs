@@ -983,3 +983,93 @@ fn instances_are_registered_looked_up_walked_and_disposed_by_handle() {
     // The other instances are still there, untouched by the take.
     assert_eq!(reader.take().unwrap().len(), 6);
 }
+
+/// Listeners on publishers, subscribers and participants: a status goes to the entity's own
+/// listener, else to its publisher's or subscriber's if its mask holds the status, else to
+/// its participant's; a subscriber's DATA_ON_READERS comes instead of its readers'
+/// data-available listeners.
+#[test]
+fn statuses_fall_back_to_the_publisher_subscriber_and_participant() {
+    use ferrodds::{StatusKind, StatusMask};
+    use std::sync::{Arc, Mutex};
+    const DOMAIN: u32 = 181;
+    type Heard = Arc<Mutex<Vec<(&'static str, ferrodds::Guid, StatusKind)>>>;
+    let heard: Heard = Arc::default();
+    let listener = |who: &'static str| {
+        let heard = heard.clone();
+        move |guid, kind| heard.lock().unwrap().push((who, guid, kind))
+    };
+    let a = participant(DOMAIN);
+    let b = participant(DOMAIN);
+    a.set_listener(StatusMask::ALL, listener("participant a"));
+    b.set_listener(
+        StatusMask::of(&[StatusKind::SubscriptionMatched, StatusKind::DataAvailable]),
+        listener("participant b"),
+    );
+    let publisher = a.create_publisher(&[]);
+    publisher.set_listener(
+        StatusMask::of(&[StatusKind::PublicationMatched]),
+        listener("publisher"),
+    );
+    let subscriber = b.create_subscriber(&[]);
+    subscriber.set_listener(
+        StatusMask::of(&[StatusKind::DataOnReaders]),
+        listener("subscriber"),
+    );
+    let ta = a.create_topic::<Reading>("fallback").unwrap();
+    let tb = b.create_topic::<Reading>("fallback").unwrap();
+    let writer = publisher
+        .create_writer(&ta, Qos::writer().reliable().keep_all())
+        .unwrap();
+    // A reader of participant b alone, and one of its subscriber with a data listener of
+    // its own, which DATA_ON_READERS overrides.
+    let plain = b
+        .create_reader(&tb, Qos::reader().reliable().keep_all())
+        .unwrap();
+    let grouped = subscriber
+        .create_reader(&tb, Qos::reader().reliable().keep_all())
+        .unwrap();
+    let own_calls = Arc::new(Mutex::new(0));
+    let own = own_calls.clone();
+    grouped.set_data_available_listener(move || *own.lock().unwrap() += 1);
+    writer.wait_for_matched(2, Duration::from_secs(10)).unwrap();
+    writer.write(&reading(1)).unwrap();
+    writer
+        .wait_for_acknowledgments(Duration::from_secs(10))
+        .unwrap();
+    let want = [
+        ("publisher", writer.guid(), StatusKind::PublicationMatched),
+        (
+            "participant b",
+            plain.guid(),
+            StatusKind::SubscriptionMatched,
+        ),
+        ("participant b", plain.guid(), StatusKind::DataAvailable),
+        ("subscriber", grouped.guid(), StatusKind::DataOnReaders),
+    ];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let got = heard.lock().unwrap().clone();
+        if want.iter().all(|w| got.contains(w)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let got = heard.lock().unwrap().clone();
+    for w in &want {
+        assert!(got.contains(w), "{w:?} not in {got:?}");
+    }
+    // The publisher's listener took the writer's match: the participant's did not.
+    assert!(!got
+        .iter()
+        .any(|(who, guid, _)| *who == "participant a" && *guid == writer.guid()));
+    // The grouped reader's match is not in its subscriber's mask: it went to participant b.
+    assert!(got.contains(&(
+        "participant b",
+        grouped.guid(),
+        StatusKind::SubscriptionMatched
+    )));
+    assert_eq!(*own_calls.lock().unwrap(), 0, "DATA_ON_READERS comes first");
+    assert_eq!(take_up_to(&grouped, 1).len(), 1);
+}

@@ -147,11 +147,28 @@ def _changed(status) -> bool:
                 or getattr(status, "not_alive_count_change", 0))
 
 
-def _listen_to_statuses(entity, listener, names) -> None:
-    """Calls ``listener.on_<status>(entity, status)`` when a status in ``names`` that the
-    listener overrides changes. The call reads the status, as DCPS says a listener call
-    does: its ``*_change`` fields count from the last read."""
-    wanted = {n for n in names if listener is not None and listener._overrides("on_" + n)}
+def _first_overriding(listeners, method: str):
+    """The first of ``listeners`` (the entity's own, then its publisher's or subscriber's,
+    then its participant's) that overrides ``method``: DCPS's fallback from an entity to its
+    parents, as Cyclone DDS does it callback by callback."""
+    for listener in listeners:
+        if listener is not None and listener._overrides(method):
+            return listener
+    return None
+
+
+def _listen_to_statuses(entity, listeners, names) -> None:
+    """Calls ``listener.on_<status>(entity, status)`` when a status in ``names`` changes,
+    ``listener`` the first of ``listeners`` (own first, then the parents) that overrides
+    ``on_<status>``. The call reads the status, as DCPS says a listener call does: its
+    ``*_change`` fields count from the last read."""
+    if not isinstance(listeners, (list, tuple)):
+        listeners = [listeners]
+    wanted = {}
+    for n in names:
+        listener = _first_overriding(listeners, "on_" + n)
+        if listener is not None:
+            wanted[n] = listener
     if not wanted:
         return
     # A weak reference: the native entity holds the callback (see DataReader's
@@ -164,7 +181,7 @@ def _listen_to_statuses(entity, listener, names) -> None:
             return
         status = _read_status(e, name)
         if _changed(status):  # else a read since the change already reported it
-            getattr(listener, "on_" + name)(e, status)
+            getattr(wanted[name], "on_" + name)(e, status)
 
     # A change before the listener was set (a match found while the entity was created) is
     # reported by this call, from this thread.
@@ -431,6 +448,10 @@ class Listener:
 
     def on_data_available(self, reader) -> None:
         """Data arrived at ``reader``."""
+
+    def on_data_on_readers(self, subscriber) -> None:
+        """Data arrived at one of ``subscriber``'s readers (a subscriber's or participant's
+        listener; it takes precedence over the readers' ``on_data_available``)."""
 
     def on_subscription_matched(self, reader, status) -> None:
         """``reader`` gained or lost a matched writer."""

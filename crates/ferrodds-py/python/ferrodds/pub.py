@@ -57,7 +57,8 @@ class DataWriter(Entity, Generic[_T]):
         self._native = creator.writer(topic._native, _native_qos(topic.qos, publisher_qos, qos))
         if self._publisher is not None:
             self._publisher._writers.append(self)
-        _listen_to_statuses(self, listener, _WRITER_STATUSES)
+        _listen_to_statuses(self, [listener, self._publisher and self._publisher.get_listener(),
+                                   participant.get_listener()], _WRITER_STATUSES)
 
     @property
     def topic(self):

@@ -6,8 +6,8 @@ import weakref
 from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
 
 from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCondition,
-                   ReadCondition, SampleInfo, SampleState, ViewState, _native_qos,
-                   _READER_STATUSES, _listen_to_statuses, _read_status)
+                   ReadCondition, SampleInfo, SampleState, ViewState, _first_overriding,
+                   _native_qos, _READER_STATUSES, _listen_to_statuses, _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -53,18 +53,31 @@ class DataReader(Entity, Generic[_T]):
             if isinstance(subscriber_or_participant, Subscriber) else participant._native
         self._native = creator.reader(topic._native, _native_qos(topic.qos, subscriber_qos, qos))
         self._next_condition = None
-        if listener is not None and listener._overrides("on_data_available"):
-            # Through a weak reference: the native reader holds the callback, and a cycle
+        subscriber = subscriber_or_participant \
+            if isinstance(subscriber_or_participant, Subscriber) else None
+        parents = [subscriber.get_listener() if subscriber else None, participant.get_listener()]
+        # DCPS: a subscriber's (or participant's) on_data_on_readers takes precedence over
+        # the readers' on_data_available; otherwise the first listener that has one is called.
+        on_readers = _first_overriding(parents, "on_data_on_readers")
+        available = _first_overriding([listener] + parents, "on_data_available")
+        if on_readers is not None or available is not None:
+            # Through weak references: the native reader holds the callback, and a cycle
             # through Rust is one Python's collector cannot see, which would keep the
             # participant (and its threads) alive after the program let go of it.
             me = weakref.ref(self)
+            group = weakref.ref(subscriber) if subscriber is not None else None
 
             def on_data_available():
                 reader = me()
-                if reader is not None:
-                    listener.on_data_available(reader)
+                if reader is None:
+                    return
+                if on_readers is not None:
+                    target = group() if group is not None else None
+                    on_readers.on_data_on_readers(target if target is not None else reader)
+                else:
+                    available.on_data_available(reader)
             self._native.set_data_available(on_data_available)
-        _listen_to_statuses(self, listener, _READER_STATUSES)
+        _listen_to_statuses(self, [listener] + parents, _READER_STATUSES)
 
     @property
     def topic(self):
