@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferrodds::dynamic::DynamicValue;
 use ferrodds::{
-    DomainParticipant, DynamicReader, DynamicWriter, InstanceHandle, Sample, Selection,
+    DomainParticipant, DynamicReader, DynamicTopic, DynamicWriter, InstanceHandle, Sample,
+    Selection,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -78,11 +79,12 @@ impl Participant {
         let presentation = crate::qos::apply(ferrodds::Qos::writer(), policies)?
             .policies()
             .presentation;
-        let mut inner = self.inner.create_publisher(&[]);
-        if presentation.coherent_access || presentation.ordered_access {
-            inner = inner.with_presentation(presentation);
-        }
-        Ok(Publisher { inner })
+        Ok(Publisher {
+            inner: self
+                .inner
+                .create_publisher(&[])
+                .with_presentation(presentation),
+        })
     }
 
     /// A subscriber with the QoS policies `policies` (see [`Participant::publisher`]).
@@ -90,11 +92,12 @@ impl Participant {
         let presentation = crate::qos::apply(ferrodds::Qos::reader(), policies)?
             .policies()
             .presentation;
-        let mut inner = self.inner.create_subscriber(&[]);
-        if presentation.coherent_access || presentation.ordered_access {
-            inner = inner.with_presentation(presentation);
-        }
-        Ok(Subscriber { inner })
+        Ok(Subscriber {
+            inner: self
+                .inner
+                .create_subscriber(&[])
+                .with_presentation(presentation),
+        })
     }
 
     /// A writer of `topic` with the QoS policies `policies` (see `ferrodds/core.py`).
@@ -104,13 +107,8 @@ impl Participant {
         topic: &Topic,
         policies: &Bound<'_, PyAny>,
     ) -> PyResult<Writer> {
-        let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
-        let inner = py
-            .detach(|| self.inner.create_dynamic_writer(&topic.inner, qos))
-            .map_err(|e| dds("creating the writer", e))?;
-        Ok(Writer {
-            inner: DropReleased::new(inner),
-            support: topic.support.clone_ref(py),
+        new_writer(py, topic, policies, |t, qos| {
+            self.inner.create_dynamic_writer(t, qos)
         })
     }
 
@@ -121,13 +119,8 @@ impl Participant {
         topic: &Topic,
         policies: &Bound<'_, PyAny>,
     ) -> PyResult<Reader> {
-        let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
-        let inner = py
-            .detach(|| self.inner.create_dynamic_reader(&topic.inner, qos))
-            .map_err(|e| dds("creating the reader", e))?;
-        Ok(Reader {
-            inner: DropReleased::new(inner),
-            support: topic.support.clone_ref(py),
+        new_reader(py, topic, policies, |t, qos| {
+            self.inner.create_dynamic_reader(t, qos)
         })
     }
 }
@@ -147,13 +140,8 @@ impl Publisher {
         topic: &Topic,
         policies: &Bound<'_, PyAny>,
     ) -> PyResult<Writer> {
-        let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
-        let inner = py
-            .detach(|| self.inner.create_dynamic_writer(&topic.inner, qos))
-            .map_err(|e| dds("creating the writer", e))?;
-        Ok(Writer {
-            inner: DropReleased::new(inner),
-            support: topic.support.clone_ref(py),
+        new_writer(py, topic, policies, |t, qos| {
+            self.inner.create_dynamic_writer(t, qos)
         })
     }
 
@@ -184,13 +172,8 @@ impl Subscriber {
         topic: &Topic,
         policies: &Bound<'_, PyAny>,
     ) -> PyResult<Reader> {
-        let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
-        let inner = py
-            .detach(|| self.inner.create_dynamic_reader(&topic.inner, qos))
-            .map_err(|e| dds("creating the reader", e))?;
-        Ok(Reader {
-            inner: DropReleased::new(inner),
-            support: topic.support.clone_ref(py),
+        new_reader(py, topic, policies, |t, qos| {
+            self.inner.create_dynamic_reader(t, qos)
         })
     }
 
@@ -203,6 +186,41 @@ impl Subscriber {
     fn end_access(&self, py: Python<'_>) {
         py.detach(|| self.inner.end_access());
     }
+}
+
+/// A writer of `topic` with `policies`, made by `create` (a participant's or a
+/// publisher's) with the GIL released.
+fn new_writer(
+    py: Python<'_>,
+    topic: &Topic,
+    policies: &Bound<'_, PyAny>,
+    create: impl FnOnce(&DynamicTopic, ferrodds::Qos) -> ferrodds::Result<DynamicWriter> + Send,
+) -> PyResult<Writer> {
+    let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
+    let inner = py
+        .detach(|| create(&topic.inner, qos))
+        .map_err(|e| dds("creating the writer", e))?;
+    Ok(Writer {
+        inner: DropReleased::new(inner),
+        support: topic.support.clone_ref(py),
+    })
+}
+
+/// A reader of `topic` with `policies`, made by `create` (see [`new_writer`]).
+fn new_reader(
+    py: Python<'_>,
+    topic: &Topic,
+    policies: &Bound<'_, PyAny>,
+    create: impl FnOnce(&DynamicTopic, ferrodds::Qos) -> ferrodds::Result<DynamicReader> + Send,
+) -> PyResult<Reader> {
+    let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
+    let inner = py
+        .detach(|| create(&topic.inner, qos))
+        .map_err(|e| dds("creating the reader", e))?;
+    Ok(Reader {
+        inner: DropReleased::new(inner),
+        support: topic.support.clone_ref(py),
+    })
 }
 
 fn guid_bytes(p: &DomainParticipant) -> [u8; 16] {
