@@ -468,15 +468,16 @@ impl Reader {
         data: &Data<'_>,
     ) {
         let writer = Guid::new(source, data.writer_id);
-        let (kind, key_hash) = read_inline_qos(
+        let (kind, key_hash, more) = read_inline_qos(
             data.inline_qos.as_ref(),
             !matches!(data.payload, DataPayload::Data(_)),
         );
-        let coherence = Coherence::read(
-            data.inline_qos.as_ref(),
-            matches!(data.payload, DataPayload::None),
-            vendor,
-        );
+        // The list is walked again only when it holds more than a key hash and a status
+        // (a coherent set, a relayed change), or for a DATA without payload (an end marker).
+        let no_payload = matches!(data.payload, DataPayload::None);
+        let coherence = (more || no_payload)
+            .then(|| Coherence::read(data.inline_qos.as_ref(), no_payload, vendor))
+            .flatten();
         // An end marker is no dispose, whatever its missing payload made of it above.
         let kind = if coherence.as_ref().is_some_and(|c| c.end) {
             ChangeKind::Alive
@@ -492,7 +493,9 @@ impl Reader {
             payload: self.received_payload(data.payload.bytes().unwrap_or_default()),
             origin,
             coherence,
-            original: OriginalWriterInfo::find(data.inline_qos.as_ref()),
+            original: more
+                .then(|| OriginalWriterInfo::find(data.inline_qos.as_ref()))
+                .flatten(),
         };
         if self.config.stateless {
             // A stateless reader keeps no per-writer state: every DATA is delivered.
@@ -570,11 +573,13 @@ impl Reader {
             return;
         }
         if frag.inline_qos.is_some() {
-            let (kind, key_hash) = read_inline_qos(frag.inline_qos.as_ref(), frag.key);
+            let (kind, key_hash, more) = read_inline_qos(frag.inline_qos.as_ref(), frag.key);
             entry.kind = kind;
             entry.key_hash = key_hash;
-            entry.coherence = Coherence::read(frag.inline_qos.as_ref(), false, vendor);
-            entry.original = OriginalWriterInfo::find(frag.inline_qos.as_ref());
+            if more {
+                entry.coherence = Coherence::read(frag.inline_qos.as_ref(), false, vendor);
+                entry.original = OriginalWriterInfo::find(frag.inline_qos.as_ref());
+            }
         }
         // The wire layer checked that the fragments fit the sample; split them up.
         let size = usize::from(frag.fragment_size);
@@ -946,12 +951,14 @@ impl Reader {
     }
 }
 
-/// The change kind and key hash inline QoS carry. Without PID_STATUS_INFO, a DATA with a
-/// key payload (K flag) is a dispose (the pre-2.3 convention some peers still follow).
+/// The change kind and key hash inline QoS carry, and whether it carries anything else
+/// (coherence, an original writer). Without PID_STATUS_INFO, a DATA with a key payload (K
+/// flag) is a dispose (the pre-2.3 convention some peers still follow).
 fn read_inline_qos(
     qos: Option<&crate::wire::ParameterList<'_>>,
     key_only: bool,
-) -> (ChangeKind, Option<[u8; 16]>) {
+) -> (ChangeKind, Option<[u8; 16]>, bool) {
+    let mut more = false;
     let mut kind = if key_only {
         ChangeKind::Disposed
     } else {
@@ -967,11 +974,11 @@ fn read_inline_qos(
                         kind = ChangeKind::from_status_info(u32::from_be_bytes(b));
                     }
                 }
-                _ => {}
+                _ => more = true,
             }
         }
     }
-    (kind, key_hash)
+    (kind, key_hash, more)
 }
 
 #[cfg(test)]
