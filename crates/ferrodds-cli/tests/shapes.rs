@@ -808,7 +808,7 @@ fn coherent_sets_whole() {
         ],
         &[Ok, Ok],
     )
-    .check(coherent_sets_w_instances)
+    .check(coherent_sets_w_instances_per_topic)
     .run();
     Case::new(
         "Test_CoherentSets_11",
@@ -818,7 +818,7 @@ fn coherent_sets_whole() {
         ],
         &[Ok, Ok],
     )
-    .check(coherent_sets_w_instances)
+    .check(coherent_sets_w_instances_per_topic)
     .run();
     Case::new(
         "Test_CoherentSets_12",
@@ -838,7 +838,7 @@ fn coherent_sets_whole() {
         ],
         &[Ok, Ok],
     )
-    .check(coherent_sets_w_instances)
+    .check(coherent_sets_w_instances_per_topic)
     .run();
     Case::new(
         "Test_CoherentSets_20",
@@ -848,7 +848,7 @@ fn coherent_sets_whole() {
         ],
         &[Ok, Ok],
     )
-    .check(coherent_sets_w_instances)
+    .check(coherent_sets_w_instances_per_topic)
     .run();
     Case::new(
         "Test_CoherentSets_21",

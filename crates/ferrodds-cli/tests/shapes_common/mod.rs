@@ -881,7 +881,25 @@ pub(crate) fn ordered_access_w_instances(app: &mut App, first: SampleLine) -> Co
 /// line that follows samples must follow exactly one whole set — 36 samples (3 topics,
 /// 4 instances, 3 samples each) — and each instance's consecutive samples must number 3
 /// (a multiple of 3 in the first read, which may hold several sets).
+///
+/// For GROUP access scope only: the publisher's three writers make one set there. With
+/// INSTANCE or TOPIC scope each writer's set is its own (DDS 1.4 §2.2.3.6), so a read may
+/// fall between the arrival of one writer's set and the next writer's — the suite's check
+/// then fails by timing alone (the reader and the writer both run every 100 ms, so once
+/// their phases meet, read after read). Those cases use
+/// [`coherent_sets_w_instances_per_topic`].
 pub(crate) fn coherent_sets_w_instances(app: &mut App, first: SampleLine) -> Code {
+    coherent_sets(app, first, false)
+}
+
+/// `coherent_sets_w_instances` for INSTANCE and TOPIC access scope: each read must hold
+/// whole sets of each writer — per topic a multiple of 12 samples (4 instances, 3 samples
+/// each), none of them partial — rather than exactly one set of all three writers.
+pub(crate) fn coherent_sets_w_instances_per_topic(app: &mut App, first: SampleLine) -> Code {
+    coherent_sets(app, first, true)
+}
+
+fn coherent_sets(app: &mut App, first: SampleLine, per_topic: bool) -> Code {
     // Per topic, per instance: consecutive samples seen, in the order first seen.
     type Runs = Vec<(String, Option<u32>)>;
     let mut runs: Vec<(String, Runs)> = Vec::new();
@@ -891,6 +909,8 @@ pub(crate) fn coherent_sets_w_instances(app: &mut App, first: SampleLine) -> Cod
     let mut ignore = 2;
     let mut first_read = true;
     let mut in_set = 0u32;
+    // Per topic: samples in this read.
+    let mut per_topic_count: Vec<(String, u32)> = Vec::new();
     let mut produced = Code::DataNotReceived;
     let mut read_of_first = 0;
     let mut line = Some(first);
@@ -898,6 +918,10 @@ pub(crate) fn coherent_sets_w_instances(app: &mut App, first: SampleLine) -> Cod
         if let Some(s) = line.take() {
             new_set = true;
             in_set += 1;
+            match per_topic_count.iter_mut().find(|(t, _)| *t == s.topic) {
+                Some((_, n)) => *n += 1,
+                None => per_topic_count.push((s.topic.clone(), 1)),
+            }
             if (s.topic.clone(), s.color.clone()) == key {
                 read_of_first += 1;
                 if read_of_first >= SAMPLES {
@@ -934,7 +958,14 @@ pub(crate) fn coherent_sets_w_instances(app: &mut App, first: SampleLine) -> Cod
                     ignore -= 1;
                 } else if new_set {
                     produced = Code::Ok;
-                    if in_set != 36 {
+                    if per_topic {
+                        for (topic, n) in &per_topic_count {
+                            if n % 12 != 0 {
+                                eprintln!("{topic}: {n} samples, not whole sets of 12");
+                                return Code::DataNotCorrect;
+                            }
+                        }
+                    } else if in_set != 36 {
                         eprintln!("coherent set of {in_set} samples instead of 36");
                         return Code::DataNotCorrect;
                     }
@@ -955,6 +986,7 @@ pub(crate) fn coherent_sets_w_instances(app: &mut App, first: SampleLine) -> Cod
                 }
                 if new_set {
                     in_set = 0;
+                    per_topic_count.clear();
                     for (_, colors) in &mut runs {
                         for (_, run) in colors {
                             *run = None;
