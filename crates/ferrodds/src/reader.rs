@@ -330,6 +330,10 @@ impl<T: Cdr> DataReader<T> {
 }
 
 impl DynamicReader {
+    pub(crate) fn entity_id(&self) -> EntityId {
+        self.inner.entity_id
+    }
+
     pub(crate) fn new(
         participant: &DomainParticipant,
         topic: &DynamicTopic,
@@ -670,7 +674,30 @@ impl DynamicReader {
     /// encapsulation header included (for a dispose or unregister, the serialized key, or
     /// nothing when the writer sent only a key hash).
     pub fn take_serialized(&self, max: usize) -> Vec<Sample<Vec<u8>>> {
-        self.collect(max, true, Selection::ANY)
+        self.take_serialized_selection(max, Selection::ANY)
+    }
+
+    /// Removes and returns up to `max` samples that `selection` selects, serialized as
+    /// [`DynamicReader::take_serialized`] returns them.
+    pub fn take_serialized_selection(
+        &self,
+        max: usize,
+        selection: Selection,
+    ) -> Vec<Sample<Vec<u8>>> {
+        self.collect(max, true, selection)
+            .into_iter()
+            .map(|t| Sample::new(t.payload, t.info))
+            .collect()
+    }
+
+    /// Returns up to `max` samples that `selection` selects, serialized, leaving them in
+    /// the reader (marked read).
+    pub fn read_serialized_selection(
+        &self,
+        max: usize,
+        selection: Selection,
+    ) -> Vec<Sample<Vec<u8>>> {
+        self.collect(max, false, selection)
             .into_iter()
             .map(|t| Sample::new(t.payload, t.info))
             .collect()

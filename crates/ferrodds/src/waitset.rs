@@ -3,12 +3,13 @@
 use std::time::Duration;
 
 use ferrodds_cdr::Cdr;
+use ferrodds_rtps::dcps::Selection;
 use ferrodds_rtps::wire::EntityId;
 use ferrodds_rtps::Timestamp;
 
 use crate::error::{Error, Result};
 use crate::participant::DomainParticipant;
-use crate::reader::DataReader;
+use crate::reader::{DataReader, DynamicReader};
 use crate::runtime::Core;
 
 /// A condition a wait set can wait for.
@@ -19,12 +20,20 @@ pub enum Condition {
     /// A reader's matched writers changed since the condition was made (a StatusCondition
     /// on SUBSCRIPTION_MATCHED).
     SubscriptionMatched(EntityId, u64),
+    /// A reader has samples its sample, view and instance state masks select (a
+    /// ReadCondition with those masks).
+    ReadSelection(EntityId, Selection),
 }
 
 impl Condition {
     /// Data is waiting in `reader`.
     pub fn read<T: Cdr>(reader: &DataReader<T>) -> Condition {
         Condition::Read(reader.entity_id())
+    }
+
+    /// Samples that `selection` selects are waiting in `reader` (a runtime-typed reader).
+    pub fn read_selection(reader: &DynamicReader, selection: Selection) -> Condition {
+        Condition::ReadSelection(reader.entity_id(), selection)
     }
 
     /// `reader` gained or lost a matched writer.
@@ -44,6 +53,10 @@ impl Condition {
                 .node
                 .data_reader_ref(*id)
                 .is_some_and(|r| r.has_unread(now)),
+            Condition::ReadSelection(id, selection) => core
+                .node
+                .data_reader_ref(*id)
+                .is_some_and(|r| r.has_selected(now, *selection)),
             Condition::SubscriptionMatched(id, seen) => core
                 .node
                 .data_reader_ref(*id)

@@ -1,0 +1,659 @@
+//! Samples across the boundary: written as serialized bytes (encapsulation header first,
+//! XCDR1 or XCDR2 as the writer's data representation says) or as JSON text (FerroDDS's
+//! JSON view, docs/serialization.md); read and taken as the same, lent by the reader.
+//!
+//! Ownership of taken samples: each `ferrodds_sample_t::data` is the reader's memory, lent
+//! until [`ferrodds_return_loan`] gives it back (or the reader is deleted). The reader
+//! keeps every lent buffer by its address, so that giving back a pointer it did not lend,
+//! or one twice, is an error rather than a double free.
+
+use std::ffi::c_char;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use ferrodds::dynamic::{deserialize, DynamicValue};
+use ferrodds::{
+    DynamicReader, DynamicWriter, InstanceState, SampleInfo, SampleState, Selection, ViewState,
+};
+
+use crate::ptr;
+use crate::registry::{ferrodds_entity_t, registry, wrong_kind, Entity};
+use crate::retcode::{
+    call, ferrodds_return_t, Fail, FERRODDS_RETCODE_NO_DATA, FERRODDS_RETCODE_OK,
+};
+
+/// Sample state: read before.
+pub const FERRODDS_READ_SAMPLE_STATE: u32 = 1;
+/// Sample state: not read before.
+pub const FERRODDS_NOT_READ_SAMPLE_STATE: u32 = 2;
+/// Any sample state.
+pub const FERRODDS_ANY_SAMPLE_STATE: u32 = 3;
+/// View state: the instance is new to the reader.
+pub const FERRODDS_NEW_VIEW_STATE: u32 = 4;
+/// View state: the instance was seen before.
+pub const FERRODDS_NOT_NEW_VIEW_STATE: u32 = 8;
+/// Any view state.
+pub const FERRODDS_ANY_VIEW_STATE: u32 = 12;
+/// Instance state: alive.
+pub const FERRODDS_ALIVE_INSTANCE_STATE: u32 = 16;
+/// Instance state: disposed.
+pub const FERRODDS_NOT_ALIVE_DISPOSED_INSTANCE_STATE: u32 = 32;
+/// Instance state: no writers left.
+pub const FERRODDS_NOT_ALIVE_NO_WRITERS_INSTANCE_STATE: u32 = 64;
+/// Any instance state.
+pub const FERRODDS_ANY_INSTANCE_STATE: u32 = 112;
+/// Any sample, view and instance state (also what a mask of 0 means).
+pub const FERRODDS_ANY_STATE: u32 = 127;
+
+/// A sample's information (DCPS SampleInfo).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ferrodds_sample_info_t {
+    /// `FERRODDS_READ_SAMPLE_STATE` or `FERRODDS_NOT_READ_SAMPLE_STATE`.
+    pub sample_state: u32,
+    /// `FERRODDS_NEW_VIEW_STATE` or `FERRODDS_NOT_NEW_VIEW_STATE`.
+    pub view_state: u32,
+    /// One of the `FERRODDS_*_INSTANCE_STATE`.
+    pub instance_state: u32,
+    /// False for a sample that reports an instance state change only: its data is the key.
+    pub valid_data: bool,
+    /// When the writer wrote it, nanoseconds since 1970; -1 when it did not say.
+    pub source_timestamp_ns: i64,
+    /// The instance (its key hash).
+    pub instance_handle: [u8; 16],
+    /// The writer (its GUID).
+    pub publication_handle: [u8; 16],
+    /// The writer's sequence number of the sample.
+    pub sequence_number: i64,
+}
+
+/// A sample taken or read: its bytes, lent by the reader, and its information.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ferrodds_sample_t {
+    /// The serialized sample (encapsulation header first), or the JSON text (NUL-terminated;
+    /// `size` leaves the NUL out). For a sample without valid data, its key. Null when
+    /// empty (a dispose that came as a key hash only).
+    pub data: *const u8,
+    /// Bytes at `data`.
+    pub size: usize,
+    /// Its information.
+    pub info: ferrodds_sample_info_t,
+}
+
+impl Default for ferrodds_sample_t {
+    fn default() -> Self {
+        ferrodds_sample_t {
+            data: std::ptr::null(),
+            size: 0,
+            info: info(&SampleInfo::default_for_c()),
+        }
+    }
+}
+
+trait DefaultInfo {
+    fn default_for_c() -> Self;
+}
+
+impl DefaultInfo for SampleInfo {
+    fn default_for_c() -> SampleInfo {
+        SampleInfo {
+            sample_state: SampleState::NotRead,
+            view_state: ViewState::New,
+            instance_state: InstanceState::Alive,
+            valid_data: false,
+            source_timestamp: None,
+            instance_handle: ferrodds::InstanceHandle::NIL,
+            publication_handle: ferrodds::InstanceHandle::NIL,
+            sequence_number: 0,
+        }
+    }
+}
+
+fn info(i: &SampleInfo) -> ferrodds_sample_info_t {
+    ferrodds_sample_info_t {
+        sample_state: i.sample_state.mask(),
+        view_state: i.view_state.mask() << 2,
+        instance_state: i.instance_state.mask() << 4,
+        valid_data: i.valid_data,
+        source_timestamp_ns: i
+            .source_timestamp
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_nanos()).ok())
+            .unwrap_or(-1),
+        instance_handle: i.instance_handle.0,
+        publication_handle: i.publication_handle.0,
+        sequence_number: i.sequence_number,
+    }
+}
+
+/// The selection a state mask (`FERRODDS_*_STATE` or'ed; 0: any) makes.
+pub(crate) fn selection(mask: u32) -> Result<Selection, Fail> {
+    if mask & !FERRODDS_ANY_STATE != 0 {
+        return Err(Fail::bad(format!(
+            "state mask 0x{mask:x} has bits beyond FERRODDS_ANY_STATE (0x7f)"
+        )));
+    }
+    let any_if_none = |bits: u32, all: u32| if bits == 0 { all } else { bits };
+    Ok(Selection {
+        sample_states: any_if_none(mask & 3, 3),
+        view_states: any_if_none((mask >> 2) & 3, 3),
+        instance_states: any_if_none((mask >> 4) & 7, 7),
+        instance: None,
+    })
+}
+
+fn writer(handle: ferrodds_entity_t) -> Result<DynamicWriter, Fail> {
+    match registry().get(handle)? {
+        Entity::Writer(w) => Ok(w.clone()),
+        e => Err(wrong_kind(handle, e, "writer")),
+    }
+}
+
+fn reader(handle: ferrodds_entity_t) -> Result<DynamicReader, Fail> {
+    match registry().get(handle)? {
+        Entity::Reader(r) => Ok(r.clone()),
+        e => Err(wrong_kind(handle, e, "reader")),
+    }
+}
+
+fn timestamp(ns: i64) -> Result<SystemTime, Fail> {
+    u64::try_from(ns)
+        .map(|ns| UNIX_EPOCH + Duration::from_nanos(ns))
+        .map_err(|_| Fail::bad(format!("timestamp {ns}: before 1970")))
+}
+
+/// How a change is made from what C hands over.
+#[derive(Clone, Copy)]
+enum Change {
+    Write,
+    Dispose,
+    Unregister,
+}
+
+fn change_value(
+    w: &DynamicWriter,
+    change: Change,
+    value: &DynamicValue,
+    at: SystemTime,
+) -> Result<(), Fail> {
+    match change {
+        Change::Write => w.write_with_timestamp(value, at)?,
+        Change::Dispose => w.dispose(value)?,
+        Change::Unregister => w.unregister(value)?,
+    }
+    Ok(())
+}
+
+/// `bytes`, ending on a multiple of 4 as RTPS carries a payload: a sample that does not is
+/// padded with zeros, and its encapsulation options count the padding (XTypes 7.6.3.1.2),
+/// so that readers hand out exactly the sample (Cyclone DDS's serializer, and FerroDDS's,
+/// write it so from the start).
+fn padded(bytes: &[u8]) -> Vec<u8> {
+    let pad = (4 - bytes.len() % 4) % 4;
+    let mut out = Vec::with_capacity(bytes.len() + pad);
+    out.extend_from_slice(bytes);
+    if pad != 0 && bytes.len() >= 4 && bytes[3] & 3 == 0 {
+        out.resize(bytes.len() + pad, 0);
+        out[3] |= pad as u8;
+    }
+    out
+}
+
+/// Writes, disposes or unregisters from `size` serialized bytes at `data`.
+unsafe fn serialized(
+    function: &str,
+    handle: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+    at: Option<i64>,
+    change: Change,
+) -> ferrodds_return_t {
+    call(function, || {
+        // SAFETY: the callers' promise: `size` readable bytes at `data`.
+        let bytes = unsafe { ptr::bytes(data, size, "data") }?;
+        let w = writer(handle)?;
+        let at = at.map_or(Ok(SystemTime::now()), timestamp)?;
+        match change {
+            // The bytes go out as they are (one copy, into the writer's history).
+            Change::Write => w.write_serialized(padded(bytes), at)?,
+            // Disposes and unregisters are rare: the key is taken from the whole sample.
+            _ => {
+                let value = deserialize(w.dynamic_type(), bytes).map_err(|e| {
+                    Fail::bad(format!("data is not a sample of the writer's type: {e}"))
+                })?;
+                change_value(&w, change, &value, at)?;
+            }
+        }
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
+/// Writes the sample serialized at `data` (`size` bytes, encapsulation header first, in
+/// the writer's data representation), stamped now. The bytes are copied.
+///
+/// # Safety
+/// `data` is null or points at `size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_write(
+    writer: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { serialized("ferrodds_write", writer, data, size, None, Change::Write) }
+}
+
+/// [`ferrodds_write`] stamped `timestamp_ns` (nanoseconds since 1970).
+///
+/// # Safety
+/// `data` is null or points at `size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_write_ts(
+    writer: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+    timestamp_ns: i64,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        serialized(
+            "ferrodds_write_ts",
+            writer,
+            data,
+            size,
+            Some(timestamp_ns),
+            Change::Write,
+        )
+    }
+}
+
+/// Disposes the instance of the sample serialized at `data` (its key members count).
+///
+/// # Safety
+/// `data` is null or points at `size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_dispose(
+    writer: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        serialized(
+            "ferrodds_dispose",
+            writer,
+            data,
+            size,
+            None,
+            Change::Dispose,
+        )
+    }
+}
+
+/// Unregisters the instance of the sample serialized at `data` (its key members count).
+///
+/// # Safety
+/// `data` is null or points at `size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_unregister(
+    writer: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        serialized(
+            "ferrodds_unregister",
+            writer,
+            data,
+            size,
+            None,
+            Change::Unregister,
+        )
+    }
+}
+
+/// Writes, disposes or unregisters from JSON text.
+unsafe fn json(
+    function: &str,
+    handle: ferrodds_entity_t,
+    text: *const c_char,
+    change: Change,
+) -> ferrodds_return_t {
+    call(function, || {
+        // SAFETY: the callers' promise: a NUL-terminated string.
+        let text = unsafe { ptr::c_str(text, "json") }?;
+        let w = writer(handle)?;
+        let mut parsed: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| Fail::bad(format!("json is not JSON: {e}")))?;
+        let ty = w.dynamic_type();
+        if !matches!(change, Change::Write) {
+            // A dispose or unregister names its instance by the key members alone: the
+            // others take their defaults.
+            let mut whole = DynamicValue::default_of(ty).to_json(ty);
+            if let (Some(whole), Some(given)) = (whole.as_object_mut(), parsed.as_object()) {
+                whole.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+                parsed = serde_json::Value::Object(whole.clone());
+            }
+        }
+        let value = DynamicValue::from_json(ty, &parsed)
+            .map_err(|e| Fail::bad(format!("json is not a sample of the writer's type: {e}")))?;
+        change_value(&w, change, &value, SystemTime::now())?;
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
+/// Writes the sample the JSON text `json` describes (FerroDDS's JSON view of the type).
+///
+/// # Safety
+/// `json` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_write_json(
+    writer: ferrodds_entity_t,
+    json: *const c_char,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { self::json("ferrodds_write_json", writer, json, Change::Write) }
+}
+
+/// Disposes the instance of the sample the JSON text `json` describes (its key members
+/// are enough).
+///
+/// # Safety
+/// `json` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_dispose_json(
+    writer: ferrodds_entity_t,
+    json: *const c_char,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { self::json("ferrodds_dispose_json", writer, json, Change::Dispose) }
+}
+
+/// Unregisters the instance of the sample the JSON text `json` describes (its key members
+/// are enough).
+///
+/// # Safety
+/// `json` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_unregister_json(
+    writer: ferrodds_entity_t,
+    json: *const c_char,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { self::json("ferrodds_unregister_json", writer, json, Change::Unregister) }
+}
+
+/// How samples come out of the reader.
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Serialized,
+    Json,
+}
+
+/// Takes or reads up to `max` samples into `samples`, lending their bytes.
+unsafe fn collect(
+    function: &str,
+    handle: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    take: bool,
+    form: Form,
+) -> ferrodds_return_t {
+    call(function, || {
+        // SAFETY: the callers' promise: `max` writable samples.
+        let out = unsafe { ptr::out_slice(samples, max, "samples") }?;
+        let selection = selection(mask)?;
+        let r = reader(handle)?;
+        let max = max.min(i32::MAX as usize);
+        let got: Vec<(Vec<u8>, SampleInfo)> = match form {
+            Form::Serialized => {
+                let s = if take {
+                    r.take_serialized_selection(max, selection)
+                } else {
+                    r.read_serialized_selection(max, selection)
+                };
+                s.into_iter()
+                    .map(|s| {
+                        let info = s.info;
+                        (s.data.or(s.key).unwrap_or_default(), info)
+                    })
+                    .collect()
+            }
+            Form::Json => {
+                let ty = r.dynamic_type().clone();
+                let s = if take {
+                    r.take_selection(max, selection)?
+                } else {
+                    r.read_selection(max, selection)?
+                };
+                s.into_iter()
+                    .map(|s| {
+                        let mut text = s
+                            .value()
+                            .map(|v| ferrodds::ferrodds_cdr::json_text(&v.to_json(&ty)))
+                            .unwrap_or_default()
+                            .into_bytes();
+                        text.push(0);
+                        (text, s.info)
+                    })
+                    .collect()
+            }
+        };
+        if got.is_empty() {
+            return Err(Fail::new(
+                FERRODDS_RETCODE_NO_DATA,
+                "no sample to take or read",
+            ));
+        }
+        let count = got.len();
+        let mut reg = registry();
+        // The reader may have been deleted meanwhile: then its samples go with it.
+        let entry = reg.entry(handle)?;
+        for ((bytes, i), slot) in got.into_iter().zip(out.iter_mut()) {
+            let mut size = bytes.len();
+            if form == Form::Json {
+                size -= 1;
+            }
+            let data = if bytes.is_empty() {
+                std::ptr::null()
+            } else {
+                let boxed = bytes.into_boxed_slice();
+                let p = boxed.as_ptr();
+                entry.loans.insert(p as usize, boxed);
+                p
+            };
+            *slot = ferrodds_sample_t {
+                data,
+                size,
+                info: info(&i),
+            };
+        }
+        Ok(i32::try_from(count).unwrap_or(i32::MAX))
+    })
+}
+
+/// Takes up to `max` samples whose states `mask` selects (`FERRODDS_*_STATE` or'ed, 0 for
+/// any) into `samples`: returns how many, or `FERRODDS_RETCODE_NO_DATA` when none. Their
+/// bytes are lent: give them back with [`ferrodds_return_loan`].
+///
+/// # Safety
+/// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_take(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        collect(
+            "ferrodds_take",
+            reader,
+            samples,
+            max,
+            mask,
+            true,
+            Form::Serialized,
+        )
+    }
+}
+
+/// [`ferrodds_take`], leaving the samples in the reader (marked read).
+///
+/// # Safety
+/// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_read(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        collect(
+            "ferrodds_read",
+            reader,
+            samples,
+            max,
+            mask,
+            false,
+            Form::Serialized,
+        )
+    }
+}
+
+/// [`ferrodds_take`] with each sample as JSON text (NUL-terminated).
+///
+/// # Safety
+/// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_take_json(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        collect(
+            "ferrodds_take_json",
+            reader,
+            samples,
+            max,
+            mask,
+            true,
+            Form::Json,
+        )
+    }
+}
+
+/// [`ferrodds_read`] with each sample as JSON text (NUL-terminated).
+///
+/// # Safety
+/// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_read_json(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        collect(
+            "ferrodds_read_json",
+            reader,
+            samples,
+            max,
+            mask,
+            false,
+            Form::Json,
+        )
+    }
+}
+
+/// Gives back the bytes of `n` samples taken or read from `reader`; each one's `data` is
+/// set to null. A sample whose `data` is null is skipped. Data `reader` did not lend (or
+/// lent and got back already) is `FERRODDS_RETCODE_BAD_PARAMETER`, after the others are
+/// given back.
+///
+/// # Safety
+/// `samples` is null (with `n` 0) or points at `n` writable `ferrodds_sample_t`.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_return_loan(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    n: usize,
+) -> ferrodds_return_t {
+    call("ferrodds_return_loan", || {
+        // SAFETY: the caller's promise.
+        let samples = unsafe { ptr::out_slice(samples, n, "samples") }?;
+        let mut reg = registry();
+        let entry = reg.entry(reader)?;
+        if !matches!(entry.entity, Entity::Reader(_)) {
+            return Err(wrong_kind(reader, &entry.entity, "reader"));
+        }
+        let mut unknown = None;
+        let mut freed = Vec::new();
+        for (i, s) in samples.iter_mut().enumerate() {
+            if s.data.is_null() {
+                continue;
+            }
+            match entry.loans.remove(&(s.data as usize)) {
+                Some(bytes) => {
+                    freed.push(bytes);
+                    s.data = std::ptr::null();
+                    s.size = 0;
+                }
+                None => unknown = unknown.or(Some(i)),
+            }
+        }
+        drop(reg);
+        drop(freed);
+        match unknown {
+            Some(i) => Err(Fail::bad(format!(
+                "samples[{i}].data was not lent by reader {reader}"
+            ))),
+            None => Ok(FERRODDS_RETCODE_OK),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_not_ending_on_4_bytes_is_padded_and_says_so() {
+        assert_eq!(
+            padded(&[0, 1, 0, 0, 7, 0, 0, 0, 1]),
+            [0, 1, 0, 3, 7, 0, 0, 0, 1, 0, 0, 0]
+        );
+        assert_eq!(padded(&[0, 1, 0, 0, 7, 0, 0, 0]), [0, 1, 0, 0, 7, 0, 0, 0]);
+        // Options that count padding already are the writer's word: left alone.
+        assert_eq!(padded(&[0, 1, 0, 1, 7]), [0, 1, 0, 1, 7]);
+    }
+
+    #[test]
+    fn a_state_mask_selects_as_the_dcps_masks_do() {
+        let any = selection(0).expect("0 is any");
+        assert_eq!(
+            (any.sample_states, any.view_states, any.instance_states),
+            (3, 3, 7)
+        );
+        let s =
+            selection(FERRODDS_NOT_READ_SAMPLE_STATE | FERRODDS_NOT_ALIVE_DISPOSED_INSTANCE_STATE)
+                .expect("a mask");
+        assert_eq!(
+            (s.sample_states, s.view_states, s.instance_states),
+            (2, 3, 2)
+        );
+        assert!(selection(0x80).is_err());
+    }
+}

@@ -1,0 +1,242 @@
+/* The C API's own test, using nothing but include/ferrodds.h: entities, types from IDL
+ * and from TypeObjects, serialized and JSON samples compared byte for byte, dispose,
+ * a late joiner, wait sets, listeners, statuses, and misuse that must be an error.
+ * tests/c_api.rs builds and runs it: api_test DOMAIN. Exits 0 when every check holds. */
+#include "ferrodds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks = 0;
+
+#define CHECK(cond)                                                                    \
+    do {                                                                               \
+        checks++;                                                                      \
+        if (!(cond)) {                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s (last error: %s)\n", __FILE__,   \
+                    __LINE__, #cond, ferrodds_last_error());                           \
+            exit(1);                                                                   \
+        }                                                                              \
+    } while (0)
+
+/* A call that must succeed: its value (a handle, a count). */
+#define OK(call) ok_((call), #call, __LINE__)
+static int32_t ok_(int32_t rc, const char *what, int line) {
+    checks++;
+    if (rc < 0) {
+        fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, line, what,
+                ferrodds_strretcode(rc), ferrodds_last_error());
+        exit(1);
+    }
+    return rc;
+}
+
+/* A call that must fail with `code`, and say so in the last error. */
+#define FAILS(call, code, text) fails_((call), (code), (text), #call, __LINE__)
+static void fails_(int32_t rc, int32_t code, const char *text, const char *what, int line) {
+    checks++;
+    if (rc != code || strstr(ferrodds_last_error(), text) == NULL) {
+        fprintf(stderr, "%s:%d: %s returned %s (%d), not %s, with \"%s\" (want \"%s\")\n",
+                __FILE__, line, what, ferrodds_strretcode(rc), rc, ferrodds_strretcode(code),
+                ferrodds_last_error(), text);
+        exit(1);
+    }
+}
+
+static const char *IDL =
+    "module demo {\n"
+    "  @final struct Reading {\n"
+    "    @key long id;\n"
+    "    string text;\n"
+    "  };\n"
+    "};\n";
+
+/* demo::Reading { id = 7, text = "hi" } in XCDR1, little endian, as Cyclone DDS writes it:
+ * the encapsulation header (its options counting 1 byte of padding at the end), the id,
+ * the string's length (with its NUL), its characters, the padding. */
+static const uint8_t READING_7[] = {0x00, 0x01, 0x00, 0x01, 7, 0, 0, 0, 3, 0, 0, 0, 'h', 'i', 0, 0};
+/* The same without the padding: the writer pads it and says so in the options. */
+static const uint8_t READING_7_UNPADDED[] = {0x00, 0x01, 0x00, 0x00, 7, 0, 0, 0, 3, 0, 0, 0, 'h', 'i', 0};
+
+static const int64_t SECOND = 1000000000;
+
+static int data_available = 0;
+static ferrodds_entity_t heard_entity = 0;
+
+static void on_data(ferrodds_entity_t entity, uint32_t status, void *arg) {
+    if (status == FERRODDS_DATA_AVAILABLE_STATUS && arg == (void *)&data_available) {
+        __atomic_store_n(&heard_entity, entity, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&data_available, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* Waits (up to 5 s) for one sample in `reader` and takes it into `s`. */
+static void take_one(ferrodds_entity_t participant, ferrodds_entity_t reader, ferrodds_sample_t *s,
+                     int json) {
+    ferrodds_entity_t ws = OK(ferrodds_create_waitset(participant));
+    OK(ferrodds_waitset_attach(ws, reader, 42));
+    intptr_t arg = 0;
+    CHECK(OK(ferrodds_waitset_wait(ws, &arg, 1, 5 * SECOND)) == 1);
+    CHECK(arg == 42);
+    OK(ferrodds_delete(ws));
+    int32_t n = json ? ferrodds_take_json(reader, s, 1, 0) : ferrodds_take(reader, s, 1, 0);
+    CHECK(OK(n) == 1);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: api_test DOMAIN\n");
+        return 2;
+    }
+    uint32_t domain = (uint32_t)atoi(argv[1]);
+
+    /* Types: from IDL, out as TypeObjects, back in from them. */
+    ferrodds_entity_t type = OK(ferrodds_create_type_from_idl(IDL, "demo::Reading"));
+    size_t size = 0;
+    FAILS(ferrodds_get_type_object(type, 0, NULL, 0, &size), FERRODDS_RETCODE_BUFFER_TOO_SMALL,
+          "the buffer holds 0");
+    CHECK(size > 16);
+    uint8_t *object = malloc(size);
+    size_t got = 0;
+    CHECK(OK(ferrodds_get_type_object(type, 0, object, size, &got)) == 1);
+    CHECK(got == size);
+    const uint8_t *objects[1] = {object};
+    ferrodds_entity_t again = OK(ferrodds_create_type_from_type_objects(objects, &size, 1, NULL));
+    uint8_t *object2 = malloc(size);
+    CHECK(OK(ferrodds_get_type_object(again, 0, object2, size, &got)) == 1);
+    CHECK(got == size && memcmp(object, object2, size) == 0);
+    free(object);
+    free(object2);
+
+    ferrodds_entity_t participant = OK(ferrodds_create_participant(domain, NULL));
+    ferrodds_entity_t topic = OK(ferrodds_create_topic(participant, "c_api_readings", type));
+    ferrodds_qos_t *qos = ferrodds_create_qos();
+    OK(ferrodds_qset_reliability(qos, FERRODDS_RELIABILITY_RELIABLE, SECOND));
+    OK(ferrodds_qset_durability(qos, FERRODDS_DURABILITY_TRANSIENT_LOCAL));
+    OK(ferrodds_qset_history(qos, FERRODDS_HISTORY_KEEP_LAST, 4));
+    const char *partitions[1] = {"c-api"};
+    OK(ferrodds_qset_partition(qos, 1, partitions));
+    ferrodds_entity_t publisher = OK(ferrodds_create_publisher(participant, qos));
+    ferrodds_entity_t subscriber = OK(ferrodds_create_subscriber(participant, qos));
+    CHECK(ferrodds_get_parent(publisher) == participant);
+    ferrodds_entity_t writer = OK(ferrodds_create_writer(publisher, topic, qos));
+    CHECK(ferrodds_get_participant(writer) == participant);
+
+    /* A late joiner: written before the reader exists, TRANSIENT_LOCAL hands it over. */
+    OK(ferrodds_write(writer, READING_7_UNPADDED, sizeof READING_7_UNPADDED));
+    ferrodds_entity_t reader = OK(ferrodds_create_reader(subscriber, topic, qos));
+    OK(ferrodds_set_listener(reader, FERRODDS_DATA_AVAILABLE_STATUS, on_data, &data_available));
+    OK(ferrodds_wait_for_matched(writer, 1, 5 * SECOND));
+    ferrodds_matched_status_t matched;
+    OK(ferrodds_get_matched_status(reader, &matched));
+    CHECK(matched.current_count == 1 && matched.total_count == 1);
+    uint8_t writer_guid[16];
+    OK(ferrodds_get_guid(writer, writer_guid));
+    CHECK(memcmp(matched.last_handle, writer_guid, 16) == 0);
+
+    ferrodds_sample_t s;
+    take_one(participant, reader, &s, 0);
+    CHECK(s.info.valid_data);
+    CHECK(s.size == sizeof READING_7 && memcmp(s.data, READING_7, sizeof READING_7) == 0);
+    CHECK(s.info.instance_state == FERRODDS_ALIVE_INSTANCE_STATE);
+    CHECK(s.info.view_state == FERRODDS_NEW_VIEW_STATE);
+    CHECK(memcmp(s.info.publication_handle, writer_guid, 16) == 0);
+    CHECK(s.info.source_timestamp_ns > 0);
+    ferrodds_sample_t copy = s;
+    OK(ferrodds_return_loan(reader, &s, 1));
+    CHECK(s.data == NULL);
+    FAILS(ferrodds_return_loan(reader, &copy, 1), FERRODDS_RETCODE_BAD_PARAMETER,
+          "was not lent by reader");
+
+    /* JSON in, serialized out; serialized in, JSON out. */
+    OK(ferrodds_write_json(writer, "{\"id\": 8, \"text\": \"h\\u00e9\"}"));
+    take_one(participant, reader, &s, 0);
+    static const uint8_t READING_8[] = {0x00, 0x01, 0x00, 0x00, 8, 0, 0, 0, 4, 0, 0, 0, 'h', 0xc3, 0xa9, 0};
+    CHECK(s.size == sizeof READING_8 && memcmp(s.data, READING_8, sizeof READING_8) == 0);
+    OK(ferrodds_return_loan(reader, &s, 1));
+    OK(ferrodds_write(writer, READING_7, sizeof READING_7));
+    take_one(participant, reader, &s, 1);
+    CHECK(strcmp((const char *)s.data, "{\"id\":7,\"text\":\"hi\"}") == 0);
+    CHECK(s.size == strlen((const char *)s.data));
+    CHECK(s.info.view_state == FERRODDS_NOT_NEW_VIEW_STATE);
+    OK(ferrodds_return_loan(reader, &s, 1));
+    /* The first sample may have come before the listener was set. */
+    CHECK(__atomic_load_n(&data_available, __ATOMIC_SEQ_CST) >= 2);
+    CHECK(__atomic_load_n(&heard_entity, __ATOMIC_SEQ_CST) == reader);
+
+    /* Dispose: a sample without data, its key, the instance disposed. */
+    OK(ferrodds_dispose(writer, READING_7, sizeof READING_7));
+    take_one(participant, reader, &s, 1);
+    CHECK(!s.info.valid_data);
+    CHECK(s.info.instance_state == FERRODDS_NOT_ALIVE_DISPOSED_INSTANCE_STATE);
+    CHECK(strstr((const char *)s.data, "\"id\":7") != NULL);
+    OK(ferrodds_return_loan(reader, &s, 1));
+
+    /* A read condition selecting only disposed instances stays quiet for a new one. */
+    ferrodds_entity_t disposed = OK(ferrodds_create_readcondition(reader,
+        FERRODDS_NOT_ALIVE_DISPOSED_INSTANCE_STATE | FERRODDS_NOT_READ_SAMPLE_STATE));
+    ferrodds_entity_t ws = OK(ferrodds_create_waitset(participant));
+    OK(ferrodds_waitset_attach(ws, disposed, 1));
+    OK(ferrodds_write_json(writer, "{\"id\": 9, \"text\": \"\"}"));
+    intptr_t arg = 0;
+    CHECK(OK(ferrodds_waitset_wait(ws, &arg, 1, SECOND / 5)) == 0);
+    OK(ferrodds_dispose_json(writer, "{\"id\": 9, \"text\": \"\"}"));
+    CHECK(OK(ferrodds_waitset_wait(ws, &arg, 1, 5 * SECOND)) == 1 && arg == 1);
+    ferrodds_sample_t two[4];
+    CHECK(OK(ferrodds_read(reader, two, 4, 0)) == 2);
+    OK(ferrodds_return_loan(reader, two, 2));
+
+    /* Misuse: an error with a message, never a crash. */
+    FAILS(ferrodds_create_topic(participant, NULL, type), FERRODDS_RETCODE_BAD_PARAMETER,
+          "ferrodds_create_topic: name is a null pointer");
+    FAILS(ferrodds_create_topic(participant, "t", writer), FERRODDS_RETCODE_BAD_PARAMETER,
+          "is a writer, not a type");
+    FAILS(ferrodds_write(writer, NULL, 4), FERRODDS_RETCODE_BAD_PARAMETER, "data is a null pointer");
+    FAILS(ferrodds_write(topic, READING_7, sizeof READING_7), FERRODDS_RETCODE_BAD_PARAMETER,
+          "is a topic, not a writer");
+    FAILS(ferrodds_write(writer, (const uint8_t *)"abc", 3), FERRODDS_RETCODE_BAD_PARAMETER,
+          "encapsulation");
+    FAILS(ferrodds_write_json(writer, "{\"id\": \"seven\"}"), FERRODDS_RETCODE_BAD_PARAMETER,
+          "not a sample of the writer's type");
+    FAILS(ferrodds_write(123456, READING_7, sizeof READING_7), FERRODDS_RETCODE_BAD_PARAMETER,
+          "123456 is not an entity handle");
+    FAILS(ferrodds_take(reader, NULL, 4, 0), FERRODDS_RETCODE_BAD_PARAMETER,
+          "samples is a null pointer");
+    FAILS(ferrodds_take(reader, two, 4, 0x80), FERRODDS_RETCODE_BAD_PARAMETER, "state mask");
+    FAILS(ferrodds_create_type_from_idl("module m { struct X { long a; };", "m::X"),
+          FERRODDS_RETCODE_BAD_PARAMETER, "the IDL");
+    FAILS(ferrodds_create_type_from_idl(IDL, "demo::Missing"), FERRODDS_RETCODE_BAD_PARAMETER,
+          "no type demo::Missing");
+    FAILS(ferrodds_qset_history(qos, FERRODDS_HISTORY_KEEP_LAST, 0),
+          FERRODDS_RETCODE_BAD_PARAMETER, "at least 1");
+    FAILS(ferrodds_qset_reliability(NULL, FERRODDS_RELIABILITY_RELIABLE, 0),
+          FERRODDS_RETCODE_BAD_PARAMETER, "qos is a null pointer");
+    FAILS(ferrodds_get_matched_status(reader, NULL), FERRODDS_RETCODE_BAD_PARAMETER,
+          "status is a null pointer");
+    ferrodds_entity_t empty = OK(ferrodds_create_waitset(participant));
+    FAILS(ferrodds_waitset_wait(empty, NULL, 0, 0), FERRODDS_RETCODE_PRECONDITION_NOT_MET,
+          "nothing is attached");
+    ferrodds_entity_t other = OK(ferrodds_create_participant(domain, NULL));
+    ferrodds_entity_t other_topic = OK(ferrodds_create_topic(other, "c_api_readings", type));
+    FAILS(ferrodds_create_writer(publisher, other_topic, NULL),
+          FERRODDS_RETCODE_PRECONDITION_NOT_MET, "belongs to participant");
+    OK(ferrodds_delete(other));
+    FAILS(ferrodds_create_topic(other, "t", type), FERRODDS_RETCODE_ALREADY_DELETED, "was deleted");
+
+    OK(ferrodds_delete(writer));
+    FAILS(ferrodds_write(writer, READING_7, sizeof READING_7), FERRODDS_RETCODE_ALREADY_DELETED,
+          "was deleted");
+    FAILS(ferrodds_delete(writer), FERRODDS_RETCODE_ALREADY_DELETED, "was deleted");
+
+    /* Deleting the participant deletes what was made from it. */
+    ferrodds_delete_qos(qos);
+    OK(ferrodds_delete(participant));
+    FAILS(ferrodds_take(reader, two, 4, 0), FERRODDS_RETCODE_ALREADY_DELETED, "was deleted");
+    FAILS(ferrodds_waitset_wait(ws, &arg, 1, 0), FERRODDS_RETCODE_ALREADY_DELETED, "was deleted");
+    OK(ferrodds_delete(type));
+    OK(ferrodds_delete(again));
+
+    printf("api_test: %d checks passed\n", checks);
+    return 0;
+}
