@@ -23,12 +23,14 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PY_APP = os.path.join(ROOT, "benches", "python", "pingpong.py")
 RUST_APP = os.path.join(ROOT, "target", "release", "examples", "pingpong")
+# benches/c/pingpong.c over the C API, built by scripts/bench-python into target/release.
+C_APP = os.path.join(ROOT, "target", "release", "pingpong-c")
 DOMAIN = 100
 IMPLS = ["rust", "ferrodds", "ferrodds-json-text", "ferrodds-json", "cyclonedds", "rti"]
 # The same two with `transport.wait_spin_us` set (latency only): their waits spin before
 # they sleep. No other implementation here has such a setting.
 SPIN_IMPLS = ["rust+spin", "ferrodds+spin"]
-LABEL = {"rust": "Rust native", "ferrodds": "ferrodds (Python, CDR)",
+LABEL = {"rust": "Rust native", "c": "C (ferrodds.h)", "ferrodds": "ferrodds (Python, CDR)",
          "ferrodds-json-text": "ferrodds (Python, JSON text)",
          "ferrodds-json": "ferrodds (Python, JSON + `json`)",
          "cyclonedds": "cyclonedds-python 11",
@@ -42,6 +44,8 @@ def command(impl, role, *args):
     impl = impl.removesuffix("+spin")
     if impl == "rust":
         return [RUST_APP, role, str(DOMAIN), *map(str, args)]
+    if impl == "c":
+        return [C_APP, role, str(DOMAIN), *map(str, args)]
     return [sys.executable, PY_APP, role, impl, str(DOMAIN), *map(str, args)]
 
 

@@ -37,6 +37,7 @@ mod participant;
 pub mod qos;
 mod reader;
 mod runtime;
+mod status;
 mod type_support;
 mod waitset;
 mod writer;

@@ -28,8 +28,9 @@ use crate::error::{Error, Result};
 use crate::loan::{Loaned, Plain};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, ReaderHooks, StatusCallback, StatusKind};
+use crate::runtime::{Callback, ReaderHooks, StatusCallback, StatusKind, StatusMask};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
+use crate::waitset::Condition;
 
 /// A sample and what the reader knows about it. A sample without data
 /// (`info.valid_data` false) only reports that its instance changed state — disposed,
@@ -274,6 +275,12 @@ impl<T: Cdr> DataReader<T> {
         self.untyped.subscription_matched_status()
     }
 
+    /// A status condition for the statuses in `mask`; see
+    /// [`DynamicReader::status_condition`].
+    pub fn status_condition(&self, mask: StatusMask) -> Condition {
+        self.untyped.status_condition(mask)
+    }
+
     /// Waits until at least `count` writers are matched.
     pub fn wait_for_matched(&self, count: usize, timeout: Duration) -> Result<()> {
         self.untyped.wait_for_matched(count, timeout)
@@ -493,21 +500,25 @@ impl DynamicReader {
     ///
     /// [`Limits`]: crate::Limits
     pub fn sample_rejected_status(&self) -> SampleRejectedStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_reader_ref(self.inner.entity_id)
-            .map(|r| r.sample_rejected())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::SampleRejected,
+            |node, _| node.data_reader_ref(id).map(|r| r.sample_rejected()),
+        )
     }
 
     /// The SAMPLE_LOST status: samples this reader will never receive (a best-effort
     /// reader skipped them, or a writer declared them gone before they arrived).
     pub fn sample_lost_status(&self) -> SampleLostStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_reader_ref(self.inner.entity_id)
-            .map(|r| r.sample_lost())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::SampleLost,
+            |node, _| node.data_reader_ref(id).map(|r| r.sample_lost()),
+        )
     }
 
     /// The type it reads.
@@ -724,11 +735,13 @@ impl DynamicReader {
     /// The SUBSCRIPTION_MATCHED status: writers matched so far and now, and the last one
     /// that matched or left.
     pub fn subscription_matched_status(&self) -> crate::MatchedStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_reader_ref(self.inner.entity_id)
-            .map(|r| r.matches().status())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::SubscriptionMatched,
+            |node, _| node.data_reader_ref(id).map(|r| r.matches().status()),
+        )
     }
 
     /// Waits until at least `count` writers are matched.
@@ -760,35 +773,46 @@ impl DynamicReader {
             .unwrap_or_default()
     }
 
+    /// A status condition of this reader for the statuses in `mask`: a wait set attached to
+    /// it wakes while one of them changed since this reader's `*_status()` call for it last
+    /// read it (DATA_AVAILABLE: while samples not read yet are waiting).
+    pub fn status_condition(&self, mask: StatusMask) -> Condition {
+        Condition::Status(self.inner.entity_id, mask)
+    }
+
     /// The LIVELINESS_CHANGED status: how many matched writers are alive and not alive
     /// now, and which changed last.
     pub fn liveliness_changed_status(&self) -> LivelinessChangedStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_reader_ref(self.inner.entity_id)
-            .map(|r| r.liveliness_changed())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::LivelinessChanged,
+            |node, _| node.data_reader_ref(id).map(|r| r.liveliness_changed()),
+        )
     }
 
     /// The REQUESTED_INCOMPATIBLE_QOS status.
     pub fn requested_incompatible_qos(&self) -> IncompatibleStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_reader_ref(self.inner.entity_id)
-            .map(|r| r.incompatible().clone())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::RequestedIncompatibleQos,
+            |node, _| node.data_reader_ref(id).map(|r| r.incompatible().clone()),
+        )
     }
 
     /// The REQUESTED_DEADLINE_MISSED status: deadline periods in which an instance received
     /// no sample (all zero without a DEADLINE QoS).
     pub fn requested_deadline_missed(&self) -> DeadlineMissedStatus {
-        let shared = &self.inner.participant.inner.shared;
-        let now = shared.now();
-        let mut core = shared.lock();
-        core.node
-            .data_reader(self.inner.entity_id)
-            .map(|r| r.deadline_missed(now))
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::RequestedDeadlineMissed,
+            |node, now| node.data_reader(id).map(|r| r.deadline_missed(now)),
+        )
     }
 
     /// Calls `f` (from a participant thread, without locks held) whenever samples arrive:
@@ -811,38 +835,19 @@ impl DynamicReader {
     pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
         let f: StatusCallback = Arc::new(f);
         set_status_listener(&self.inner.participant, self.inner.entity_id, f.clone());
-        let earlier = [
-            (
-                self.subscription_matched_status().total_count,
+        crate::status::report_earlier(
+            &self.inner.participant.inner.shared,
+            self.inner.entity_id,
+            &f,
+            &[
                 StatusKind::SubscriptionMatched,
-            ),
-            (
-                self.requested_incompatible_qos().total_count,
                 StatusKind::RequestedIncompatibleQos,
-            ),
-            (
-                self.requested_deadline_missed().total_count,
                 StatusKind::RequestedDeadlineMissed,
-            ),
-            (
-                self.sample_lost_status().total_count,
                 StatusKind::SampleLost,
-            ),
-            (
-                self.sample_rejected_status().total_count,
                 StatusKind::SampleRejected,
-            ),
-        ];
-        report_earlier(&f, &earlier);
-    }
-}
-
-/// Calls `listener` for each status that changed before it was set.
-pub(crate) fn report_earlier(listener: &StatusCallback, counts: &[(u64, StatusKind)]) {
-    for &(total, kind) in counts {
-        if total > 0 {
-            listener(kind);
-        }
+                StatusKind::LivelinessChanged,
+            ],
+        );
     }
 }
 

@@ -169,6 +169,8 @@ pub(crate) struct Core {
     pub(crate) parents: BTreeMap<EntityId, u32>,
     pub(crate) group_listeners: BTreeMap<u32, (StatusMask, ParentCallback)>,
     pub(crate) participant_listener: Option<(StatusMask, ParentCallback)>,
+    /// What the application last read of each status (`*_change`, status conditions).
+    pub(crate) status_reads: crate::status::StatusReads,
     /// Status listener calls to make once the lock is released.
     status_calls: Vec<ListenerCall>,
     next_entity: u32,
@@ -199,6 +201,7 @@ impl Core {
             parents: BTreeMap::new(),
             group_listeners: BTreeMap::new(),
             participant_listener: None,
+            status_reads: Default::default(),
             status_calls: Vec::new(),
             next_entity: 0,
             pending: Vec::new(),
@@ -564,6 +567,7 @@ impl Shared {
         // Before the events of its withdrawal are looked at: a deleted entity's listener
         // hears nothing of its own deletion.
         core.status_listeners.remove(&guid.entity_id);
+        core.status_reads.forget(guid.entity_id);
         core.parents.remove(&guid.entity_id);
         core.after_input();
         self.finish(core);

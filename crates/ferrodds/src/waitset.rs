@@ -10,7 +10,7 @@ use ferrodds_rtps::Timestamp;
 use crate::error::{Error, Result};
 use crate::participant::DomainParticipant;
 use crate::reader::{DataReader, DynamicReader};
-use crate::runtime::Core;
+use crate::runtime::{Core, StatusMask};
 
 /// A condition a wait set can wait for.
 #[derive(Debug, Clone)]
@@ -23,6 +23,10 @@ pub enum Condition {
     /// A reader has samples its sample, view and instance state masks select (a
     /// ReadCondition with those masks).
     ReadSelection(EntityId, Selection),
+    /// A status of a writer or reader in the mask changed since the application last read
+    /// it (a StatusCondition with its enabled statuses): see
+    /// [`crate::DynamicWriter::status_condition`], [`crate::DynamicReader::status_condition`].
+    Status(EntityId, StatusMask),
 }
 
 impl Condition {
@@ -47,8 +51,9 @@ impl Condition {
         Condition::SubscriptionMatched(reader.entity_id(), seen)
     }
 
-    fn holds(&self, core: &Core, now: Timestamp) -> bool {
+    fn holds(&self, core: &mut Core, now: Timestamp) -> bool {
         match self {
+            Condition::Status(id, mask) => crate::status::changed_since_read(core, *id, *mask, now),
             Condition::Read(id) => core
                 .node
                 .data_reader_ref(*id)

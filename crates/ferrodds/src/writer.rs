@@ -373,6 +373,12 @@ impl<T: Cdr> DataWriter<T> {
         self.untyped.publication_matched_status()
     }
 
+    /// A status condition for the statuses in `mask`; see
+    /// [`DynamicWriter::status_condition`].
+    pub fn status_condition(&self, mask: crate::StatusMask) -> crate::Condition {
+        self.untyped.status_condition(mask)
+    }
+
     /// Calls `f` whenever one of the writer's statuses changes; see
     /// [`DynamicWriter::set_status_listener`].
     pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
@@ -940,31 +946,36 @@ impl DynamicWriter {
             self.inner.entity_id,
             f.clone(),
         );
-        let earlier = [
-            (
-                self.publication_matched_status().total_count,
+        crate::status::report_earlier(
+            &self.inner.participant.inner.shared,
+            self.inner.entity_id,
+            &f,
+            &[
                 StatusKind::PublicationMatched,
-            ),
-            (
-                self.offered_incompatible_qos().total_count,
                 StatusKind::OfferedIncompatibleQos,
-            ),
-            (
-                self.offered_deadline_missed().total_count,
                 StatusKind::OfferedDeadlineMissed,
-            ),
-        ];
-        crate::reader::report_earlier(&f, &earlier);
+                StatusKind::LivelinessLost,
+            ],
+        );
+    }
+
+    /// A status condition of this writer for the statuses in `mask`: a wait set attached to
+    /// it wakes while one of them changed since this writer's `*_status()` call for it last
+    /// read it.
+    pub fn status_condition(&self, mask: crate::StatusMask) -> crate::Condition {
+        crate::Condition::Status(self.inner.entity_id, mask)
     }
 
     /// The PUBLICATION_MATCHED status: readers matched so far and now, and the last one
     /// that matched or left.
     pub fn publication_matched_status(&self) -> crate::MatchedStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_writer_ref(self.inner.entity_id)
-            .map(|w| w.matches().status())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::PublicationMatched,
+            |node, _| node.data_writer_ref(id).map(|w| w.matches().status()),
+        )
     }
 
     /// Waits until at least `count` readers are matched.
@@ -1002,32 +1013,36 @@ impl DynamicWriter {
     /// The LIVELINESS_LOST status: times this (MANUAL) writer did not assert its
     /// liveliness within its lease.
     pub fn liveliness_lost_status(&self) -> LivelinessLostStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_writer_ref(self.inner.entity_id)
-            .map(|w| w.liveliness_lost())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::LivelinessLost,
+            |node, _| node.data_writer_ref(id).map(|w| w.liveliness_lost()),
+        )
     }
 
     /// The OFFERED_INCOMPATIBLE_QOS status.
     pub fn offered_incompatible_qos(&self) -> IncompatibleStatus {
-        let core = self.inner.participant.inner.shared.lock();
-        core.node
-            .data_writer_ref(self.inner.entity_id)
-            .map(|w| w.incompatible().clone())
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::OfferedIncompatibleQos,
+            |node, _| node.data_writer_ref(id).map(|w| w.incompatible().clone()),
+        )
     }
 
     /// The OFFERED_DEADLINE_MISSED status: deadline periods in which an instance was not
     /// written (all zero without a DEADLINE QoS).
     pub fn offered_deadline_missed(&self) -> DeadlineMissedStatus {
-        let shared = &self.inner.participant.inner.shared;
-        let now = shared.now();
-        let mut core = shared.lock();
-        core.node
-            .data_writer(self.inner.entity_id)
-            .map(|w| w.deadline_missed(now))
-            .unwrap_or_default()
+        let id = self.inner.entity_id;
+        crate::status::read_status(
+            &self.inner.participant.inner.shared,
+            id,
+            StatusKind::OfferedDeadlineMissed,
+            |node, now| node.data_writer(id).map(|w| w.deadline_missed(now)),
+        )
     }
 
     /// The XCDR version this writer writes.

@@ -12,7 +12,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use ferrodds::{
-    Condition, DomainParticipant, PublishMode, Qos, SampleState, StatusKind, ViewState, WaitSet,
+    Condition, DomainParticipant, PublishMode, Qos, SampleState, StatusKind, StatusMask, ViewState,
+    WaitSet,
 };
 use ferrodds_cdr::Cdr;
 
@@ -83,6 +84,60 @@ fn a_wait_set_wakes_on_matches_and_on_data() {
         empty.wait(Duration::from_millis(50)).is_err(),
         "times out when nothing holds"
     );
+}
+
+#[test]
+fn status_conditions_hold_until_the_status_is_read_and_statuses_count_changes_since() {
+    let (a, b) = (participant(196), participant(196));
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("sc").unwrap(),
+            Qos::writer().reliable(),
+        )
+        .unwrap();
+    let mut ws = WaitSet::new(&a);
+    let matched =
+        ws.attach(writer.status_condition(StatusMask::of(&[StatusKind::PublicationMatched])));
+    let short = Duration::from_millis(100);
+    assert!(ws.wait(short).is_err(), "nothing matched yet");
+
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("sc").unwrap(),
+            Qos::reader().reliable(),
+        )
+        .unwrap();
+    assert_eq!(ws.wait(T).unwrap(), vec![matched]);
+    let s = writer.publication_matched_status();
+    assert_eq!((s.total_count, s.current_count), (1, 1));
+    assert_eq!((s.total_count_change, s.current_count_change), (1, 1));
+    assert!(ws.wait(short).is_err(), "read: no change since");
+    let s = writer.publication_matched_status();
+    assert_eq!((s.total_count_change, s.current_count_change), (0, 0));
+
+    // A condition on another status does not wake for this one.
+    let mut other = WaitSet::new(&a);
+    other.attach(writer.status_condition(StatusMask::of(&[StatusKind::LivelinessLost])));
+    assert!(other.wait(short).is_err());
+
+    let reader_data = reader.status_condition(StatusMask::of(&[StatusKind::DataAvailable]));
+    let mut data = WaitSet::new(&b);
+    data.attach(reader_data);
+    writer
+        .write(&Note {
+            id: 1,
+            text: "hi".into(),
+        })
+        .unwrap();
+    assert_eq!(data.wait(T).unwrap(), vec![0]);
+    assert_eq!(reader.take().unwrap().len(), 1);
+    assert!(data.wait(short).is_err(), "taken: no data available");
+
+    drop(reader);
+    assert_eq!(ws.wait(T).unwrap(), vec![matched], "the reader left");
+    let s = writer.publication_matched_status();
+    assert_eq!((s.total_count, s.current_count), (1, 0));
+    assert_eq!((s.total_count_change, s.current_count_change), (0, -1));
 }
 
 #[test]

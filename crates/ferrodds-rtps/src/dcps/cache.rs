@@ -135,6 +135,9 @@ pub enum SampleRejectedReason {
 pub struct SampleRejectedStatus {
     /// Samples rejected so far.
     pub total_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
     /// Why the last one was.
     pub last_reason: Option<SampleRejectedReason>,
 }
@@ -312,6 +315,7 @@ impl ReaderCache {
         SampleRejectedStatus {
             total_count: self.rejected,
             last_reason: self.last_rejected,
+            ..Default::default()
         }
     }
 

@@ -19,6 +19,9 @@ use crate::time::Timestamp;
 pub struct DeadlineMissedStatus {
     /// How many deadline periods ended without an update, over all instances.
     pub total_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
     /// The instance whose deadline was missed last.
     pub last_instance_handle: InstanceHandle,
 }

@@ -22,6 +22,11 @@ pub struct LivelinessChangedStatus {
     pub alive_count: u32,
     /// Matched writers that are not alive.
     pub not_alive_count: u32,
+    /// Change of `alive_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub alive_count_change: i64,
+    /// Change of `not_alive_count` since the application last read this status.
+    pub not_alive_count_change: i64,
     /// The writer whose liveliness changed last.
     pub last_publication: Option<Guid>,
 }
@@ -31,6 +36,9 @@ pub struct LivelinessChangedStatus {
 pub struct LivelinessLostStatus {
     /// Times the writer failed to assert its liveliness within its lease.
     pub total_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
 }
 
 /// When a writer last asserted itself in each of the ways that count for a kind.
@@ -303,6 +311,7 @@ mod tests {
                 alive_count: 0,
                 not_alive_count: 0,
                 last_publication: Some(w),
+                ..Default::default()
             }
         );
     }

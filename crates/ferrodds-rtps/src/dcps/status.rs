@@ -17,6 +17,9 @@ pub use super::liveliness::{LivelinessChangedStatus, LivelinessLostStatus};
 pub struct IncompatibleStatus {
     /// How many remote endpoints did not match because of QoS.
     pub total_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
     /// The policy that failed last.
     pub last_policy: Option<QosPolicyId>,
     /// When the last failure was TYPE_CONSISTENCY_ENFORCEMENT: what in the types is not
@@ -31,6 +34,9 @@ pub struct IncompatibleStatus {
 pub struct SampleLostStatus {
     /// Samples lost so far.
     pub total_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
 }
 
 /// The PUBLICATION_MATCHED / SUBSCRIPTION_MATCHED status.
@@ -40,6 +46,11 @@ pub struct MatchedStatus {
     pub total_count: u64,
     /// Remote endpoints matched now.
     pub current_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
+    /// Change of `current_count` since the application last read this status.
+    pub current_count_change: i64,
     /// The remote endpoint that matched or unmatched last.
     pub last_remote: Option<Guid>,
 }
