@@ -60,6 +60,15 @@ pub enum Error {
     /// RETCODE_BAD_PARAMETER for `unregister_instance`/`dispose_instance` by handle).
     #[error("instance {0:?} is not registered with this writer")]
     UnknownInstance(ferrodds_rtps::dcps::InstanceHandle),
+    /// A filter expression (a content-filtered topic's, a query's) that does not parse or
+    /// does not fit the type (DDS RETCODE_BAD_PARAMETER).
+    #[error("the filter expression {expression:?}: {error}")]
+    Filter {
+        /// The expression.
+        expression: String,
+        /// What is wrong with it, and where.
+        error: ferrodds_rtps::dcps::FilterError,
+    },
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),

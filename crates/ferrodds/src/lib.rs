@@ -50,7 +50,8 @@ pub use ferrodds_rtps::dcps::status::{
     MatchedStatus, SampleLostStatus, SampleRejectedReason, SampleRejectedStatus,
 };
 pub use ferrodds_rtps::dcps::{
-    InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState,
+    FilterError, FilterExpression, InstanceHandle, InstanceState, SampleInfo, SampleState,
+    Selection, ViewState,
 };
 pub use ferrodds_rtps::diagnosis::{Obstacle, PairDiagnosis, TopicDiagnosis, TopicEndpoint};
 pub use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};

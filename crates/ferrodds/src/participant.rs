@@ -29,6 +29,7 @@ use crate::reader::{DataReader, DynamicReader};
 use crate::runtime::{self, Core, SendStats, Shared, StatusKind, StatusMask};
 use crate::type_support::TypeSupport;
 use crate::writer::{DataWriter, DynamicWriter};
+use crate::FilterExpression;
 
 /// A participant in a DDS domain.
 ///
@@ -572,6 +573,21 @@ impl DomainParticipant {
         DataReader::with_filter(self, topic, qos, filter)
     }
 
+    /// A reader of `topic` in the default subscriber that takes in only the samples the
+    /// filter expression `expression` keeps (DDS SQL over the topic's members, `%n` for
+    /// `parameters[n]`): a content-filtered topic's reader. The filter runs as samples
+    /// arrive (writers still send everything).
+    pub fn create_filtered_reader(
+        &self,
+        topic: &DynamicTopic,
+        qos: Qos,
+        expression: &str,
+        parameters: &[&str],
+    ) -> Result<DynamicReader> {
+        topic.check_participant(self)?;
+        DynamicReader::filtered(self, topic, qos, topic.filter(expression, parameters)?)
+    }
+
     /// What arrived and was dropped, counted: datagrams that are not RTPS, malformed
     /// submessages, submessages for others.
     pub fn receive_stats(&self) -> ferrodds_rtps::ReceiveStats {
@@ -744,6 +760,16 @@ impl DynamicTopic {
     /// The type.
     pub fn dynamic_type(&self) -> &DynamicType {
         &self.support.ty
+    }
+
+    /// The filter expression `expression` with `parameters` over this topic's type.
+    pub fn filter(&self, expression: &str, parameters: &[&str]) -> Result<FilterExpression> {
+        FilterExpression::new(&self.support.ty, expression, parameters).map_err(|error| {
+            Error::Filter {
+                expression: expression.to_owned(),
+                error,
+            }
+        })
     }
 }
 
@@ -954,6 +980,25 @@ impl Subscriber {
         let qos = self.group.apply(qos, &self.partition);
         topic.check_participant(&self.participant)?;
         DynamicReader::new(&self.participant, topic, qos)
+    }
+
+    /// A reader in this subscriber's partition that takes in only the samples the filter
+    /// expression keeps (see [`DomainParticipant::create_filtered_reader`]).
+    pub fn create_filtered_reader(
+        &self,
+        topic: &DynamicTopic,
+        qos: Qos,
+        expression: &str,
+        parameters: &[&str],
+    ) -> Result<DynamicReader> {
+        let qos = self.group.apply(qos, &self.partition);
+        topic.check_participant(&self.participant)?;
+        DynamicReader::filtered(
+            &self.participant,
+            topic,
+            qos,
+            topic.filter(expression, parameters)?,
+        )
     }
 
     /// A reader in this subscriber's partition that takes in only the samples `filter`

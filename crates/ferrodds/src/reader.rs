@@ -17,7 +17,7 @@ use ferrodds_rtps::dcps::status::{
     SampleRejectedStatus,
 };
 use ferrodds_rtps::dcps::{
-    ContentFilter, DcpsReader, InstanceHandle, SampleInfo, Selection, Taken,
+    ContentFilter, DcpsReader, FilterExpression, InstanceHandle, SampleInfo, Selection, Taken,
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
@@ -347,6 +347,52 @@ impl DynamicReader {
         qos: Qos,
     ) -> Result<Self> {
         DynamicReader::create(participant, &topic.name, &topic.support, qos, None)
+    }
+
+    /// A reader that takes in only the samples `filter` keeps (a content-filtered topic's).
+    pub(crate) fn filtered(
+        participant: &DomainParticipant,
+        topic: &DynamicTopic,
+        qos: Qos,
+        filter: FilterExpression,
+    ) -> Result<Self> {
+        let ty = topic.support.ty.clone();
+        let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
+            decode_dynamic(&ty, payload, false).is_ok_and(|sample| filter.matches(&sample))
+        });
+        DynamicReader::create(participant, &topic.name, &topic.support, qos, Some(filter))
+    }
+
+    /// Removes and returns up to `max` of the samples `selection` selects that `query`
+    /// keeps (a DCPS QueryCondition); the others stay as they were. Samples without data
+    /// (a dispose) are matched on their key members, the others at their defaults.
+    pub fn take_query(
+        &self,
+        max: usize,
+        selection: Selection,
+        query: &FilterExpression,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.take_if(max, selection, |s| s.value().map(|v| query.matches(v)))
+    }
+
+    /// Returns up to `max` of the samples `selection` selects that `query` keeps, without
+    /// removing them; they, and only they, become READ.
+    pub fn read_query(
+        &self,
+        max: usize,
+        selection: Selection,
+        query: &FilterExpression,
+    ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.read_if(max, selection, |s| s.value().map(|v| query.matches(v)))
+    }
+
+    /// A filter expression (DDS SQL, `%n` for `parameters[n]`) over this reader's type,
+    /// for [`DynamicReader::take_query`] and a query condition.
+    pub fn query(&self, expression: &str, parameters: &[&str]) -> Result<FilterExpression> {
+        FilterExpression::new(&self.ty, expression, parameters).map_err(|error| Error::Filter {
+            expression: expression.to_owned(),
+            error,
+        })
     }
 
     /// Creates the RTPS reader and its DCPS state, and announces it.
@@ -771,6 +817,16 @@ impl DynamicReader {
             .data_reader_ref(self.inner.entity_id)
             .map(|r| r.matches().remotes().iter().copied().collect())
             .unwrap_or_default()
+    }
+
+    /// A query condition of this reader: a wait set attached to it wakes while samples
+    /// `selection` selects that `query` keeps are waiting.
+    pub fn query_condition(&self, selection: Selection, query: FilterExpression) -> Condition {
+        Condition::Query(
+            self.inner.entity_id,
+            selection,
+            Arc::new((self.ty.clone(), query)),
+        )
     }
 
     /// A status condition of this reader for the statuses in `mask`: a wait set attached to

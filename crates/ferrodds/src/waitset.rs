@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use ferrodds_cdr::Cdr;
-use ferrodds_rtps::dcps::Selection;
+use ferrodds_rtps::dcps::{FilterExpression, Selection};
 use ferrodds_rtps::wire::EntityId;
 use ferrodds_rtps::Timestamp;
 
@@ -27,6 +27,13 @@ pub enum Condition {
     /// it (a StatusCondition with its enabled statuses): see
     /// [`crate::DynamicWriter::status_condition`], [`crate::DynamicReader::status_condition`].
     Status(EntityId, StatusMask),
+    /// A reader has samples its state masks select that a filter expression keeps (a
+    /// QueryCondition): see [`DynamicReader::query_condition`].
+    Query(
+        EntityId,
+        Selection,
+        std::sync::Arc<(ferrodds_cdr::dynamic::DynamicType, FilterExpression)>,
+    ),
 }
 
 impl Condition {
@@ -54,6 +61,15 @@ impl Condition {
     fn holds(&self, core: &mut Core, now: Timestamp) -> bool {
         match self {
             Condition::Status(id, mask) => crate::status::changed_since_read(core, *id, *mask, now),
+            Condition::Query(id, selection, query) => {
+                let (ty, filter) = &**query;
+                core.node.data_reader_ref(*id).is_some_and(|r| {
+                    r.peek(now, *selection).iter().any(|(_, t)| {
+                        crate::type_support::decode_dynamic(ty, &t.payload, t.key_only)
+                            .is_ok_and(|v| filter.matches(&v))
+                    })
+                })
+            }
             Condition::Read(id) => core
                 .node
                 .data_reader_ref(*id)

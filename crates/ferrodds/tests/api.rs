@@ -141,6 +141,70 @@ fn status_conditions_hold_until_the_status_is_read_and_statuses_count_changes_si
 }
 
 #[test]
+fn content_filtered_readers_and_query_conditions_keep_what_their_sql_selects() {
+    let p = participant(197);
+    let topic = p.create_topic::<Note>("q").unwrap();
+    let dynamic = p
+        .create_dynamic_topic("q", "test::Note", Note::dynamic_type())
+        .unwrap();
+    let qos = || Qos::reader().reliable().keep_all();
+    let filtered = p
+        .create_filtered_reader(&dynamic, qos(), "id >= %0 AND text LIKE 'k%'", &["2"])
+        .unwrap();
+    let all = p.create_dynamic_reader(&dynamic, qos()).unwrap();
+    let writer = p.create_writer(&topic, Qos::writer().reliable()).unwrap();
+    writer.wait_for_matched(2, T).unwrap();
+    for (id, text) in [(1, "keep"), (2, "keep"), (3, "drop"), (4, "kite")] {
+        writer
+            .write(&Note {
+                id,
+                text: text.into(),
+            })
+            .unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    let ids = |samples: Vec<ferrodds::Sample<ferrodds::dynamic::DynamicValue>>| -> Vec<i64> {
+        samples
+            .iter()
+            .map(|s| match s.data.as_ref().unwrap() {
+                ferrodds::dynamic::DynamicValue::Struct(m) => match m[0] {
+                    Some(ferrodds::dynamic::DynamicValue::Int(i)) => i,
+                    ref other => panic!("{other:?}"),
+                },
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(ids(filtered.take().unwrap()), vec![2, 4]);
+
+    // A query condition wakes only while samples it keeps are waiting; a query take
+    // takes exactly those.
+    let odd = all.query("id = 1 OR id = %0", &["3"]).unwrap();
+    let mut ws = WaitSet::new(&p);
+    ws.attach(all.query_condition(ferrodds::Selection::ANY, odd.clone()));
+    assert_eq!(ws.wait(T).unwrap(), vec![0]);
+    assert_eq!(
+        ids(all.take_query(10, ferrodds::Selection::ANY, &odd).unwrap()),
+        vec![1, 3]
+    );
+    assert!(
+        ws.wait(Duration::from_millis(100)).is_err(),
+        "none left that it keeps"
+    );
+    assert_eq!(ids(all.take().unwrap()), vec![2, 4]);
+
+    let err = all.query("id = 'one'", &[]).unwrap_err();
+    assert!(
+        err.to_string().contains("cannot be compared with id"),
+        "{err}"
+    );
+    match p.create_filtered_reader(&dynamic, qos(), "weight > 2", &[]) {
+        Err(e) => assert!(e.to_string().contains("weight: no such member"), "{e}"),
+        Ok(_) => panic!("a filter on a member the type does not have"),
+    }
+}
+
+#[test]
 fn the_data_available_listener_runs_for_new_samples() {
     let (a, b) = (participant(31), participant(31));
     let reader = b
