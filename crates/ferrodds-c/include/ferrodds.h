@@ -336,6 +336,17 @@ ferrodds_entity_t ferrodds_create_writer(ferrodds_entity_t parent, ferrodds_enti
 // `qos` is null or a live QoS.
 ferrodds_entity_t ferrodds_create_reader(ferrodds_entity_t parent, ferrodds_entity_t topic, const ferrodds_qos_t *qos);
 
+// A reader of `topic` created from `parent` (a participant or a subscriber) that takes
+// in only the samples the filter expression `expression` keeps (a content-filtered
+// topic's reader: DDS SQL over the type's members, `%n` is `parameters[n]`), with `qos`
+// over a reader's defaults.
+//
+// # Safety
+// `qos` is null or a live QoS; `expression` is null or a NUL-terminated string;
+// `parameters` is null (with `nparameters` 0) or points at `nparameters` NUL-terminated
+// strings.
+ferrodds_entity_t ferrodds_create_filtered_reader(ferrodds_entity_t parent, ferrodds_entity_t topic, const ferrodds_qos_t *qos, const char *expression, const char *const *parameters, size_t nparameters);
+
 // Deletes `entity` and every entity created from it (a participant's publishers,
 // subscribers, topics, writers, readers, wait sets and conditions; a reader's
 // conditions and lent samples). Handles of deleted entities stay invalid.
@@ -586,6 +597,22 @@ ferrodds_return_t ferrodds_assert_liveliness(ferrodds_entity_t entity);
 // A read condition on `reader`: it holds while samples whose states `mask` selects
 // (`FERRODDS_*_STATE` or'ed, 0 for any) are waiting. Deleted with the reader.
 ferrodds_entity_t ferrodds_create_readcondition(ferrodds_entity_t reader, uint32_t mask);
+
+// A query condition on `reader`: it holds while samples whose states `mask` selects and
+// that the filter expression `expression` keeps are waiting (DDS SQL over the type's
+// members; `%n` is `parameters[n]`, `nparameters` of them). Taking or reading through it
+// hands out only those. Deleted with the reader.
+//
+// # Safety
+// `expression` is null or a NUL-terminated string; `parameters` is null (with
+// `nparameters` 0) or points at `nparameters` NUL-terminated strings.
+ferrodds_entity_t ferrodds_create_querycondition(ferrodds_entity_t reader, uint32_t mask, const char *expression, const char *const *parameters, size_t nparameters);
+
+// A status condition of `entity` (a writer or reader): it holds while one of the
+// statuses in `mask` (`FERRODDS_*_STATUS` or'ed) changed since the application last read
+// it (`ferrodds_get_*_status`; DATA_AVAILABLE: while unread samples wait). Deleted with
+// the entity.
+ferrodds_entity_t ferrodds_create_statuscondition(ferrodds_entity_t entity, uint32_t mask);
 
 // A wait set for the readers and read conditions of `participant`.
 ferrodds_entity_t ferrodds_create_waitset(ferrodds_entity_t participant);

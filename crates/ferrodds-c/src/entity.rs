@@ -319,6 +319,46 @@ pub unsafe extern "C" fn ferrodds_create_reader(
     })
 }
 
+/// A reader of `topic` created from `parent` (a participant or a subscriber) that takes
+/// in only the samples the filter expression `expression` keeps (a content-filtered
+/// topic's reader: DDS SQL over the type's members, `%n` is `parameters[n]`), with `qos`
+/// over a reader's defaults.
+///
+/// # Safety
+/// `qos` is null or a live QoS; `expression` is null or a NUL-terminated string;
+/// `parameters` is null (with `nparameters` 0) or points at `nparameters` NUL-terminated
+/// strings.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_create_filtered_reader(
+    parent: ferrodds_entity_t,
+    topic: ferrodds_entity_t,
+    qos: *const ferrodds_qos_t,
+    expression: *const c_char,
+    parameters: *const *const c_char,
+    nparameters: usize,
+) -> ferrodds_entity_t {
+    // SAFETY: the caller's promise.
+    let qos = unsafe { qos::optional(qos) }.cloned().unwrap_or_default();
+    call("ferrodds_create_filtered_reader", || {
+        // SAFETY: the caller's promise.
+        let expression = unsafe { ptr::c_str(expression, "expression") }?;
+        // SAFETY: the caller's promise.
+        let parameters = unsafe { crate::waitset::strings(parameters, nparameters, "parameters") }?;
+        let (group, topic) = endpoint_parts(parent, topic, "subscriber")?;
+        let qos = qos.apply(Qos::reader());
+        let reader = match group {
+            Entity::Subscriber(s) => {
+                s.create_filtered_reader(&topic, qos, expression, &parameters)?
+            }
+            Entity::Participant(p) => {
+                p.create_filtered_reader(&topic, qos, expression, &parameters)?
+            }
+            _ => unreachable!("endpoint_parts gives a participant or subscriber"),
+        };
+        register(Entity::Reader(reader), parent)
+    })
+}
+
 /// Deletes `entity` and every entity created from it (a participant's publishers,
 /// subscribers, topics, writers, readers, wait sets and conditions; a reader's
 /// conditions and lent samples). Handles of deleted entities stay invalid.

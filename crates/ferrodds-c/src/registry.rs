@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use ferrodds::dynamic::DynamicType;
 use ferrodds::{
-    DomainParticipant, DynamicReader, DynamicTopic, DynamicWriter, Publisher, Selection, Subscriber,
+    Condition, DomainParticipant, DynamicReader, DynamicTopic, DynamicWriter, FilterExpression,
+    Publisher, Selection, Subscriber,
 };
 
 use crate::retcode::{Fail, FERRODDS_RETCODE_ALREADY_DELETED};
@@ -36,6 +37,8 @@ pub(crate) enum Entity {
     Writer(DynamicWriter),
     Reader(DynamicReader),
     ReadCondition(DynamicReader, Selection),
+    QueryCondition(DynamicReader, Selection, Arc<FilterExpression>),
+    StatusCondition(Condition),
     WaitSet(Arc<WaitSetState>),
     Type(Arc<RegisteredType>),
 }
@@ -50,6 +53,8 @@ impl Entity {
             Entity::Writer(_) => "writer",
             Entity::Reader(_) => "reader",
             Entity::ReadCondition(..) => "read condition",
+            Entity::QueryCondition(..) => "query condition",
+            Entity::StatusCondition(..) => "status condition",
             Entity::WaitSet(_) => "wait set",
             Entity::Type(_) => "type",
         }

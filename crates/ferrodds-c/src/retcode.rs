@@ -69,7 +69,8 @@ impl From<ferrodds::Error> for Fail {
             | E::Decode(_)
             | E::Encapsulation { .. }
             | E::UnknownInstance(_)
-            | E::Type(_) => FERRODDS_RETCODE_BAD_PARAMETER,
+            | E::Type(_)
+            | E::Filter { .. } => FERRODDS_RETCODE_BAD_PARAMETER,
             _ => FERRODDS_RETCODE_ERROR,
         };
         Fail::new(code, e.to_string())

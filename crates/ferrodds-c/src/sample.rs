@@ -11,8 +11,11 @@ use std::ffi::c_char;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferrodds::dynamic::{deserialize, DynamicValue};
+use std::sync::Arc;
+
 use ferrodds::{
-    DynamicReader, DynamicWriter, InstanceState, SampleInfo, SampleState, Selection, ViewState,
+    DynamicReader, DynamicWriter, FilterExpression, InstanceState, SampleInfo, SampleState,
+    Selection, ViewState,
 };
 
 use crate::ptr;
@@ -151,11 +154,50 @@ fn writer(handle: ferrodds_entity_t) -> Result<DynamicWriter, Fail> {
     }
 }
 
-fn reader(handle: ferrodds_entity_t) -> Result<DynamicReader, Fail> {
-    match registry().get(handle)? {
-        Entity::Reader(r) => Ok(r.clone()),
-        e => Err(wrong_kind(handle, e, "reader")),
-    }
+/// Where samples are taken from: a reader, or a read or query condition of one.
+struct Source {
+    /// The reader's handle (its entry keeps the loans).
+    reader: ferrodds_entity_t,
+    r: DynamicReader,
+    selection: Selection,
+    query: Option<Arc<FilterExpression>>,
+}
+
+/// What `handle` takes from, with `mask`'s selection (a condition's is narrowed by it).
+fn source(handle: ferrodds_entity_t, mask: u32) -> Result<Source, Fail> {
+    let asked = selection(mask)?;
+    let mut reg = registry();
+    let entry = reg.entry(handle)?;
+    let (r, own, query) = match &entry.entity {
+        Entity::Reader(r) => (r.clone(), None, None),
+        Entity::ReadCondition(r, s) => (r.clone(), Some(*s), None),
+        Entity::QueryCondition(r, s, q) => (r.clone(), Some(*s), Some(Arc::clone(q))),
+        e => {
+            return Err(wrong_kind(
+                handle,
+                e,
+                "reader, read condition or query condition",
+            ))
+        }
+    };
+    let (reader, selection) = match own {
+        None => (handle, asked),
+        Some(s) => (
+            entry.parent,
+            Selection {
+                sample_states: s.sample_states & asked.sample_states,
+                view_states: s.view_states & asked.view_states,
+                instance_states: s.instance_states & asked.instance_states,
+                instance: None,
+            },
+        ),
+    };
+    Ok(Source {
+        reader,
+        r,
+        selection,
+        query,
+    })
 }
 
 fn timestamp(ns: i64) -> Result<SystemTime, Fail> {
@@ -406,15 +448,20 @@ unsafe fn collect(
     call(function, || {
         // SAFETY: the callers' promise: `max` writable samples.
         let out = unsafe { ptr::out_slice(samples, max, "samples") }?;
-        let selection = selection(mask)?;
-        let r = reader(handle)?;
+        let Source {
+            reader,
+            r,
+            selection,
+            query,
+        } = source(handle, mask)?;
         let max = max.min(i32::MAX as usize);
         let got: Vec<(Vec<u8>, SampleInfo)> = match form {
             Form::Serialized => {
-                let s = if take {
-                    r.take_serialized_selection(max, selection)
-                } else {
-                    r.read_serialized_selection(max, selection)
+                let s = match (&query, take) {
+                    (Some(q), true) => r.take_serialized_query(max, selection, q),
+                    (Some(q), false) => r.read_serialized_query(max, selection, q),
+                    (None, true) => r.take_serialized_selection(max, selection),
+                    (None, false) => r.read_serialized_selection(max, selection),
                 };
                 s.into_iter()
                     .map(|s| {
@@ -425,10 +472,11 @@ unsafe fn collect(
             }
             Form::Json => {
                 let ty = r.dynamic_type().clone();
-                let s = if take {
-                    r.take_selection(max, selection)?
-                } else {
-                    r.read_selection(max, selection)?
+                let s = match (&query, take) {
+                    (Some(q), true) => r.take_query(max, selection, q)?,
+                    (Some(q), false) => r.read_query(max, selection, q)?,
+                    (None, true) => r.take_selection(max, selection)?,
+                    (None, false) => r.read_selection(max, selection)?,
                 };
                 s.into_iter()
                     .map(|s| {
@@ -452,7 +500,7 @@ unsafe fn collect(
         let count = got.len();
         let mut reg = registry();
         // The reader may have been deleted meanwhile: then its samples go with it.
-        let entry = reg.entry(handle)?;
+        let entry = reg.entry(reader)?;
         for ((bytes, i), slot) in got.into_iter().zip(out.iter_mut()) {
             let mut size = bytes.len();
             if form == Form::Json {
@@ -595,10 +643,14 @@ pub unsafe extern "C" fn ferrodds_return_loan(
         // SAFETY: the caller's promise.
         let samples = unsafe { ptr::out_slice(samples, n, "samples") }?;
         let mut reg = registry();
+        // A condition's samples are its reader's loans.
         let entry = reg.entry(reader)?;
-        if !matches!(entry.entity, Entity::Reader(_)) {
-            return Err(wrong_kind(reader, &entry.entity, "reader"));
-        }
+        let owner = match &entry.entity {
+            Entity::Reader(_) => reader,
+            Entity::ReadCondition(..) | Entity::QueryCondition(..) => entry.parent,
+            e => return Err(wrong_kind(reader, e, "reader or condition")),
+        };
+        let entry = reg.entry(owner)?;
         let mut unknown = None;
         let mut freed = Vec::new();
         for (i, s) in samples.iter_mut().enumerate() {

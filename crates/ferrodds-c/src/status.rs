@@ -69,6 +69,19 @@ const KINDS: [StatusKind; 12] = [
     StatusKind::DataOnReaders,
 ];
 
+/// The statuses a mask of `FERRODDS_*_STATUS` bits names.
+pub(crate) fn status_mask(mask: u32) -> Result<StatusMask, Fail> {
+    let known = KINDS.iter().fold(0, |m, &k| m | bit(k));
+    if mask & !known != 0 {
+        return Err(Fail::bad(format!(
+            "status mask 0x{mask:x} has bits no status has (0x{:x})",
+            mask & !known
+        )));
+    }
+    let kinds: Vec<StatusKind> = KINDS.into_iter().filter(|&k| mask & bit(k) != 0).collect();
+    Ok(StatusMask::of(&kinds))
+}
+
 /// PUBLICATION_MATCHED of a writer, or SUBSCRIPTION_MATCHED of a reader.
 #[allow(non_camel_case_types)]
 #[repr(C)]

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use ferrodds::{Condition, DomainParticipant, WaitSet};
 
+use std::ffi::c_char;
+
 use crate::ptr;
 use crate::registry::{ferrodds_entity_t, register, registry, wrong_kind, Entity};
 use crate::retcode::{
@@ -40,6 +42,79 @@ pub extern "C" fn ferrodds_create_readcondition(
             e => return Err(wrong_kind(reader, e, "reader")),
         };
         register(Entity::ReadCondition(r, selection), reader)
+    })
+}
+
+/// `n` C strings at `p` (filter parameters).
+///
+/// # Safety
+/// `p` is null (with `n` 0) or points at `n` pointers, each null or a NUL-terminated string.
+pub(crate) unsafe fn strings<'a>(
+    p: *const *const c_char,
+    n: usize,
+    what: &str,
+) -> Result<Vec<&'a str>, Fail> {
+    // SAFETY: the caller's promise.
+    let list = unsafe { ptr::slice(p, n, what) }?;
+    let mut out = Vec::with_capacity(n);
+    for (i, &s) in list.iter().enumerate() {
+        // SAFETY: the caller's promise for each string.
+        out.push(unsafe { ptr::c_str(s, &format!("{what}[{i}]")) }?);
+    }
+    Ok(out)
+}
+
+/// A query condition on `reader`: it holds while samples whose states `mask` selects and
+/// that the filter expression `expression` keeps are waiting (DDS SQL over the type's
+/// members; `%n` is `parameters[n]`, `nparameters` of them). Taking or reading through it
+/// hands out only those. Deleted with the reader.
+///
+/// # Safety
+/// `expression` is null or a NUL-terminated string; `parameters` is null (with
+/// `nparameters` 0) or points at `nparameters` NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_create_querycondition(
+    reader: ferrodds_entity_t,
+    mask: u32,
+    expression: *const c_char,
+    parameters: *const *const c_char,
+    nparameters: usize,
+) -> ferrodds_entity_t {
+    call("ferrodds_create_querycondition", || {
+        // SAFETY: the caller's promise.
+        let expression = unsafe { ptr::c_str(expression, "expression") }?;
+        // SAFETY: the caller's promise.
+        let parameters = unsafe { strings(parameters, nparameters, "parameters") }?;
+        let selection = selection(mask)?;
+        let r = match registry().get(reader)? {
+            Entity::Reader(r) => r.clone(),
+            e => return Err(wrong_kind(reader, e, "reader")),
+        };
+        let query = r.query(expression, &parameters)?;
+        register(
+            Entity::QueryCondition(r, selection, Arc::new(query)),
+            reader,
+        )
+    })
+}
+
+/// A status condition of `entity` (a writer or reader): it holds while one of the
+/// statuses in `mask` (`FERRODDS_*_STATUS` or'ed) changed since the application last read
+/// it (`ferrodds_get_*_status`; DATA_AVAILABLE: while unread samples wait). Deleted with
+/// the entity.
+#[no_mangle]
+pub extern "C" fn ferrodds_create_statuscondition(
+    entity: ferrodds_entity_t,
+    mask: u32,
+) -> ferrodds_entity_t {
+    call("ferrodds_create_statuscondition", || {
+        let mask = crate::status::status_mask(mask)?;
+        let condition = match registry().get(entity)? {
+            Entity::Writer(w) => w.status_condition(mask),
+            Entity::Reader(r) => r.status_condition(mask),
+            e => return Err(wrong_kind(entity, e, "writer or reader")),
+        };
+        register(Entity::StatusCondition(condition), entity)
     })
 }
 
@@ -80,10 +155,12 @@ pub extern "C" fn ferrodds_waitset_attach(
         let mut reg = registry();
         let condition = match reg.get(entity)? {
             Entity::ReadCondition(r, s) => Condition::read_selection(r, *s),
+            Entity::QueryCondition(r, s, q) => r.query_condition(*s, (**q).clone()),
+            Entity::StatusCondition(c) => c.clone(),
             Entity::Reader(r) => {
                 Condition::read_selection(r, selection(FERRODDS_NOT_READ_SAMPLE_STATE)?)
             }
-            e => return Err(wrong_kind(entity, e, "read condition or reader")),
+            e => return Err(wrong_kind(entity, e, "condition or reader")),
         };
         let (of_entity, _) = reg.participant_of(entity)?;
         drop(reg);

@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 use crate::loan::{Loaned, Plain};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, ReaderHooks, StatusCallback, StatusKind, StatusMask};
+use crate::runtime::{Callback, ReaderHooks, StatusKind, StatusMask};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 use crate::waitset::Condition;
 
@@ -273,6 +273,11 @@ impl<T: Cdr> DataReader<T> {
     /// The SUBSCRIPTION_MATCHED status.
     pub fn subscription_matched_status(&self) -> crate::MatchedStatus {
         self.untyped.subscription_matched_status()
+    }
+
+    /// The listener for the statuses in `mask`; see [`DynamicReader::set_listener`].
+    pub fn set_listener(&self, mask: StatusMask, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        self.untyped.set_listener(mask, f)
     }
 
     /// A status condition for the statuses in `mask`; see
@@ -684,8 +689,50 @@ impl DynamicReader {
         max: usize,
         take: bool,
         selection: Selection,
-        mut keep: impl FnMut(&Sample<DynamicValue>) -> Option<bool>,
+        keep: impl FnMut(&Sample<DynamicValue>) -> Option<bool>,
     ) -> Result<Vec<Sample<DynamicValue>>> {
+        self.decode_values(self.collect_taken_if(max, take, selection, keep))
+    }
+
+    /// [`DynamicReader::take_query`] with the samples as they arrived, serialized (as
+    /// [`DynamicReader::take_serialized`] returns them).
+    pub fn take_serialized_query(
+        &self,
+        max: usize,
+        selection: Selection,
+        query: &FilterExpression,
+    ) -> Vec<Sample<Vec<u8>>> {
+        self.collect_taken_if(max, true, selection, |s| {
+            s.value().map(|v| query.matches(v))
+        })
+        .into_iter()
+        .map(|t| Sample::new(t.payload, t.info))
+        .collect()
+    }
+
+    /// [`DynamicReader::read_query`] with the samples serialized.
+    pub fn read_serialized_query(
+        &self,
+        max: usize,
+        selection: Selection,
+        query: &FilterExpression,
+    ) -> Vec<Sample<Vec<u8>>> {
+        self.collect_taken_if(max, false, selection, |s| {
+            s.value().map(|v| query.matches(v))
+        })
+        .into_iter()
+        .map(|t| Sample::new(t.payload, t.info))
+        .collect()
+    }
+
+    /// [`DynamicReader::collect_if`]'s samples as the cache hands them out.
+    fn collect_taken_if(
+        &self,
+        max: usize,
+        take: bool,
+        selection: Selection,
+        mut keep: impl FnMut(&Sample<DynamicValue>) -> Option<bool>,
+    ) -> Vec<Taken> {
         let shared = &self.inner.participant.inner.shared;
         let id = self.inner.entity_id;
         let peeked = {
@@ -707,24 +754,21 @@ impl DynamicReader {
             match keep(&Sample::new(data, t.info)) {
                 Some(true) => chosen.push(arrival),
                 Some(false) => {}
-                None => return Ok(Vec::new()),
+                None => return Vec::new(),
             }
         }
         if chosen.is_empty() {
-            return Ok(Vec::new());
+            return Vec::new();
         }
-        let taken = {
-            let now = shared.now();
-            let mut core = shared.lock();
-            let taken = core
-                .node
-                .data_reader(id)
-                .map(|r| r.collect_arrivals(now, &chosen, take))
-                .unwrap_or_default();
-            shared.after_collect(core, now, id);
-            taken
-        };
-        self.decode_values(taken)
+        let now = shared.now();
+        let mut core = shared.lock();
+        let taken = core
+            .node
+            .data_reader(id)
+            .map(|r| r.collect_arrivals(now, &chosen, take))
+            .unwrap_or_default();
+        shared.after_collect(core, now, id);
+        taken
     }
 
     /// Removes and returns up to `max` samples as they arrived: the serialized payload,
@@ -889,32 +933,22 @@ impl DynamicReader {
     /// before the listener was set (a match found as the reader was created) is reported
     /// to it at once, from this thread.
     pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
-        let f: StatusCallback = Arc::new(f);
-        set_status_listener(&self.inner.participant, self.inner.entity_id, f.clone());
-        crate::status::report_earlier(
+        self.set_listener(crate::status::counted_mask(), f);
+    }
+
+    /// Calls `f` as [`DynamicReader::set_status_listener`] does, for the statuses in
+    /// `mask` only (DCPS's listener with its status mask): the others go to the
+    /// subscriber's or participant's listener. With DATA_AVAILABLE in `mask`, `f` hears
+    /// of new samples when no [`DynamicReader::set_data_available_listener`] is set. An
+    /// empty mask removes the listener.
+    pub fn set_listener(&self, mask: StatusMask, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        crate::status::set_listener(
             &self.inner.participant.inner.shared,
             self.inner.entity_id,
-            &f,
-            &[
-                StatusKind::SubscriptionMatched,
-                StatusKind::RequestedIncompatibleQos,
-                StatusKind::RequestedDeadlineMissed,
-                StatusKind::SampleLost,
-                StatusKind::SampleRejected,
-                StatusKind::LivelinessChanged,
-            ],
+            mask,
+            Arc::new(f),
         );
     }
-}
-
-/// Sets the status listener of entity `id`.
-pub(crate) fn set_status_listener(
-    participant: &DomainParticipant,
-    id: EntityId,
-    listener: StatusCallback,
-) {
-    let mut core = participant.inner.shared.lock();
-    core.status_listeners.insert(id, listener);
 }
 
 /// The future of [`DataReader::take_async`].

@@ -162,8 +162,9 @@ pub(crate) struct Core {
     /// The protocol: endpoints, discovery, DCPS caches and statuses.
     pub(crate) node: ParticipantCore,
     pub(crate) readers: BTreeMap<EntityId, ReaderHooks>,
-    /// The status listeners of readers and writers (entity ids are unique across both).
-    pub(crate) status_listeners: BTreeMap<EntityId, StatusCallback>,
+    /// The status listeners of readers and writers (entity ids are unique across both),
+    /// with the statuses each hears of: the others go to the parent's listener.
+    pub(crate) status_listeners: BTreeMap<EntityId, (StatusMask, StatusCallback)>,
     /// The publisher or subscriber each reader and writer was created in, their listeners,
     /// and the participant's: where a status goes that its entity has no listener for.
     pub(crate) parents: BTreeMap<EntityId, u32>,
@@ -230,9 +231,8 @@ impl Core {
                     hooks.data_pending = true;
                 }
             } else if let Some((entity, kind)) = StatusKind::of_event(&event) {
-                if let Some(listener) = self.status_listeners.get(&entity) {
-                    self.status_calls
-                        .push(ListenerCall::Entity(listener.clone(), kind));
+                if let Some(listener) = self.own_listener(entity, kind) {
+                    self.status_calls.push(ListenerCall::Entity(listener, kind));
                 } else if let Some(call) = self.parent_call(entity, kind) {
                     self.status_calls.push(call);
                 }
@@ -266,6 +266,14 @@ impl Core {
     /// The earliest protocol deadline.
     fn next_timeout(&self) -> Option<Timestamp> {
         self.node.poll_timeout()
+    }
+
+    /// Entity `id`'s own listener, when its mask holds `kind`.
+    fn own_listener(&self, id: EntityId, kind: StatusKind) -> Option<StatusCallback> {
+        self.status_listeners
+            .get(&id)
+            .filter(|(mask, _)| mask.contains(kind))
+            .map(|(_, listener)| listener.clone())
     }
 
     /// The call of the listener that hears of `kind` for entity `id` when the entity has
@@ -313,6 +321,9 @@ impl Core {
                 }
             } else if let Some(cb) = on_data {
                 callbacks.push(cb);
+            } else if let Some(listener) = self.own_listener(id, StatusKind::DataAvailable) {
+                self.status_calls
+                    .push(ListenerCall::Entity(listener, StatusKind::DataAvailable));
             } else if let Some(call) = self.parent_call(id, StatusKind::DataAvailable) {
                 self.status_calls.push(call);
             }

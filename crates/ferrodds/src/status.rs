@@ -166,21 +166,33 @@ pub(crate) fn read_status<S: Counted + Default>(
     core.status_reads.read(id, kind, status)
 }
 
-/// Calls `listener` for each status of `kinds` of writer or reader `id` that has counted
-/// anything already (a match found as the entity was created): a listener set late hears
-/// of what it missed. The status is not read.
-pub(crate) fn report_earlier(
+/// Every status with counters (what a status listener hears of by default).
+pub(crate) fn counted_mask() -> StatusMask {
+    StatusMask::of(&KINDS[1..])
+}
+
+/// Sets writer or reader `id`'s listener for the statuses in `mask` (none: removes it).
+/// A status in the mask that counted something already (a match found as the entity was
+/// created) is reported to the listener at once, from this thread: a listener set late
+/// hears of what it missed. The status is not read.
+pub(crate) fn set_listener(
     shared: &Shared,
     id: EntityId,
-    listener: &StatusCallback,
-    kinds: &[StatusKind],
+    mask: StatusMask,
+    listener: StatusCallback,
 ) {
     let now = shared.now();
     let earlier: Vec<StatusKind> = {
         let mut core = shared.lock();
-        kinds
+        if mask == StatusMask::NONE {
+            core.status_listeners.remove(&id);
+            return;
+        }
+        core.status_listeners.insert(id, (mask, listener.clone()));
+        KINDS[1..]
             .iter()
             .copied()
+            .filter(|&k| mask.contains(k))
             .filter(|&k| counters(&mut core, id, k, now).is_some_and(|c| c[0] > 0))
             .collect()
     };

@@ -373,6 +373,15 @@ impl<T: Cdr> DataWriter<T> {
         self.untyped.publication_matched_status()
     }
 
+    /// The listener for the statuses in `mask`; see [`DynamicWriter::set_listener`].
+    pub fn set_listener(
+        &self,
+        mask: crate::StatusMask,
+        f: impl Fn(StatusKind) + Send + Sync + 'static,
+    ) {
+        self.untyped.set_listener(mask, f)
+    }
+
     /// A status condition for the statuses in `mask`; see
     /// [`DynamicWriter::status_condition`].
     pub fn status_condition(&self, mask: crate::StatusMask) -> crate::Condition {
@@ -940,22 +949,22 @@ impl DynamicWriter {
     /// set before. A status that changed before the listener was set (a match found as
     /// the writer was created) is reported to it at once, from this thread.
     pub fn set_status_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
-        let f: crate::runtime::StatusCallback = std::sync::Arc::new(f);
-        crate::reader::set_status_listener(
-            &self.inner.participant,
-            self.inner.entity_id,
-            f.clone(),
-        );
-        crate::status::report_earlier(
+        self.set_listener(crate::status::counted_mask(), f);
+    }
+
+    /// Calls `f` as [`DynamicWriter::set_status_listener`] does, for the statuses in
+    /// `mask` only (DCPS's listener with its status mask): the others go to the
+    /// publisher's or participant's listener. An empty mask removes the listener.
+    pub fn set_listener(
+        &self,
+        mask: crate::StatusMask,
+        f: impl Fn(StatusKind) + Send + Sync + 'static,
+    ) {
+        crate::status::set_listener(
             &self.inner.participant.inner.shared,
             self.inner.entity_id,
-            &f,
-            &[
-                StatusKind::PublicationMatched,
-                StatusKind::OfferedIncompatibleQos,
-                StatusKind::OfferedDeadlineMissed,
-                StatusKind::LivelinessLost,
-            ],
+            mask,
+            std::sync::Arc::new(f),
         );
     }
 

@@ -1073,3 +1073,68 @@ fn statuses_fall_back_to_the_publisher_subscriber_and_participant() {
     assert_eq!(*own_calls.lock().unwrap(), 0, "DATA_ON_READERS comes first");
     assert_eq!(take_up_to(&grouped, 1).len(), 1);
 }
+
+/// A reader's and a writer's listener hear only the statuses in their masks; the others go
+/// to the participant's listener.
+#[test]
+fn an_entity_listener_hears_its_mask_and_the_parent_the_rest() {
+    use ferrodds::{StatusKind, StatusMask};
+    use std::sync::{Arc, Mutex};
+    const DOMAIN: u32 = 198;
+    type Heard = Arc<Mutex<Vec<(&'static str, StatusKind)>>>;
+    let heard: Heard = Arc::default();
+    let p = participant(DOMAIN);
+    let h = heard.clone();
+    // Not DATA_ON_READERS: the participant's would come before the reader's own.
+    p.set_listener(
+        StatusMask::of(&[
+            StatusKind::PublicationMatched,
+            StatusKind::SubscriptionMatched,
+            StatusKind::DataAvailable,
+        ]),
+        move |_, kind| h.lock().unwrap().push(("participant", kind)),
+    );
+    let topic = p.create_topic::<Reading>("masks").unwrap();
+    let writer = p
+        .create_writer(&topic, Qos::writer().reliable().keep_all())
+        .unwrap();
+    let h = heard.clone();
+    writer.set_listener(
+        StatusMask::of(&[StatusKind::PublicationMatched]),
+        move |kind| h.lock().unwrap().push(("writer", kind)),
+    );
+    let reader = p
+        .create_reader(&topic, Qos::reader().reliable().keep_all())
+        .unwrap();
+    let h = heard.clone();
+    reader.set_listener(StatusMask::of(&[StatusKind::DataAvailable]), move |kind| {
+        h.lock().unwrap().push(("reader", kind))
+    });
+    writer.wait_for_matched(1, Duration::from_secs(10)).unwrap();
+    writer.write(&reading(1)).unwrap();
+    let want = [
+        ("writer", StatusKind::PublicationMatched),
+        ("participant", StatusKind::SubscriptionMatched),
+        ("reader", StatusKind::DataAvailable),
+    ];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        let got = heard.lock().unwrap().clone();
+        if want.iter().all(|w| got.contains(w)) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let got = heard.lock().unwrap().clone();
+    for w in &want {
+        assert!(got.contains(w), "{w:?} not in {got:?}");
+    }
+    for not in [
+        ("participant", StatusKind::DataAvailable),
+        ("participant", StatusKind::PublicationMatched),
+        ("reader", StatusKind::SubscriptionMatched),
+    ] {
+        assert!(!got.contains(&not), "{not:?} in {got:?}");
+    }
+}

@@ -187,6 +187,51 @@ int main(int argc, char **argv) {
     CHECK(OK(ferrodds_read(reader, two, 4, 0)) == 2);
     OK(ferrodds_return_loan(reader, two, 2));
 
+    /* A content-filtered reader, a query condition, a status condition. */
+    ferrodds_entity_t ftopic = OK(ferrodds_create_topic(participant, "c_api_filtered", type));
+    ferrodds_entity_t fwriter = OK(ferrodds_create_writer(participant, ftopic, qos));
+    ferrodds_entity_t matched_cond =
+        OK(ferrodds_create_statuscondition(fwriter, FERRODDS_PUBLICATION_MATCHED_STATUS));
+    ferrodds_entity_t ws2 = OK(ferrodds_create_waitset(participant));
+    OK(ferrodds_waitset_attach(ws2, matched_cond, 5));
+    const char *like[1] = {"'k%'"};
+    ferrodds_entity_t freader = OK(ferrodds_create_filtered_reader(
+        participant, ftopic, qos, "text LIKE %0 AND id > 1", like, 1));
+    ferrodds_entity_t plain = OK(ferrodds_create_reader(participant, ftopic, qos));
+    OK(ferrodds_wait_for_matched(fwriter, 2, 5 * SECOND));
+    CHECK(OK(ferrodds_waitset_wait(ws2, &arg, 1, 5 * SECOND)) == 1 && arg == 5);
+    OK(ferrodds_get_matched_status(fwriter, &matched));
+    CHECK(matched.current_count == 2);
+    CHECK(OK(ferrodds_waitset_wait(ws2, &arg, 1, SECOND / 10)) == 0); /* read: no change */
+    OK(ferrodds_write_json(fwriter, "{\"id\": 1, \"text\": \"keep\"}"));
+    OK(ferrodds_write_json(fwriter, "{\"id\": 2, \"text\": \"keep\"}"));
+    OK(ferrodds_write_json(fwriter, "{\"id\": 3, \"text\": \"drop\"}"));
+    OK(ferrodds_write_json(fwriter, "{\"id\": 4, \"text\": \"kite\"}"));
+    OK(ferrodds_wait_for_acks(fwriter, 5 * SECOND));
+    CHECK(OK(ferrodds_take_json(freader, two, 4, 0)) == 2);
+    CHECK(strcmp((const char *)two[0].data, "{\"id\":2,\"text\":\"keep\"}") == 0);
+    CHECK(strcmp((const char *)two[1].data, "{\"id\":4,\"text\":\"kite\"}") == 0);
+    OK(ferrodds_return_loan(freader, two, 2));
+    const char *three[1] = {"3"};
+    ferrodds_entity_t odd = OK(ferrodds_create_querycondition(
+        plain, FERRODDS_NOT_READ_SAMPLE_STATE, "id = 1 OR id = %0", three, 1));
+    ferrodds_entity_t ws3 = OK(ferrodds_create_waitset(participant));
+    OK(ferrodds_waitset_attach(ws3, odd, 3));
+    CHECK(OK(ferrodds_waitset_wait(ws3, &arg, 1, 5 * SECOND)) == 1 && arg == 3);
+    CHECK(OK(ferrodds_take_json(odd, two, 4, 0)) == 2);
+    CHECK(strstr((const char *)two[0].data, "\"id\":1") != NULL);
+    CHECK(strstr((const char *)two[1].data, "\"id\":3") != NULL);
+    OK(ferrodds_return_loan(odd, two, 2));
+    CHECK(OK(ferrodds_waitset_wait(ws3, &arg, 1, SECOND / 10)) == 0);
+    CHECK(OK(ferrodds_take(plain, two, 4, 0)) == 2); /* 2 and 4 stayed */
+    OK(ferrodds_return_loan(plain, two, 2));
+    FAILS(ferrodds_create_querycondition(plain, 0, "weight > 1", NULL, 0),
+          FERRODDS_RETCODE_BAD_PARAMETER, "weight: no such member");
+    FAILS(ferrodds_create_filtered_reader(participant, ftopic, qos, "id = ", NULL, 0),
+          FERRODDS_RETCODE_BAD_PARAMETER, "at character 5");
+    FAILS(ferrodds_create_statuscondition(fwriter, 1u << 20), FERRODDS_RETCODE_BAD_PARAMETER,
+          "status mask");
+
     /* Misuse: an error with a message, never a crash. */
     FAILS(ferrodds_create_topic(participant, NULL, type), FERRODDS_RETCODE_BAD_PARAMETER,
           "ferrodds_create_topic: name is a null pointer");
