@@ -110,7 +110,7 @@
 // Any sample, view and instance state (also what a mask of 0 means).
 #define FERRODDS_ANY_STATE 127
 
-// INCONSISTENT_TOPIC (never raised yet).
+// INCONSISTENT_TOPIC, of a topic.
 #define FERRODDS_INCONSISTENT_TOPIC_STATUS 1
 
 // OFFERED_DEADLINE_MISSED, of a writer.
@@ -576,8 +576,8 @@ ferrodds_return_t ferrodds_get_liveliness_changed_status(ferrodds_entity_t reade
 
 // Writes the count status `kind` (one `FERRODDS_*_STATUS` bit: LIVELINESS_LOST,
 // OFFERED/REQUESTED_DEADLINE_MISSED, OFFERED/REQUESTED_INCOMPATIBLE_QOS, SAMPLE_LOST,
-// SAMPLE_REJECTED) of `entity` into `status`; a status the entity does not have is
-// `FERRODDS_RETCODE_BAD_PARAMETER`.
+// SAMPLE_REJECTED of a writer or reader; INCONSISTENT_TOPIC of a topic) of `entity` into
+// `status`; a status the entity does not have is `FERRODDS_RETCODE_BAD_PARAMETER`.
 //
 // # Safety
 // `status` is null or points at a writable `ferrodds_count_status_t`.
@@ -585,7 +585,8 @@ ferrodds_return_t ferrodds_get_count_status(ferrodds_entity_t entity, uint32_t k
 
 // Sets the listener of `entity` for the statuses in `mask` (`FERRODDS_*_STATUS` or'ed):
 // `listener` is called with `arg` when one of them changes. A writer's or reader's
-// listener hears of its own statuses; a publisher's, subscriber's or participant's of
+// listener hears of its own statuses (a topic's: INCONSISTENT_TOPIC); a publisher's,
+// subscriber's or participant's of
 // those of its writers and readers that have no listener for it (DATA_ON_READERS before
 // DATA_AVAILABLE). A null `listener` or a 0 `mask` removes it.
 ferrodds_return_t ferrodds_set_listener(ferrodds_entity_t entity, uint32_t mask, ferrodds_listener_fn listener, void *arg);

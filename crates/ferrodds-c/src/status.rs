@@ -8,7 +8,7 @@ use crate::ptr;
 use crate::registry::{ferrodds_entity_t, registry, wrong_kind, Entity};
 use crate::retcode::{call, ferrodds_return_t, Fail, FERRODDS_RETCODE_OK};
 
-/// INCONSISTENT_TOPIC (never raised yet).
+/// INCONSISTENT_TOPIC, of a topic.
 pub const FERRODDS_INCONSISTENT_TOPIC_STATUS: u32 = 1;
 /// OFFERED_DEADLINE_MISSED, of a writer.
 pub const FERRODDS_OFFERED_DEADLINE_MISSED_STATUS: u32 = 2;
@@ -50,11 +50,13 @@ pub(crate) fn bit(kind: StatusKind) -> u32 {
         StatusKind::LivelinessLost => FERRODDS_LIVELINESS_LOST_STATUS,
         StatusKind::DataAvailable => FERRODDS_DATA_AVAILABLE_STATUS,
         StatusKind::DataOnReaders => FERRODDS_DATA_ON_READERS_STATUS,
+        StatusKind::InconsistentTopic => FERRODDS_INCONSISTENT_TOPIC_STATUS,
         _ => 0,
     }
 }
 
-const KINDS: [StatusKind; 12] = [
+const KINDS: [StatusKind; 13] = [
+    StatusKind::InconsistentTopic,
     StatusKind::SubscriptionMatched,
     StatusKind::PublicationMatched,
     StatusKind::RequestedIncompatibleQos,
@@ -196,8 +198,8 @@ pub unsafe extern "C" fn ferrodds_get_liveliness_changed_status(
 
 /// Writes the count status `kind` (one `FERRODDS_*_STATUS` bit: LIVELINESS_LOST,
 /// OFFERED/REQUESTED_DEADLINE_MISSED, OFFERED/REQUESTED_INCOMPATIBLE_QOS, SAMPLE_LOST,
-/// SAMPLE_REJECTED) of `entity` into `status`; a status the entity does not have is
-/// `FERRODDS_RETCODE_BAD_PARAMETER`.
+/// SAMPLE_REJECTED of a writer or reader; INCONSISTENT_TOPIC of a topic) of `entity` into
+/// `status`; a status the entity does not have is `FERRODDS_RETCODE_BAD_PARAMETER`.
 ///
 /// # Safety
 /// `status` is null or points at a writable `ferrodds_count_status_t`.
@@ -210,6 +212,23 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
     call("ferrodds_get_count_status", || {
         // SAFETY: the caller's promise.
         let out = unsafe { ptr::out(status, "status") }?;
+        let topic = match registry().get(entity)? {
+            Entity::Topic(t) => Some(t.clone()),
+            _ => None,
+        };
+        if let Some(t) = topic {
+            if kind != FERRODDS_INCONSISTENT_TOPIC_STATUS {
+                return Err(Fail::bad(format!(
+                    "status 0x{kind:x} is not a status of a topic"
+                )));
+            }
+            let s = t.inconsistent_topic_status();
+            *out = ferrodds_count_status_t {
+                total_count: s.total_count,
+                ..Default::default()
+            };
+            return Ok(FERRODDS_RETCODE_OK);
+        }
         let e = endpoint(entity)?;
         let incompatible = |s: ferrodds::IncompatibleStatus| ferrodds_count_status_t {
             total_count: s.total_count,
@@ -309,7 +328,8 @@ fn handle_of(guid: Guid) -> ferrodds_entity_t {
 
 /// Sets the listener of `entity` for the statuses in `mask` (`FERRODDS_*_STATUS` or'ed):
 /// `listener` is called with `arg` when one of them changes. A writer's or reader's
-/// listener hears of its own statuses; a publisher's, subscriber's or participant's of
+/// listener hears of its own statuses (a topic's: INCONSISTENT_TOPIC); a publisher's,
+/// subscriber's or participant's of
 /// those of its writers and readers that have no listener for it (DATA_ON_READERS before
 /// DATA_AVAILABLE). A null `listener` or a 0 `mask` removes it.
 #[no_mangle]
@@ -328,11 +348,12 @@ pub extern "C" fn ferrodds_set_listener(
             Entity::Publisher(p) => Entity::Publisher(p.clone()),
             Entity::Subscriber(s) => Entity::Subscriber(s.clone()),
             Entity::Participant(p) => Entity::Participant(p.clone()),
+            Entity::Topic(t) => Entity::Topic(t.clone()),
             e => {
                 return Err(wrong_kind(
                     entity,
                     e,
-                    "writer, reader, publisher, subscriber or participant",
+                    "writer, reader, topic, publisher, subscriber or participant",
                 ))
             }
         };
@@ -368,6 +389,7 @@ pub extern "C" fn ferrodds_set_listener(
             Entity::Publisher(p) => p.set_listener(group_mask, on_parent),
             Entity::Subscriber(s) => s.set_listener(group_mask, on_parent),
             Entity::Participant(p) => p.set_listener(group_mask, on_parent),
+            Entity::Topic(t) => t.set_listener(on_status),
             _ => {}
         }
         Ok(FERRODDS_RETCODE_OK)

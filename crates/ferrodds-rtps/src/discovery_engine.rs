@@ -121,6 +121,15 @@ pub enum DiscoveryEvent {
         /// The remote endpoint.
         remote: Guid,
     },
+    /// A remote endpoint of a topic a local endpoint has, whose type is another (another
+    /// name without type information, or a type that is not assignable): DCPS's
+    /// INCONSISTENT_TOPIC. Once per remote endpoint and topic.
+    InconsistentTopic {
+        /// The topic.
+        topic: String,
+        /// The remote endpoint.
+        remote: Guid,
+    },
     /// Same topic and type, but the QoS do not fit (DCPS on_offered/requested_incompatible_qos).
     IncompatibleQos {
         /// The local endpoint.
@@ -280,6 +289,8 @@ pub struct Discovery {
     matched: BTreeSet<(Guid, Guid)>,
     /// Local and remote endpoints waiting for the remote type to match.
     pending_types: BTreeSet<(Guid, Guid)>,
+    /// Remote endpoints reported as INCONSISTENT_TOPIC (each once).
+    inconsistent: BTreeSet<Guid>,
     incompatible: BTreeSet<(Guid, Guid)>,
     events: VecDeque<DiscoveryEvent>,
     next_announce: Timestamp,
@@ -460,6 +471,7 @@ impl Discovery {
             local_types: BTreeMap::new(),
             matched: BTreeSet::new(),
             pending_types: BTreeSet::new(),
+            inconsistent: BTreeSet::new(),
             incompatible: BTreeSet::new(),
             events: VecDeque::new(),
             next_announce: now,
@@ -1460,7 +1472,18 @@ impl Discovery {
         if l.kind == r.kind || l.topic_name != r.data.topic_name {
             return;
         }
-        match self.type_match(now, local, remote, participant) {
+        let verdict = self.type_match(now, local, remote, participant);
+        if matches!(verdict, TypeMatch::No | TypeMatch::Incompatible(_))
+            && self.inconsistent.insert(remote)
+        {
+            if let Some(l) = self.locals.get(&local) {
+                self.events.push_back(DiscoveryEvent::InconsistentTopic {
+                    topic: l.topic_name.clone(),
+                    remote,
+                });
+            }
+        }
+        match verdict {
             TypeMatch::Yes => {}
             TypeMatch::No => return,
             TypeMatch::Pending => {
@@ -1562,6 +1585,7 @@ impl Discovery {
     }
 
     fn remove_remote_endpoint(&mut self, guid: Guid, participant: &mut Participant) {
+        self.inconsistent.remove(&guid);
         if self.remote_endpoints.remove(&guid).is_none() {
             return;
         }

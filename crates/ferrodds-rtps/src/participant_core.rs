@@ -289,6 +289,20 @@ impl ParticipantCore {
         self.dcps.readers.get_mut(&id)
     }
 
+    /// The INCONSISTENT_TOPIC status of topic `name`: remote endpoints of it with another
+    /// type.
+    pub fn inconsistent_topic(&self, name: &str) -> crate::dcps::status::InconsistentTopicStatus {
+        crate::dcps::status::InconsistentTopicStatus {
+            total_count: self
+                .dcps
+                .inconsistent_topics
+                .get(name)
+                .copied()
+                .unwrap_or(0),
+            ..Default::default()
+        }
+    }
+
     /// The DCPS state of local reader `id`, to look at.
     pub fn data_reader_ref(&self, id: EntityId) -> Option<&DcpsReader> {
         self.dcps.readers.get(&id)

@@ -1129,3 +1129,73 @@ fn history_relayed_for_a_writer_is_taken_in_once() {
         2
     );
 }
+
+/// A remote endpoint of a topic with another type (another name, no type information):
+/// INCONSISTENT_TOPIC once per remote endpoint, an event and a count on both sides, and
+/// no match.
+#[test]
+fn a_topic_of_another_type_is_inconsistent_on_both_sides() {
+    let mut net = Network::discovering_pair(71, Faults::NONE, |_, _| {});
+    let now = net.now;
+    let endpoint = |guid, kind, type_name: &str| LocalEndpoint {
+        guid,
+        kind,
+        topic_name: "ticks".into(),
+        type_name: type_name.into(),
+        qos: reliable(EndpointQos::writer_default()),
+        keyed: true,
+        ty: None,
+        ignore_local: false,
+    };
+    let w = Guid::new(net.nodes[0].rtps.prefix(), W);
+    net.nodes[0]
+        .rtps
+        .add_writer(Writer::new(w, WriterConfig::default()));
+    net.nodes[0].add_data_writer(W, DcpsWriter::new(&EndpointQos::writer_default(), now));
+    net.nodes[0].add_local(now, endpoint(w, EndpointKind::Writer, "test::Tick"));
+    let r = Guid::new(net.nodes[1].rtps.prefix(), R);
+    let limits = net.nodes[1].rtps.limits().clone();
+    net.nodes[1]
+        .rtps
+        .add_reader(Reader::new(r, limits.reader_config(true)));
+    net.nodes[1].add_data_reader(
+        R,
+        DcpsReader::new(
+            &EndpointQos::reader_default(),
+            &limits,
+            InstanceKeys::Dynamic(Tick::dynamic_type()),
+            None,
+        ),
+    );
+    net.nodes[1].add_local(now, endpoint(r, EndpointKind::Reader, "test::Tock"));
+    let seen = net.run_until(Duration::from_secs(5), |n| {
+        n.nodes[0].inconsistent_topic("ticks").total_count == 1
+            && n.nodes[1].inconsistent_topic("ticks").total_count == 1
+    });
+    assert!(seen, "INCONSISTENT_TOPIC on both sides");
+    net.advance(Duration::from_secs(2));
+    for node in 0..2 {
+        let inconsistent: Vec<u64> = events(&mut net, node)
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::InconsistentTopic { topic, total_count } if topic == "ticks" => {
+                    Some(total_count)
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            inconsistent,
+            vec![1],
+            "node {node}: one event, for one remote endpoint"
+        );
+        assert_eq!(net.nodes[node].inconsistent_topic("ticks").total_count, 1);
+        assert_eq!(net.nodes[node].inconsistent_topic("other").total_count, 0);
+    }
+    assert!(net.nodes[0]
+        .data_writer_ref(W)
+        .unwrap()
+        .matches()
+        .remotes()
+        .is_empty());
+}

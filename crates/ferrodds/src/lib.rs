@@ -46,8 +46,9 @@ pub use error::{Error, Result};
 pub use ferrodds_cdr::dynamic;
 pub use ferrodds_cdr::{Cdr, JsonView};
 pub use ferrodds_rtps::dcps::status::{
-    DeadlineMissedStatus, IncompatibleStatus, LivelinessChangedStatus, LivelinessLostStatus,
-    MatchedStatus, SampleLostStatus, SampleRejectedReason, SampleRejectedStatus,
+    DeadlineMissedStatus, IncompatibleStatus, InconsistentTopicStatus, LivelinessChangedStatus,
+    LivelinessLostStatus, MatchedStatus, SampleLostStatus, SampleRejectedReason,
+    SampleRejectedStatus,
 };
 pub use ferrodds_rtps::dcps::{
     FilterError, FilterExpression, InstanceHandle, InstanceState, SampleInfo, SampleState,

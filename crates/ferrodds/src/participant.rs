@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ferrodds_cdr::dynamic::DynamicType;
 use ferrodds_cdr::Cdr;
+use ferrodds_rtps::dcps::status::InconsistentTopicStatus;
 use ferrodds_rtps::diagnosis::TopicDiagnosis;
 use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
 use ferrodds_rtps::type_lookup::TypeLookupStats;
@@ -711,6 +712,24 @@ impl<T> Topic<T> {
     pub fn type_name(&self) -> &str {
         &self.type_name
     }
+
+    /// The INCONSISTENT_TOPIC status: remote endpoints found with this topic's name and
+    /// another type (another type name where no type information was given, or a type
+    /// that is not assignable), with the change since this call last read it.
+    pub fn inconsistent_topic_status(&self) -> InconsistentTopicStatus {
+        let mut core = self.participant.inner.shared.lock();
+        let status = core.node.inconsistent_topic(&self.name);
+        core.status_reads.read_topic(&self.name, status)
+    }
+
+    /// Calls `f` with [`StatusKind::InconsistentTopic`] (from a participant thread, with
+    /// no lock held) when a remote endpoint of this topic's name with another type is
+    /// found: the topic's listener, which the participant's stands in for while there is
+    /// none. Replaces the one set before, for every topic of this name of the participant.
+    pub fn set_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        let mut core = self.participant.inner.shared.lock();
+        core.topic_listeners.insert(self.name.clone(), Arc::new(f));
+    }
 }
 
 fn check_topic_name(name: &str) -> Result<()> {
@@ -760,6 +779,24 @@ impl DynamicTopic {
     /// The type.
     pub fn dynamic_type(&self) -> &DynamicType {
         &self.support.ty
+    }
+
+    /// The INCONSISTENT_TOPIC status: remote endpoints found with this topic's name and
+    /// another type (another type name where no type information was given, or a type
+    /// that is not assignable), with the change since this call last read it.
+    pub fn inconsistent_topic_status(&self) -> InconsistentTopicStatus {
+        let mut core = self.participant.inner.shared.lock();
+        let status = core.node.inconsistent_topic(&self.name);
+        core.status_reads.read_topic(&self.name, status)
+    }
+
+    /// Calls `f` with [`StatusKind::InconsistentTopic`] (from a participant thread, with
+    /// no lock held) when a remote endpoint of this topic's name with another type is
+    /// found: the topic's listener, which the participant's stands in for while there is
+    /// none. Replaces the one set before, for every topic of this name of the participant.
+    pub fn set_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
+        let mut core = self.participant.inner.shared.lock();
+        core.topic_listeners.insert(self.name.clone(), Arc::new(f));
     }
 
     /// The filter expression `expression` with `parameters` over this topic's type.

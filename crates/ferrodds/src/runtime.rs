@@ -95,6 +95,9 @@ pub enum StatusKind {
     /// listener with it in its mask is called instead of the readers' data-available
     /// listeners (DCPS: DATA_ON_READERS takes precedence).
     DataOnReaders,
+    /// A remote endpoint of a topic has another type (a topic's status, heard by the
+    /// topic's listener or else the participant's).
+    InconsistentTopic,
 }
 
 impl StatusKind {
@@ -114,6 +117,7 @@ impl StatusKind {
             StatusKind::LivelinessLost => "liveliness_lost",
             StatusKind::DataAvailable => "data_available",
             StatusKind::DataOnReaders => "data_on_readers",
+            StatusKind::InconsistentTopic => "inconsistent_topic",
         }
     }
 
@@ -170,6 +174,8 @@ pub(crate) struct Core {
     pub(crate) parents: BTreeMap<EntityId, u32>,
     pub(crate) group_listeners: BTreeMap<u32, (StatusMask, ParentCallback)>,
     pub(crate) participant_listener: Option<(StatusMask, ParentCallback)>,
+    /// The listeners of topics, by name.
+    pub(crate) topic_listeners: BTreeMap<String, StatusCallback>,
     /// What the application last read of each status (`*_change`, status conditions).
     pub(crate) status_reads: crate::status::StatusReads,
     /// Status listener calls to make once the lock is released.
@@ -202,6 +208,7 @@ impl Core {
             parents: BTreeMap::new(),
             group_listeners: BTreeMap::new(),
             participant_listener: None,
+            topic_listeners: BTreeMap::new(),
             status_reads: Default::default(),
             status_calls: Vec::new(),
             next_entity: 0,
@@ -229,6 +236,21 @@ impl Core {
             if let Event::DataAvailable { reader } = event {
                 if let Some(hooks) = self.readers.get_mut(&reader) {
                     hooks.data_pending = true;
+                }
+            } else if let Event::InconsistentTopic { topic, .. } = &event {
+                let kind = StatusKind::InconsistentTopic;
+                if let Some(listener) = self.topic_listeners.get(topic) {
+                    self.status_calls
+                        .push(ListenerCall::Entity(listener.clone(), kind));
+                } else if let Some((_, listener)) = self
+                    .participant_listener
+                    .as_ref()
+                    .filter(|(mask, _)| mask.contains(kind))
+                {
+                    // A topic has no GUID: the participant's own stands for it.
+                    let guid = Guid::new(self.node.rtps.prefix(), EntityId::PARTICIPANT);
+                    self.status_calls
+                        .push(ListenerCall::Parent(listener.clone(), guid, kind));
                 }
             } else if let Some((entity, kind)) = StatusKind::of_event(&event) {
                 if let Some(listener) = self.own_listener(entity, kind) {

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 
 use ferrodds_rtps::dcps::status::{
-    DeadlineMissedStatus, IncompatibleStatus, LivelinessChangedStatus, LivelinessLostStatus,
-    MatchedStatus, SampleLostStatus, SampleRejectedStatus,
+    DeadlineMissedStatus, IncompatibleStatus, InconsistentTopicStatus, LivelinessChangedStatus,
+    LivelinessLostStatus, MatchedStatus, SampleLostStatus, SampleRejectedStatus,
 };
 use ferrodds_rtps::wire::EntityId;
 use ferrodds_rtps::Timestamp;
@@ -36,6 +36,7 @@ macro_rules! counted_total {
 }
 
 counted_total!(
+    InconsistentTopicStatus,
     IncompatibleStatus,
     SampleLostStatus,
     SampleRejectedStatus,
@@ -63,9 +64,12 @@ impl Counted for LivelinessChangedStatus {
     }
 }
 
-/// The counters of each entity's statuses as last read.
+/// The counters of each entity's statuses as last read (topics by name).
 #[derive(Debug, Default)]
-pub(crate) struct StatusReads(HashMap<(EntityId, StatusKind), [u64; 2]>);
+pub(crate) struct StatusReads(
+    HashMap<(EntityId, StatusKind), [u64; 2]>,
+    HashMap<String, [u64; 2]>,
+);
 
 impl StatusReads {
     /// `status` of `id` with its changes since it was last read; now read.
@@ -74,6 +78,18 @@ impl StatusReads {
         let before = self.0.insert((id, kind), now).unwrap_or_default();
         let change = |i: usize| (now[i] as i64).wrapping_sub(before[i] as i64);
         status.set_changes([change(0), change(1)]);
+        status
+    }
+
+    /// Topic `name`'s INCONSISTENT_TOPIC `status` with its change since last read; now read.
+    pub(crate) fn read_topic(
+        &mut self,
+        name: &str,
+        mut status: InconsistentTopicStatus,
+    ) -> InconsistentTopicStatus {
+        let now = status.counters();
+        let before = self.1.insert(name.to_owned(), now).unwrap_or_default();
+        status.set_changes([(now[0] as i64).wrapping_sub(before[0] as i64), 0]);
         status
     }
 

@@ -204,6 +204,66 @@ fn content_filtered_readers_and_query_conditions_keep_what_their_sql_selects() {
     }
 }
 
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "test::Other")]
+struct Other {
+    x: f64,
+}
+
+#[test]
+fn a_topic_of_another_type_is_an_inconsistent_topic_at_both_ends() {
+    let (a, b) = (participant(199), participant(199));
+    let heard = Arc::new(AtomicUsize::new(0));
+    let h = heard.clone();
+    let fallback = Arc::new(AtomicUsize::new(0));
+    let f = fallback.clone();
+    b.set_listener(
+        StatusMask::of(&[StatusKind::InconsistentTopic]),
+        move |_, kind| {
+            assert_eq!(kind, StatusKind::InconsistentTopic);
+            f.fetch_add(1, Ordering::SeqCst);
+        },
+    );
+    let ta = a.create_topic::<Note>("clash").unwrap();
+    ta.set_listener(move |kind| {
+        assert_eq!(kind, StatusKind::InconsistentTopic);
+        h.fetch_add(1, Ordering::SeqCst);
+    });
+    let tb = b.create_topic::<Other>("clash").unwrap();
+    let _writer = a.create_writer(&ta, Qos::writer()).unwrap();
+    let reader = b.create_reader(&tb, Qos::reader()).unwrap();
+    let deadline = Instant::now() + T;
+    while (heard.load(Ordering::SeqCst) == 0 || fallback.load(Ordering::SeqCst) == 0)
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        heard.load(Ordering::SeqCst),
+        1,
+        "the topic's listener, once"
+    );
+    assert_eq!(
+        fallback.load(Ordering::SeqCst),
+        1,
+        "b's topic has none: b's participant"
+    );
+    let s = ta.inconsistent_topic_status();
+    assert_eq!((s.total_count, s.total_count_change), (1, 1));
+    let s = ta.inconsistent_topic_status();
+    assert_eq!((s.total_count, s.total_count_change), (1, 0));
+    assert_eq!(tb.inconsistent_topic_status().total_count, 1);
+    assert_eq!(reader.subscription_matched_status().current_count, 0);
+    // The same type: consistent, and matched.
+    let same = a.create_topic::<Note>("fine").unwrap();
+    let w = a.create_writer(&same, Qos::writer()).unwrap();
+    let _r = b
+        .create_reader(&b.create_topic::<Note>("fine").unwrap(), Qos::reader())
+        .unwrap();
+    w.wait_for_matched(1, T).unwrap();
+    assert_eq!(same.inconsistent_topic_status().total_count, 0);
+}
+
 #[test]
 fn the_data_available_listener_runs_for_new_samples() {
     let (a, b) = (participant(31), participant(31));

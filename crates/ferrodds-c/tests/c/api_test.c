@@ -232,6 +232,25 @@ int main(int argc, char **argv) {
     FAILS(ferrodds_create_statuscondition(fwriter, 1u << 20), FERRODDS_RETCODE_BAD_PARAMETER,
           "status mask");
 
+    /* A topic of the same name and another type elsewhere: INCONSISTENT_TOPIC. */
+    ferrodds_entity_t clash_type = OK(ferrodds_create_type_from_idl(
+        "module demo { @final struct Clash { double v; }; };", "demo::Clash"));
+    ferrodds_entity_t p2 = OK(ferrodds_create_participant(domain, NULL));
+    ferrodds_entity_t clash = OK(ferrodds_create_topic(p2, "c_api_filtered", clash_type));
+    OK(ferrodds_create_reader(p2, clash, NULL));
+    ferrodds_count_status_t inconsistent = {0};
+    for (int i = 0; i < 100 && inconsistent.total_count == 0; i++) {
+        OK(ferrodds_waitset_wait(ws3, &arg, 1, SECOND / 20)); /* a 50 ms pause */
+        OK(ferrodds_get_count_status(ftopic, FERRODDS_INCONSISTENT_TOPIC_STATUS, &inconsistent));
+    }
+    CHECK(inconsistent.total_count == 1);
+    OK(ferrodds_get_count_status(clash, FERRODDS_INCONSISTENT_TOPIC_STATUS, &inconsistent));
+    CHECK(inconsistent.total_count >= 1);
+    FAILS(ferrodds_get_count_status(ftopic, FERRODDS_SAMPLE_LOST_STATUS, &inconsistent),
+          FERRODDS_RETCODE_BAD_PARAMETER, "not a status of a topic");
+    OK(ferrodds_delete(p2));
+    OK(ferrodds_delete(clash_type));
+
     /* Misuse: an error with a message, never a crash. */
     FAILS(ferrodds_create_topic(participant, NULL, type), FERRODDS_RETCODE_BAD_PARAMETER,
           "ferrodds_create_topic: name is a null pointer");

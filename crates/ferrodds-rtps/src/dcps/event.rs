@@ -85,6 +85,13 @@ pub enum Event {
         /// Its status now.
         status: LivelinessLostStatus,
     },
+    /// A remote endpoint of `topic` has another type (INCONSISTENT_TOPIC).
+    InconsistentTopic {
+        /// The topic's name.
+        topic: String,
+        /// How many remote endpoints of it have had another type.
+        total_count: u64,
+    },
     /// Samples for `reader` were not stored (resource limits, undecodable keys).
     SampleRejected {
         /// The local reader.

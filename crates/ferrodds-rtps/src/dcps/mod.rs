@@ -71,6 +71,8 @@ pub(crate) struct Dcps {
     timers: BTreeSet<(Timestamp, EntityId)>,
     scheduled: BTreeMap<EntityId, Timestamp>,
     pub(crate) events: VecDeque<Event>,
+    /// Per topic name: remote endpoints found with another type (INCONSISTENT_TOPIC).
+    pub(crate) inconsistent_topics: BTreeMap<String, u64>,
     preparations: VecDeque<Preparation>,
     /// True when the driver prepares changes itself ([`Dcps::preparations`]); false: the
     /// core prepares them as they arrive.
@@ -103,6 +105,7 @@ impl Dcps {
             timers: BTreeSet::new(),
             scheduled: BTreeMap::new(),
             events: VecDeque::new(),
+            inconsistent_topics: BTreeMap::new(),
             preparations: VecDeque::new(),
             defer_preparation: false,
             wall_epoch: SystemTime::UNIX_EPOCH,
@@ -200,6 +203,15 @@ impl Dcps {
             DiscoveryEvent::IncompatibleQos {
                 local, policies, ..
             } => self.incompatible(local.entity_id, policies.last().copied(), None),
+            DiscoveryEvent::InconsistentTopic { topic, .. } => {
+                let count = self.inconsistent_topics.entry(topic.clone()).or_default();
+                *count += 1;
+                let total_count = *count;
+                self.events.push_back(Event::InconsistentTopic {
+                    topic: topic.clone(),
+                    total_count,
+                });
+            }
             DiscoveryEvent::IncompatibleType { local, reason, .. } => self.incompatible(
                 local.entity_id,
                 Some(QosPolicyId::TypeConsistencyEnforcement),

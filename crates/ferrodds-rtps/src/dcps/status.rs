@@ -27,6 +27,17 @@ pub struct IncompatibleStatus {
     pub last_type_mismatch: Option<NotAssignable>,
 }
 
+/// The INCONSISTENT_TOPIC status of a topic: remote endpoints of its name whose type is
+/// another.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InconsistentTopicStatus {
+    /// Remote endpoints found so far with the topic's name and another type.
+    pub total_count: u64,
+    /// Change of `total_count` since the application last read this status (the API fills
+    /// it in; the core reports 0).
+    pub total_count_change: i64,
+}
+
 /// The SAMPLE_LOST status: samples a reader will never receive — a best-effort reader
 /// skipped them, or a reliable writer declared them gone (GAP, or a HEARTBEAT past them)
 /// before they arrived.
