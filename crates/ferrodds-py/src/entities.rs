@@ -250,6 +250,28 @@ impl Topic {
     fn type_name(&self) -> String {
         self.support.get().ty.name().to_owned()
     }
+
+    /// A status as counts: `"inconsistent_topic"` → (total,).
+    fn status(&self, name: &str) -> PyResult<(u64,)> {
+        match name {
+            "inconsistent_topic" => Ok((self.inner.inconsistent_topic_status().total_count,)),
+            other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "a topic has no status {other:?}"
+            ))),
+        }
+    }
+
+    /// Calls `callback(name)` when a status of the topic changes (INCONSISTENT_TOPIC).
+    fn set_status_listener(&self, callback: Py<PyAny>) {
+        self.inner.set_listener(move |kind| {
+            crate::exit::call_python(|py| {
+                if let Err(e) = callback.call1(py, (kind.name(),)) {
+                    // A listener that raises must not take the participant's thread down.
+                    e.print(py);
+                }
+            });
+        });
+    }
 }
 
 /// A data writer of dynamic values.

@@ -295,3 +295,23 @@ def test_a_deleted_writer_disposes_its_instances_unless_told_not_to(sides, packa
             states[s.sample_info.instance_handle] = s.sample_info.instance_state
         return len(states) == 2 and all(v == expected for v in states.values())
     assert until(settled, 15.0), states
+
+
+def test_a_topic_of_another_type_at_cyclone_is_an_inconsistent_topic(sides):
+    f, c = sides["ferrodds"], sides["cyclonedds"]
+    heard = []
+
+    class TopicListener(f.core.Listener):
+        def on_inconsistent_topic(self, topic, status):
+            heard.append((topic.get_name(), status.total_count, status.total_count_change))
+
+    topic = f.topic.Topic(f.participant, "status_clash", f.types["Plain"],
+                          listener=TopicListener())
+    writer = f.pub.DataWriter(f.participant, topic, qos=f.qos())  # noqa: F841 (kept alive)
+    first = topic.get_inconsistent_topic_status()
+    assert (first.total_count, first.total_count_change) == (0, 0)
+    c.reader("status_clash", "Point")
+    assert until(lambda: heard)
+    assert heard[0] == ("status_clash", 1, 1)
+    s = topic.get_inconsistent_topic_status()
+    assert (s.total_count, s.total_count_change) == (1, 0)  # the listener read it

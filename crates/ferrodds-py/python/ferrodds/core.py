@@ -100,6 +100,13 @@ class RequestedDeadlineMissedStatus:
 
 
 @dataclass
+class InconsistentTopicStatus:
+    """INCONSISTENT_TOPIC: remote endpoints found with the topic's name and another type."""
+    total_count: int
+    total_count_change: int
+
+
+@dataclass
 class SampleLostStatus:
     """SAMPLE_LOST."""
     total_count: int
@@ -208,6 +215,8 @@ def _read_status(entity, name: str):
         return cls(total, total - before[0], current, current - before[1], last)
     seen[name] = (total, 0)
     change = total - before[0]
+    if name == "inconsistent_topic":
+        return InconsistentTopicStatus(total, change)
     if name == "offered_incompatible_qos":
         return OfferedIncompatibleQosStatus(total, change, counts[1])
     if name == "requested_incompatible_qos":
@@ -446,6 +455,9 @@ class Listener:
                 raise TypeError(f"Listener takes on_* callbacks, not {name!r}")
             setattr(self, name, fn)
 
+    def on_inconsistent_topic(self, topic, status) -> None:
+        """A remote endpoint of ``topic``'s name has another type."""
+
     def on_data_available(self, reader) -> None:
         """Data arrived at ``reader``."""
 
@@ -623,7 +635,7 @@ __all__ = [
     "DDSException", "SampleState", "ViewState", "InstanceState", "SampleInfo", "InvalidSample",
     "Policy", "Qos", "Listener", "Entity", "ReadCondition", "QueryCondition", "GuardCondition",
     "WaitSet", "duration", "PublicationMatchedStatus", "SubscriptionMatchedStatus",
-    "OfferedIncompatibleQosStatus", "RequestedIncompatibleQosStatus",
+    "OfferedIncompatibleQosStatus", "RequestedIncompatibleQosStatus", "InconsistentTopicStatus",
     "OfferedDeadlineMissedStatus", "RequestedDeadlineMissedStatus", "SampleLostStatus",
     "SampleRejectedStatus", "LivelinessChangedStatus", "LivelinessLostStatus",
 ]

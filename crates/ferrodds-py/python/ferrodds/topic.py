@@ -2,7 +2,8 @@
 
 from typing import Generic, Optional, TypeVar
 
-from .core import Entity, Listener, Qos
+from .core import (Entity, InconsistentTopicStatus, Listener, Qos, _listen_to_statuses,
+                   _read_status)
 from .idl import _support
 
 _T = TypeVar("_T")
@@ -18,9 +19,15 @@ class Topic(Entity, Generic[_T]):
         self.name = topic_name
         self.qos = qos
         self._native = domain_participant._native.topic(topic_name, _support(data_type))
+        _listen_to_statuses(self, [listener, domain_participant.get_listener()],
+                            ("inconsistent_topic",))
 
     def get_name(self) -> str:
         return self.name
+
+    def get_inconsistent_topic_status(self) -> InconsistentTopicStatus:
+        """INCONSISTENT_TOPIC, its change counted since the last read."""
+        return _read_status(self, "inconsistent_topic")
 
     def get_type_name(self) -> str:
         return self._native.type_name
