@@ -55,21 +55,7 @@ pub(crate) fn bit(kind: StatusKind) -> u32 {
     }
 }
 
-const KINDS: [StatusKind; 13] = [
-    StatusKind::InconsistentTopic,
-    StatusKind::SubscriptionMatched,
-    StatusKind::PublicationMatched,
-    StatusKind::RequestedIncompatibleQos,
-    StatusKind::OfferedIncompatibleQos,
-    StatusKind::RequestedDeadlineMissed,
-    StatusKind::OfferedDeadlineMissed,
-    StatusKind::SampleLost,
-    StatusKind::SampleRejected,
-    StatusKind::LivelinessChanged,
-    StatusKind::LivelinessLost,
-    StatusKind::DataAvailable,
-    StatusKind::DataOnReaders,
-];
+const KINDS: [StatusKind; 13] = StatusKind::ALL;
 
 /// The statuses a mask of `FERRODDS_*_STATUS` bits names.
 pub(crate) fn status_mask(mask: u32) -> Result<StatusMask, Fail> {

@@ -101,6 +101,24 @@ pub enum StatusKind {
 }
 
 impl StatusKind {
+    /// Every status: a writer's or reader's counted ones first (SUBSCRIPTION_MATCHED to
+    /// LIVELINESS_LOST), then DATA_AVAILABLE, DATA_ON_READERS and INCONSISTENT_TOPIC.
+    pub const ALL: [StatusKind; 13] = [
+        StatusKind::SubscriptionMatched,
+        StatusKind::PublicationMatched,
+        StatusKind::RequestedIncompatibleQos,
+        StatusKind::OfferedIncompatibleQos,
+        StatusKind::RequestedDeadlineMissed,
+        StatusKind::OfferedDeadlineMissed,
+        StatusKind::SampleLost,
+        StatusKind::SampleRejected,
+        StatusKind::LivelinessChanged,
+        StatusKind::LivelinessLost,
+        StatusKind::DataAvailable,
+        StatusKind::DataOnReaders,
+        StatusKind::InconsistentTopic,
+    ];
+
     /// The DCPS status's name in snake case (`"subscription_matched"`, …), as listener
     /// callbacks are named after it (`on_subscription_matched`).
     pub const fn name(self) -> &'static str {

@@ -104,20 +104,8 @@ impl StatusReads {
     }
 }
 
-/// The statuses of a writer or reader a status condition can wait for.
-const KINDS: [StatusKind; 11] = [
-    StatusKind::DataAvailable,
-    StatusKind::SubscriptionMatched,
-    StatusKind::PublicationMatched,
-    StatusKind::RequestedIncompatibleQos,
-    StatusKind::OfferedIncompatibleQos,
-    StatusKind::RequestedDeadlineMissed,
-    StatusKind::OfferedDeadlineMissed,
-    StatusKind::SampleLost,
-    StatusKind::SampleRejected,
-    StatusKind::LivelinessChanged,
-    StatusKind::LivelinessLost,
-];
+/// A writer's or reader's statuses with counters ([`StatusKind::ALL`] begins with them).
+const COUNTED: &[StatusKind] = StatusKind::ALL.split_at(10).0;
 
 /// The counters of status `kind` of writer or reader `id` as the core holds them at `now`
 /// (`None`: the entity has no such status).
@@ -155,8 +143,9 @@ pub(crate) fn changed_since_read(
     mask: StatusMask,
     now: Timestamp,
 ) -> bool {
-    KINDS
+    COUNTED
         .iter()
+        .chain(&[StatusKind::DataAvailable])
         .filter(|&&k| mask.contains(k))
         .any(|&kind| match kind {
             StatusKind::DataAvailable => core
@@ -184,7 +173,7 @@ pub(crate) fn read_status<S: Counted + Default>(
 
 /// Every status with counters (what a status listener hears of by default).
 pub(crate) fn counted_mask() -> StatusMask {
-    StatusMask::of(&KINDS[1..])
+    StatusMask::of(COUNTED)
 }
 
 /// Sets writer or reader `id`'s listener for the statuses in `mask` (none: removes it).
@@ -205,7 +194,7 @@ pub(crate) fn set_listener(
             return;
         }
         core.status_listeners.insert(id, (mask, listener.clone()));
-        KINDS[1..]
+        COUNTED
             .iter()
             .copied()
             .filter(|&k| mask.contains(k))
