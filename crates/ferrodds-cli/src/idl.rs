@@ -1,5 +1,5 @@
 //! `ferrodds idl`: the IDL compiler (`ferrodds-idl`) on the command line, as Cyclone DDS's
-//! `idlc` is: `ferrodds idl -I DIR --lang rust|python -o OUTDIR FILE.idl...`.
+//! `idlc` is: `ferrodds idl -I DIR --lang rust|python|csharp -o OUTDIR FILE.idl...`.
 
 use std::path::PathBuf;
 
@@ -12,6 +12,8 @@ pub(crate) enum Lang {
     Rust,
     /// Python packages over `ferrodds.idl`, as cyclonedds-python's `idlc -l py` lays them out.
     Python,
+    /// One `.cs` per IDL file: classes and type supports for the C# binding.
+    Csharp,
 }
 
 /// The arguments of `ferrodds idl`.
@@ -50,6 +52,7 @@ pub(crate) fn run(args: &IdlArgs) -> Result<(), String> {
     let written = match args.lang {
         Lang::Rust => compiler.compile_rust(&args.files, &args.out),
         Lang::Python => compiler.compile_python(&args.files, &args.out),
+        Lang::Csharp => compiler.compile_csharp(&args.files, &args.out),
     }
     .map_err(|e| e.to_string())?;
     for path in written {

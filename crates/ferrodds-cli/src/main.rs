@@ -57,7 +57,7 @@ enum Cmd {
     Perf(perf::PerfCommand),
     /// The OMG interoperability suite's shape application (also built as `shape_main`).
     Shapes(shapes::ShapesCommand),
-    /// Compile IDL files to Rust (#[derive(Cdr)]) or Python (ferrodds.idl) types.
+    /// Compile IDL files to Rust (#[derive(Cdr)]), Python (ferrodds.idl) or C# types.
     Idl(idl::IdlArgs),
     /// The participants and topics of a domain, with types and QoS.
     Ls(tools::LsArgs),

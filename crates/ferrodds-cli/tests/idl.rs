@@ -25,7 +25,7 @@ fn ferrodds_idl(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-fn writes_rust_and_python() {
+fn writes_rust_python_and_csharp() {
     let ros2 = idl_dir().join("ros2");
     let image = ros2.join("sensor_msgs/msg/Image.idl");
     let out = out_dir("ok");
@@ -80,6 +80,42 @@ fn writes_rust_and_python() {
         module.contains("class Image(IdlStruct, typename=\"sensor_msgs::msg::dds_::Image_\"):"),
         "{module}"
     );
+
+    let done = ferrodds_idl(&[
+        "-I",
+        ros2.to_str().unwrap(),
+        "--lang",
+        "csharp",
+        "--ros2-names",
+        "-o",
+        o,
+        image.to_str().unwrap(),
+    ]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let expected = ferrodds_idl::Compiler::new()
+        .include_dir(&ros2)
+        .ros2_type_names(true)
+        .generate_csharp(&[&image])
+        .unwrap();
+    for (name, text) in expected {
+        assert_eq!(
+            std::fs::read_to_string(out.join(&name)).unwrap(),
+            text,
+            "{name}"
+        );
+    }
+    let image_cs = std::fs::read_to_string(out.join("Image.cs")).unwrap();
+    for expected in [
+        "public sealed class ImageTypeSupport : global::FerroDDS.ITypeSupport<global::sensor_msgs.msg.Image>",
+        "return \"sensor_msgs::msg::dds_::Image_\";",
+        "\"            struct Image_ {\\n\" +",
+    ] {
+        assert!(image_cs.contains(expected), "{expected} not in {image_cs}");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -1,6 +1,7 @@
 //! The FerroDDS IDL compiler: reads IDL 4.2 as DDS users write it and writes Rust types
-//! with `#[derive(Cdr)]` (one `.rs` per IDL file, IDL modules as Rust modules) or Python
-//! classes over `ferrodds.idl` (the layout cyclonedds-python's `idlc -l py` writes).
+//! with `#[derive(Cdr)]` (one `.rs` per IDL file, IDL modules as Rust modules), Python
+//! classes over `ferrodds.idl` (the layout cyclonedds-python's `idlc -l py` writes), or C#
+//! classes and type supports for the C# binding (`bindings/csharp/`).
 //!
 //! ```no_run
 //! // build.rs
@@ -24,6 +25,7 @@
 
 pub mod ast;
 mod const_eval;
+mod csharp_gen;
 pub mod dynamic;
 mod error;
 mod lexer;
@@ -172,6 +174,28 @@ impl Compiler {
             }
         }
         write_all(out_dir, outputs)
+    }
+
+    /// The C# of `files`, without writing it: one `(file name, text)` per IDL file read
+    /// (included ones too), each with its types, their CDR code (over
+    /// `bindings/csharp/FerroDDS/Cdr.cs`) and a `<Name>TypeSupport` per struct.
+    pub fn generate_csharp<P: AsRef<Path>>(
+        &self,
+        files: &[P],
+    ) -> Result<Vec<(String, String)>, Error> {
+        let spec = self.parse(files)?;
+        csharp_gen::generate(&spec, self.ros2_type_names)
+    }
+
+    /// Writes the C# of `files` into `out_dir`: `<stem>.cs` per IDL file read. Returns the
+    /// paths written.
+    pub fn compile_csharp<P: AsRef<Path>>(
+        &self,
+        files: &[P],
+        out_dir: impl AsRef<Path>,
+    ) -> Result<Vec<PathBuf>, Error> {
+        let outputs = self.generate_csharp(files)?;
+        write_all(out_dir.as_ref(), outputs)
     }
 }
 

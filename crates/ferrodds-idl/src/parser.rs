@@ -9,7 +9,7 @@ use crate::lexer::{Punct, Token, TokenKind};
 use crate::source::{Pos, Sources};
 use std::collections::HashMap;
 
-/// Structs, unions and modules nested deeper than this are refused: the parser recurses
+/// Structs, unions, modules and sequences nested deeper than this are refused: the parser recurses
 /// once per level, and a hostile file must not overflow the stack.
 const MAX_NESTING: usize = 64;
 
@@ -1161,7 +1161,12 @@ impl<'a> Parser<'a> {
             "sequence" => {
                 self.at += 1;
                 self.expect_punct(Punct::Lt)?;
-                let element = self.type_spec()?;
+                // Sequences of sequences recurse here (and in every generator) as deep as
+                // they nest.
+                self.enter()?;
+                let element = self.type_spec();
+                self.depth -= 1;
+                let element = element?;
                 let bound = if self.eat_punct(Punct::Comma) {
                     Some(self.template_bound("a sequence's bound")?)
                 } else {
@@ -1688,6 +1693,22 @@ mod tests {
             (s.members[3].location.line, s.members[3].location.column),
             (1, 131)
         );
+    }
+
+    #[test]
+    fn sequences_nested_without_end_are_refused() {
+        let deep = format!(
+            "struct S {{ {}long{} x; }};",
+            "sequence<".repeat(5000),
+            ">".repeat(5000)
+        );
+        let e = error(&deep);
+        assert!(e.to_string().contains("nesting deeper than"), "{e}");
+        parse(&format!(
+            "struct S {{ {}long{} x; }};",
+            "sequence<".repeat(60),
+            ">".repeat(60)
+        ));
     }
 
     #[test]

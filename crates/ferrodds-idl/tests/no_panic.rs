@@ -1,6 +1,6 @@
 //! The compiler never panics, whatever it reads: token soup, random text, every truncation
 //! of the test IDLs, and bytes of them changed. Each input either compiles or gives an error;
-//! both outputs (Rust and Python) are generated when it parses.
+//! every output (Rust, Python, C#) is generated when it parses.
 
 #![allow(clippy::unwrap_used)]
 
@@ -8,7 +8,7 @@ use ferrodds_idl::Compiler;
 use proptest::prelude::*;
 use std::path::Path;
 
-/// Parses and generates both languages; returns whether it parsed.
+/// Parses and generates every language; returns whether it parsed.
 fn compile(text: &str) -> bool {
     let compiler = Compiler::new()
         .source("fuzz.idl", text)
@@ -17,6 +17,7 @@ fn compile(text: &str) -> bool {
     let parsed = compiler.parse(&["fuzz.idl"]).is_ok();
     let _ = compiler.generate_rust(&["fuzz.idl"]);
     let _ = compiler.generate_python(&["fuzz.idl"]);
+    let _ = compiler.generate_csharp(&["fuzz.idl"]);
     parsed
 }
 

@@ -1,0 +1,334 @@
+// Readers. Taking or reading fills a pooled array of the C API's samples, whose bytes the
+// reader lends; each sample is copied once into a pooled byte[] and deserialized from it (or
+// decoded as JSON text), and the loan is returned before the call returns, whatever happens.
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+
+namespace FerroDDS
+{
+    /// <summary>A reader of one topic: samples as JSON text (FerroDDS's JSON view of the
+    /// type), read conditions and the reader's statuses. <see cref="DataReader{T}"/> adds
+    /// typed samples. Its calls may come from any thread.</summary>
+    public class DataReader : Entity
+    {
+        // The most samples one call of the C API hands out (the C API takes a bound): all a
+        // Read hands out, while a Take repeats until the reader has no more.
+        private const int MaxBatch = 4096;
+
+        // The C API's samples, reused; also the lock of a take or read.
+        private NativeSample[] _loans = new NativeSample[32];
+        private readonly object _collecting = new object();
+
+        internal DataReader(int handle, Subscriber subscriber, Topic topic) : base(handle, subscriber)
+        {
+            Topic = topic;
+        }
+
+        /// <summary>Its topic.</summary>
+        public Topic Topic { get; private set; }
+
+        /// <summary>Its subscriber.</summary>
+        public Subscriber Subscriber { get { return (Subscriber)Parent; } }
+
+        /// <summary>Its GUID.</summary>
+        public InstanceHandle InstanceHandle { get { return Statuses.Guid(Handle); } }
+
+        /// <summary>Takes up to <paramref name="maxSamples"/> samples in the states given,
+        /// as JSON text, into <paramref name="samples"/> and <paramref name="infos"/>
+        /// (cleared first): <see cref="ReturnCode.NoData"/> when there were none.</summary>
+        public ReturnCode TakeJson(List<string> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.TakeJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance);
+        }
+
+        /// <summary><see cref="TakeJson"/>, leaving the samples in the reader, marked read.
+        /// At most 4096 per call.</summary>
+        public ReturnCode ReadJson(List<string> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance);
+        }
+
+        /// <summary>How the C API is asked for samples.</summary>
+        internal enum Access
+        {
+            Take,
+            Read,
+            TakeJson,
+            ReadJson,
+        }
+
+        /// <summary>Turns one lent sample into an item of the caller's list.</summary>
+        internal abstract unsafe class Converter<TItem>
+        {
+            /// <summary>The item of the <paramref name="size"/> bytes at <paramref name="data"/>
+            /// (null when the C API had none: a dispose that came as a key hash only).</summary>
+            internal abstract TItem Convert(byte* data, int size);
+        }
+
+        private sealed unsafe class JsonText : Converter<string>
+        {
+            internal static readonly JsonText Instance = new JsonText();
+
+            internal override string Convert(byte* data, int size)
+            {
+                return data == null ? "" : System.Text.Encoding.UTF8.GetString(data, size);
+            }
+        }
+
+        /// <summary>Takes or reads up to <paramref name="maxSamples"/> samples (negative: no
+        /// limit) from <paramref name="source"/> (this reader, or a condition of it) into
+        /// <paramref name="items"/> and <paramref name="infos"/>.</summary>
+        internal unsafe ReturnCode Collect<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter)
+        {
+            if (items == null)
+            {
+                throw new ArgumentNullException("items");
+            }
+            if (infos == null)
+            {
+                throw new ArgumentNullException("infos");
+            }
+            bool take = access == Access.Take || access == Access.TakeJson;
+            lock (_collecting)
+            {
+                items.Clear();
+                infos.Clear();
+                int remaining = maxSamples < 0 ? int.MaxValue : maxSamples;
+                int batch = Math.Min(remaining, take ? _loans.Length : MaxBatch);
+                while (remaining > 0)
+                {
+                    if (_loans.Length < batch)
+                    {
+                        _loans = new NativeSample[batch];
+                    }
+                    int n;
+                    fixed (NativeSample* samples = _loans)
+                    {
+                        n = Call(access, source, samples, batch, mask);
+                        if (n == -(int)ReturnCode.NoData)
+                        {
+                            break;
+                        }
+                        Native.Check(n);
+                        try
+                        {
+                            for (int i = 0; i < n; i++)
+                            {
+                                items.Add(converter.Convert(samples[i].Data, checked((int)samples[i].Size)));
+                                infos.Add(SampleInfo.From(&samples[i].Info));
+                            }
+                        }
+                        finally
+                        {
+                            Native.Check(Native.ferrodds_return_loan(Handle, samples, (UIntPtr)n));
+                        }
+                    }
+                    remaining -= n;
+                    // A read cannot be repeated for more: the samples it read stay, marked read.
+                    if (!take || n < batch)
+                    {
+                        break;
+                    }
+                    batch = Math.Min(remaining, Math.Min(batch * 2, MaxBatch));
+                }
+                return infos.Count == 0 ? ReturnCode.NoData : ReturnCode.Ok;
+            }
+        }
+
+        private static unsafe int Call(Access access, int source, NativeSample* samples, int max, uint mask)
+        {
+            var n = (UIntPtr)max;
+            switch (access)
+            {
+                case Access.Take: return Native.ferrodds_take(source, samples, n, mask);
+                case Access.Read: return Native.ferrodds_read(source, samples, n, mask);
+                case Access.TakeJson: return Native.ferrodds_take_json(source, samples, n, mask);
+                default: return Native.ferrodds_read_json(source, samples, n, mask);
+            }
+        }
+
+        /// <summary>A read condition that holds while samples in the states given wait here.</summary>
+        public ReadCondition CreateReadCondition(SampleStateKind sampleStates = SampleStateKind.AnySampleState,
+            ViewStateKind viewStates = ViewStateKind.AnyViewState, InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            uint mask = StateMask.Of(sampleStates, viewStates, instanceStates);
+            int handle = Native.Check(Native.ferrodds_create_readcondition(Handle, mask));
+            return new ReadCondition(handle, this, sampleStates, viewStates, instanceStates);
+        }
+
+        /// <summary>A query condition: a read condition that also keeps only the samples
+        /// <paramref name="queryExpression"/> (DDS SQL over the type's members, <c>%n</c>
+        /// for <paramref name="queryParameters"/>[n]) holds for.</summary>
+        public unsafe QueryCondition CreateQueryCondition(SampleStateKind sampleStates, ViewStateKind viewStates, InstanceStateKind instanceStates,
+            string queryExpression, params string[] queryParameters)
+        {
+            uint mask = StateMask.Of(sampleStates, viewStates, instanceStates);
+            var parameters = Utf8.Z(queryParameters);
+            using (var pinned = new PinnedArrays(parameters))
+            fixed (byte* expression = Utf8.Z(queryExpression))
+            {
+                int handle = Native.Check(Native.ferrodds_create_querycondition(Handle, mask, expression, pinned.Pointers, (UIntPtr)parameters.Count));
+                return new QueryCondition(handle, this, sampleStates, viewStates, instanceStates, queryExpression, queryParameters);
+            }
+        }
+
+        /// <summary>Deletes <paramref name="condition"/> (made by this reader).</summary>
+        public void DeleteReadCondition(ReadCondition condition)
+        {
+            DeleteChild(condition == null ? null : condition.Node);
+        }
+
+        /// <summary>Waits up to <paramref name="timeout"/> until at least
+        /// <paramref name="count"/> writers matched: <see cref="ReturnCode.Ok"/>, or
+        /// <see cref="ReturnCode.Timeout"/>.</summary>
+        public ReturnCode WaitForMatched(int count, Duration timeout)
+        {
+            return Statuses.OkOrTimeout(Native.ferrodds_wait_for_matched(Handle, (uint)Math.Max(count, 0), timeout.ToNanoseconds()));
+        }
+
+        /// <summary>SUBSCRIPTION_MATCHED.</summary>
+        public SubscriptionMatchedStatus GetSubscriptionMatchedStatus()
+        {
+            long total, current;
+            InstanceHandle last = Statuses.Matched(Handle, out total, out current);
+            return new SubscriptionMatchedStatus { TotalCount = total, CurrentCount = current, LastPublicationHandle = last };
+        }
+
+        /// <summary>LIVELINESS_CHANGED.</summary>
+        public unsafe LivelinessChangedStatus GetLivelinessChangedStatus()
+        {
+            NativeLivelinessChangedStatus s;
+            Native.Check(Native.ferrodds_get_liveliness_changed_status(Handle, &s));
+            return new LivelinessChangedStatus
+            {
+                AliveCount = (int)s.AliveCount,
+                NotAliveCount = (int)s.NotAliveCount,
+                LastPublicationHandle = InstanceHandle.From(s.LastPublicationHandle),
+            };
+        }
+
+        /// <summary>REQUESTED_DEADLINE_MISSED.</summary>
+        public RequestedDeadlineMissedStatus GetRequestedDeadlineMissedStatus()
+        {
+            InstanceHandle last;
+            int reason;
+            long total = Statuses.Count(Handle, StatusMask.RequestedDeadlineMissedStatus, out last, out reason);
+            return new RequestedDeadlineMissedStatus { TotalCount = total, LastInstanceHandle = last };
+        }
+
+        /// <summary>REQUESTED_INCOMPATIBLE_QOS.</summary>
+        public RequestedIncompatibleQosStatus GetRequestedIncompatibleQosStatus()
+        {
+            InstanceHandle unused;
+            int policy;
+            long total = Statuses.Count(Handle, StatusMask.RequestedIncompatibleQosStatus, out unused, out policy);
+            return new RequestedIncompatibleQosStatus { TotalCount = total, LastPolicyId = policy };
+        }
+
+        /// <summary>SAMPLE_LOST.</summary>
+        public SampleLostStatus GetSampleLostStatus()
+        {
+            InstanceHandle unused;
+            int reason;
+            return new SampleLostStatus { TotalCount = Statuses.Count(Handle, StatusMask.SampleLostStatus, out unused, out reason) };
+        }
+
+        /// <summary>SAMPLE_REJECTED.</summary>
+        public SampleRejectedStatus GetSampleRejectedStatus()
+        {
+            InstanceHandle unused;
+            int reason;
+            long total = Statuses.Count(Handle, StatusMask.SampleRejectedStatus, out unused, out reason);
+            return new SampleRejectedStatus { TotalCount = total, LastReason = (SampleRejectedStatusKind)reason };
+        }
+
+        /// <summary>Sets its listener for the statuses in <paramref name="mask"/> (null or
+        /// <see cref="StatusMask.None"/> removes it).</summary>
+        public void SetListener(DataReaderListener listener, StatusMask mask = StatusMask.DefaultStatusMask)
+        {
+            SetListenerCore(listener, mask);
+        }
+    }
+
+    /// <summary>A reader of <typeparamref name="T"/> samples, deserialized by the topic's
+    /// <see cref="ITypeSupport{T}"/>.</summary>
+    public sealed class DataReader<T> : DataReader
+    {
+        private readonly Samples _samples;
+
+        internal DataReader(int handle, Subscriber subscriber, Topic<T> topic) : base(handle, subscriber, topic)
+        {
+            _samples = new Samples(topic.TypeSupport);
+        }
+
+        /// <summary>Takes up to <paramref name="maxSamples"/> samples in the states given
+        /// into <paramref name="samples"/> and <paramref name="infos"/> (cleared first):
+        /// <see cref="ReturnCode.NoData"/> when there were none. A sample without valid data
+        /// (<see cref="SampleInfo.ValidData"/> false) holds its instance's key.</summary>
+        public ReturnCode Take(List<T> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.Take, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples);
+        }
+
+        /// <summary><see cref="Take"/>, leaving the samples in the reader, marked read.
+        /// At most 4096 per call.</summary>
+        public ReturnCode Read(List<T> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.Read, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples);
+        }
+
+        /// <summary><see cref="Take"/> of the samples <paramref name="condition"/> selects.</summary>
+        public ReturnCode TakeWithCondition(List<T> samples, List<SampleInfo> infos, int maxSamples, ReadCondition condition)
+        {
+            return Collect(Access.Take, SourceOf(condition), maxSamples, 0, samples, infos, _samples);
+        }
+
+        /// <summary><see cref="Read"/> of the samples <paramref name="condition"/> selects.</summary>
+        public ReturnCode ReadWithCondition(List<T> samples, List<SampleInfo> infos, int maxSamples, ReadCondition condition)
+        {
+            return Collect(Access.Read, SourceOf(condition), maxSamples, 0, samples, infos, _samples);
+        }
+
+        // The C API takes through a condition (0, for none, it names).
+        private static int SourceOf(ReadCondition condition)
+        {
+            return condition == null ? 0 : condition.Node.Handle;
+        }
+
+        /// <summary>Samples deserialized from a pooled copy of the lent bytes.</summary>
+        private sealed unsafe class Samples : Converter<T>
+        {
+            private readonly ITypeSupport<T> _typeSupport;
+            // Guarded by the reader's take or read in progress.
+            private byte[] _bytes = new byte[256];
+
+            internal Samples(ITypeSupport<T> typeSupport)
+            {
+                _typeSupport = typeSupport;
+            }
+
+            internal override T Convert(byte* data, int size)
+            {
+                if (data == null)
+                {
+                    return default(T);
+                }
+                if (_bytes.Length < size)
+                {
+                    _bytes = new byte[Math.Max(size, _bytes.Length * 2)];
+                }
+                Marshal.Copy((IntPtr)data, _bytes, 0, size);
+                return _typeSupport.Deserialize(_bytes, 0, size);
+            }
+        }
+    }
+}

@@ -1,0 +1,233 @@
+// Writers. A typed writer serializes each sample into its one reused CdrWriter and hands
+// the C API a pointer to those bytes and their length: once the buffer has grown to the
+// largest sample, writing allocates nothing of the binding's own.
+using System;
+
+namespace FerroDDS
+{
+    /// <summary>A writer of one topic: samples as JSON text (FerroDDS's JSON view of the
+    /// type), and the writer's statuses. <see cref="DataWriter{T}"/> adds typed samples.</summary>
+    public class DataWriter : Entity
+    {
+        internal DataWriter(int handle, Publisher publisher, Topic topic) : base(handle, publisher)
+        {
+            Topic = topic;
+        }
+
+        /// <summary>Its topic.</summary>
+        public Topic Topic { get; private set; }
+
+        /// <summary>Its publisher.</summary>
+        public Publisher Publisher { get { return (Publisher)Parent; } }
+
+        /// <summary>Its GUID.</summary>
+        public InstanceHandle InstanceHandle { get { return Statuses.Guid(Handle); } }
+
+        /// <summary>Writes the sample <paramref name="json"/> describes.</summary>
+        public void WriteJson(string json) { Json(JsonChange.Write, json); }
+
+        /// <summary>Disposes the instance of the sample <paramref name="json"/> describes
+        /// (its key members are enough).</summary>
+        public void DisposeJson(string json) { Json(JsonChange.Dispose, json); }
+
+        /// <summary>Unregisters the instance of the sample <paramref name="json"/> describes
+        /// (its key members are enough).</summary>
+        public void UnregisterInstanceJson(string json) { Json(JsonChange.Unregister, json); }
+
+        private enum JsonChange
+        {
+            Write,
+            Dispose,
+            Unregister,
+        }
+
+        private unsafe void Json(JsonChange change, string json)
+        {
+            fixed (byte* text = Utf8.Z(json))
+            {
+                switch (change)
+                {
+                    case JsonChange.Write:
+                        Native.Check(Native.ferrodds_write_json(Handle, text));
+                        break;
+                    case JsonChange.Dispose:
+                        Native.Check(Native.ferrodds_dispose_json(Handle, text));
+                        break;
+                    default:
+                        Native.Check(Native.ferrodds_unregister_json(Handle, text));
+                        break;
+                }
+            }
+        }
+
+        /// <summary>Waits up to <paramref name="maxWait"/> until every matched reliable
+        /// reader acknowledged what was written: <see cref="ReturnCode.Ok"/>, or
+        /// <see cref="ReturnCode.Timeout"/>.</summary>
+        public ReturnCode WaitForAcknowledgments(Duration maxWait)
+        {
+            return Statuses.OkOrTimeout(Native.ferrodds_wait_for_acks(Handle, maxWait.ToNanoseconds()));
+        }
+
+        /// <summary>Waits up to <paramref name="timeout"/> until at least
+        /// <paramref name="count"/> readers matched: <see cref="ReturnCode.Ok"/>, or
+        /// <see cref="ReturnCode.Timeout"/>.</summary>
+        public ReturnCode WaitForMatched(int count, Duration timeout)
+        {
+            return Statuses.OkOrTimeout(Native.ferrodds_wait_for_matched(Handle, (uint)Math.Max(count, 0), timeout.ToNanoseconds()));
+        }
+
+        /// <summary>PUBLICATION_MATCHED.</summary>
+        public PublicationMatchedStatus GetPublicationMatchedStatus()
+        {
+            long total, current;
+            InstanceHandle last = Statuses.Matched(Handle, out total, out current);
+            return new PublicationMatchedStatus { TotalCount = total, CurrentCount = current, LastSubscriptionHandle = last };
+        }
+
+        /// <summary>LIVELINESS_LOST.</summary>
+        public LivelinessLostStatus GetLivelinessLostStatus()
+        {
+            InstanceHandle unused;
+            int reason;
+            return new LivelinessLostStatus { TotalCount = Statuses.Count(Handle, StatusMask.LivelinessLostStatus, out unused, out reason) };
+        }
+
+        /// <summary>OFFERED_DEADLINE_MISSED.</summary>
+        public OfferedDeadlineMissedStatus GetOfferedDeadlineMissedStatus()
+        {
+            InstanceHandle last;
+            int reason;
+            long total = Statuses.Count(Handle, StatusMask.OfferedDeadlineMissedStatus, out last, out reason);
+            return new OfferedDeadlineMissedStatus { TotalCount = total, LastInstanceHandle = last };
+        }
+
+        /// <summary>OFFERED_INCOMPATIBLE_QOS.</summary>
+        public OfferedIncompatibleQosStatus GetOfferedIncompatibleQosStatus()
+        {
+            InstanceHandle unused;
+            int policy;
+            long total = Statuses.Count(Handle, StatusMask.OfferedIncompatibleQosStatus, out unused, out policy);
+            return new OfferedIncompatibleQosStatus { TotalCount = total, LastPolicyId = policy };
+        }
+
+        /// <summary>Asserts its liveliness (MANUAL_BY_TOPIC).</summary>
+        public void AssertLiveliness() { Native.Check(Native.ferrodds_assert_liveliness(Handle)); }
+
+        /// <summary>Sets its listener for the statuses in <paramref name="mask"/> (null or
+        /// <see cref="StatusMask.None"/> removes it).</summary>
+        public void SetListener(DataWriterListener listener, StatusMask mask = StatusMask.DefaultStatusMask)
+        {
+            SetListenerCore(listener, mask);
+        }
+    }
+
+    /// <summary>A writer of <typeparamref name="T"/> samples, serialized by the topic's
+    /// <see cref="ITypeSupport{T}"/>. Its calls may come from any thread.</summary>
+    public sealed class DataWriter<T> : DataWriter
+    {
+        private readonly ITypeSupport<T> _typeSupport;
+        // Reused for every sample; also the lock that keeps one sample in it at a time.
+        private readonly CdrWriter _cdr = new CdrWriter();
+
+        internal DataWriter(int handle, Publisher publisher, Topic<T> topic, DataRepresentation representation)
+            : base(handle, publisher, topic)
+        {
+            _typeSupport = topic.TypeSupport;
+            Representation = representation;
+        }
+
+        /// <summary>The XCDR version it sends (DATA_REPRESENTATION's first, or the type's
+        /// default).</summary>
+        public DataRepresentation Representation { get; private set; }
+
+        /// <summary>Writes <paramref name="sample"/>, stamped now.</summary>
+        public void Write(T sample) { Send(Change.Write, sample, null); }
+
+        /// <summary>Writes <paramref name="sample"/> stamped <paramref name="timestamp"/>.</summary>
+        public void Write(T sample, Timestamp timestamp) { Send(Change.Write, sample, timestamp.ToNanoseconds()); }
+
+        /// <summary>Disposes the instance of <paramref name="instance"/> (its key members count).</summary>
+        public void Dispose(T instance) { Send(Change.Dispose, instance, null); }
+
+        /// <summary>Unregisters the instance of <paramref name="instance"/> (its key members count).</summary>
+        public void UnregisterInstance(T instance) { Send(Change.Unregister, instance, null); }
+
+        private enum Change
+        {
+            Write,
+            Dispose,
+            Unregister,
+        }
+
+        private unsafe void Send(Change change, T sample, long? timestamp)
+        {
+            if (sample == null)
+            {
+                // No bytes to hand over: the C API would see an empty sample.
+                throw new ArgumentNullException("sample");
+            }
+            lock (_cdr)
+            {
+                _cdr.Reset();
+                _typeSupport.Serialize(sample, _cdr, Representation);
+                var size = (UIntPtr)_cdr.Length;
+                fixed (byte* data = _cdr.Buffer)
+                {
+                    switch (change)
+                    {
+                        case Change.Write:
+                            Native.Check(timestamp.HasValue
+                                ? Native.ferrodds_write_ts(Handle, data, size, timestamp.Value)
+                                : Native.ferrodds_write(Handle, data, size));
+                            break;
+                        case Change.Dispose:
+                            Native.Check(Native.ferrodds_dispose(Handle, data, size));
+                            break;
+                        default:
+                            Native.Check(Native.ferrodds_unregister(Handle, data, size));
+                            break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// <summary>Statuses and waits, as the C API gives them, for writers and readers alike.</summary>
+    internal static unsafe class Statuses
+    {
+        internal static ReturnCode OkOrTimeout(int rc)
+        {
+            if (rc == -(int)ReturnCode.Timeout)
+            {
+                return ReturnCode.Timeout;
+            }
+            Native.Check(rc);
+            return ReturnCode.Ok;
+        }
+
+        internal static InstanceHandle Guid(int handle)
+        {
+            byte* guid = stackalloc byte[16];
+            Native.Check(Native.ferrodds_get_guid(handle, guid));
+            return InstanceHandle.From(guid);
+        }
+
+        internal static InstanceHandle Matched(int handle, out long total, out long current)
+        {
+            NativeMatchedStatus s;
+            Native.Check(Native.ferrodds_get_matched_status(handle, &s));
+            total = (long)s.TotalCount;
+            current = (long)s.CurrentCount;
+            return InstanceHandle.From(s.LastHandle);
+        }
+
+        internal static long Count(int handle, StatusMask kind, out InstanceHandle lastInstance, out int lastReason)
+        {
+            NativeCountStatus s;
+            Native.Check(Native.ferrodds_get_count_status(handle, (uint)kind, &s));
+            lastInstance = InstanceHandle.From(s.LastInstanceHandle);
+            lastReason = s.LastReason;
+            return (long)s.TotalCount;
+        }
+    }
+}

@@ -1,0 +1,855 @@
+// The C# binding's own tests: ApiTests.exe DOMAIN CASE... (crates/ferrodds-c/tests/csharp.rs
+// runs them on Mono). Each case makes its own participants and topics and deletes them.
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using FerroDDS;
+
+namespace FerroDDS.Tests
+{
+    public static class ApiTests
+    {
+        private static readonly ReadingTypeSupport Readings = new ReadingTypeSupport();
+        private static readonly Duration Second = new Duration(1, 0);
+        private static readonly Duration FiveSeconds = new Duration(5, 0);
+
+        public static int Main(string[] args)
+        {
+            return Runner.Run(args, new Dictionary<string, Action<int>>
+            {
+                { "entities_and_qos", EntitiesAndQos },
+                { "write_take", WriteTake },
+                { "dispose_and_instance_states", DisposeAndInstanceStates },
+                { "late_joiner", LateJoiner },
+                { "waitset_and_conditions", WaitSetAndConditions },
+                { "listeners", Listeners },
+                { "json", Json },
+                { "null_arguments", NullArguments },
+                { "deleted_entities", DeletedEntities },
+                { "wrong_kind_of_entity", WrongKindOfEntity },
+                { "bytes_that_are_not_a_sample", BytesThatAreNotASample },
+            });
+        }
+
+        private static DataWriterQos ReliableWriter(bool keepAll = true)
+        {
+            var qos = new DataWriterQos();
+            qos.Reliability.Kind = ReliabilityQosPolicyKind.ReliableReliabilityQos;
+            qos.Reliability.MaxBlockingTime = Second;
+            if (keepAll)
+            {
+                qos.History.Kind = HistoryQosPolicyKind.KeepAllHistoryQos;
+            }
+            return qos;
+        }
+
+        private static DataReaderQos ReliableReader()
+        {
+            var qos = new DataReaderQos();
+            qos.Reliability.Kind = ReliabilityQosPolicyKind.ReliableReliabilityQos;
+            qos.History.Kind = HistoryQosPolicyKind.KeepAllHistoryQos;
+            return qos;
+        }
+
+        /// <summary>Takes from <paramref name="reader"/>, waiting on a read condition, until
+        /// <paramref name="count"/> samples came (10 s at most).</summary>
+        private static List<T> TakeAtLeast<T>(DomainParticipant participant, DataReader<T> reader, int count, List<SampleInfo> infos)
+        {
+            var taken = new List<T>();
+            infos.Clear();
+            var samples = new List<T>();
+            var batch = new List<SampleInfo>();
+            var active = new List<Condition>();
+            using (var waitSet = participant.CreateWaitSet())
+            using (var unread = reader.CreateReadCondition(SampleStateKind.NotReadSampleState))
+            {
+                waitSet.AttachCondition(unread);
+                var end = DateTime.UtcNow.AddSeconds(10);
+                while (taken.Count < count && DateTime.UtcNow < end)
+                {
+                    waitSet.Wait(active, Duration.FromMilliseconds(200));
+                    if (reader.Take(samples, batch) == ReturnCode.Ok)
+                    {
+                        taken.AddRange(samples);
+                        infos.AddRange(batch);
+                    }
+                }
+            }
+            Check.True(taken.Count >= count, "took " + taken.Count + " samples of " + count);
+            return taken;
+        }
+
+        private static void EntitiesAndQos(int domain)
+        {
+            var factory = DomainParticipantFactory.Instance;
+            var participant = factory.CreateParticipant(domain);
+            Check.Equal(domain, participant.DomainId, "the domain");
+            var topic = participant.CreateTopic("cs_entities", Readings);
+            Check.Equal("cs_entities", topic.Name, "the topic's name");
+            Check.Equal("demo::Reading", topic.TypeName, "the type's name");
+            Check.True(ReferenceEquals(topic.Type, participant.CreateTopic("cs_entities_too", Readings).Type), "a type support's type is registered once");
+
+            var publisherQos = new PublisherQos();
+            publisherQos.Partition.Name.Add("csharp");
+            publisherQos.Presentation.AccessScope = PresentationQosPolicyAccessScopeKind.TopicPresentationQos;
+            publisherQos.Presentation.CoherentAccess = true;
+            var subscriberQos = new SubscriberQos();
+            subscriberQos.Partition.Name.Add("csharp");
+            subscriberQos.Presentation.AccessScope = PresentationQosPolicyAccessScopeKind.TopicPresentationQos;
+            subscriberQos.Presentation.CoherentAccess = true;
+            var publisher = participant.CreatePublisher(publisherQos);
+            var subscriber = participant.CreateSubscriber(subscriberQos);
+            Check.True(publisher.Participant == participant && subscriber.Participant == participant, "their participant");
+
+            // Every policy away from its default.
+            var writerQos = new DataWriterQos();
+            writerQos.Reliability.Kind = ReliabilityQosPolicyKind.ReliableReliabilityQos;
+            writerQos.Reliability.MaxBlockingTime = Second;
+            writerQos.Durability.Kind = DurabilityQosPolicyKind.TransientLocalDurabilityQos;
+            writerQos.History.Kind = HistoryQosPolicyKind.KeepLastHistoryQos;
+            writerQos.History.Depth = 4;
+            writerQos.ResourceLimits.MaxSamples = 100;
+            writerQos.ResourceLimits.MaxInstances = 10;
+            writerQos.ResourceLimits.MaxSamplesPerInstance = 10;
+            writerQos.Deadline.Period = new Duration(30, 0);
+            writerQos.Lifespan.Duration = new Duration(60, 0);
+            writerQos.Liveliness.Kind = LivelinessQosPolicyKind.AutomaticLivelinessQos;
+            writerQos.Liveliness.LeaseDuration = new Duration(30, 0);
+            writerQos.Ownership.Kind = OwnershipQosPolicyKind.SharedOwnershipQos;
+            writerQos.OwnershipStrength.Value = 3;
+            writerQos.DestinationOrder.Kind = DestinationOrderQosPolicyKind.BySourceTimestampDestinationOrderQos;
+            writerQos.WriterDataLifecycle.AutodisposeUnregisteredInstances = false;
+            writerQos.DataRepresentation.Value.Add(DataRepresentation.Xcdr2);
+            var readerQos = new DataReaderQos();
+            readerQos.Reliability.Kind = ReliabilityQosPolicyKind.ReliableReliabilityQos;
+            readerQos.Durability.Kind = DurabilityQosPolicyKind.TransientLocalDurabilityQos;
+            readerQos.History.Kind = HistoryQosPolicyKind.KeepAllHistoryQos;
+            readerQos.ResourceLimits.MaxSamples = 100;
+            readerQos.ResourceLimits.MaxInstances = 10;
+            readerQos.ResourceLimits.MaxSamplesPerInstance = 10;
+            readerQos.Deadline.Period = new Duration(30, 0);
+            readerQos.Liveliness.LeaseDuration = new Duration(30, 0);
+            readerQos.DestinationOrder.Kind = DestinationOrderQosPolicyKind.BySourceTimestampDestinationOrderQos;
+            readerQos.TimeBasedFilter.MinimumSeparation = Duration.Zero;
+            readerQos.DataRepresentation.Value.Add(DataRepresentation.Xcdr1);
+            readerQos.DataRepresentation.Value.Add(DataRepresentation.Xcdr2);
+
+            var writer = publisher.CreateDataWriter(topic, writerQos);
+            Check.Equal(DataRepresentation.Xcdr2, writer.Representation, "the representation the QoS names");
+            var reader = subscriber.CreateDataReader(topic, readerQos);
+            Check.True(writer.Publisher == publisher && reader.Subscriber == subscriber && writer.Topic == topic, "their parents");
+            Check.Equal(ReturnCode.Ok, writer.WaitForMatched(1, FiveSeconds), "the writer matched");
+            Check.Equal(ReturnCode.Ok, reader.WaitForMatched(1, FiveSeconds), "the reader matched");
+            var published = writer.GetPublicationMatchedStatus();
+            Check.Equal(1L, published.CurrentCount, "readers matched");
+            Check.Equal(reader.InstanceHandle, published.LastSubscriptionHandle, "the reader matched last");
+            var subscribed = reader.GetSubscriptionMatchedStatus();
+            Check.Equal(1L, subscribed.TotalCount, "writers matched ever");
+            Check.Equal(writer.InstanceHandle, subscribed.LastPublicationHandle, "the writer matched last");
+
+            var infos = new List<SampleInfo>();
+            writer.Write(new Reading(1, "in XCDR2"));
+            Check.EqualItems(new[] { new Reading(1, "in XCDR2") }, TakeAtLeast(participant, reader, 1, infos), "an XCDR2 sample");
+            publisher.BeginCoherentChanges();
+            writer.Write(new Reading(2, "a coherent"));
+            writer.Write(new Reading(3, "set"));
+            publisher.EndCoherentChanges();
+            Check.EqualItems(new[] { new Reading(2, "a coherent"), new Reading(3, "set") }, TakeAtLeast(participant, reader, 2, infos), "a coherent set");
+
+            Check.Equal(0L, writer.GetLivelinessLostStatus().TotalCount, "liveliness lost");
+            Check.Equal(0L, writer.GetOfferedDeadlineMissedStatus().TotalCount, "offered deadlines missed");
+            Check.Equal(0L, writer.GetOfferedIncompatibleQosStatus().TotalCount, "offered incompatible");
+            Check.Equal(0L, reader.GetRequestedDeadlineMissedStatus().TotalCount, "requested deadlines missed");
+            Check.Equal(0L, reader.GetSampleLostStatus().TotalCount, "samples lost");
+            Check.Equal(0L, reader.GetSampleRejectedStatus().TotalCount, "samples rejected");
+            Check.Equal(1, reader.GetLivelinessChangedStatus().AliveCount, "writers alive");
+            participant.AssertLiveliness();
+
+            // A writer whose QoS names no representation sends the type's: XCDR1 for a final
+            // struct, XCDR2 (with its DHEADER) for an appendable one.
+            var final = publisher.CreateDataWriter(topic);
+            Check.Equal(DataRepresentation.Xcdr1, final.Representation, "a final type's default");
+            var appendableTopic = participant.CreateTopic("cs_entities_appendable", new ReadingTypeSupport(appendable: true));
+            var appendable = publisher.CreateDataWriter(appendableTopic, ReliableWriter());
+            Check.Equal(DataRepresentation.Xcdr2, appendable.Representation, "an appendable type's default");
+            var appendableReader = subscriber.CreateDataReader(appendableTopic, ReliableReader());
+            appendable.WaitForMatched(1, FiveSeconds);
+            appendable.Write(new Reading(4, "delimited"));
+            Check.EqualItems(new[] { new Reading(4, "delimited") }, TakeAtLeast(participant, appendableReader, 1, infos), "an XCDR2 appendable sample");
+
+            // A best-effort writer and a reliable reader: REQUESTED_INCOMPATIBLE_QOS names
+            // RELIABILITY (QosPolicyId 11).
+            var other = participant.CreateTopic("cs_entities_incompatible", Readings);
+            var strict = subscriber.CreateDataReader(other, ReliableReader());
+            var loose = new DataWriterQos();
+            loose.Reliability.Kind = ReliabilityQosPolicyKind.BestEffortReliabilityQos;
+            publisher.CreateDataWriter(other, loose);
+            Check.Until(() => strict.GetRequestedIncompatibleQosStatus().TotalCount >= 1, "an incompatible writer");
+            Check.Equal(11, strict.GetRequestedIncompatibleQosStatus().LastPolicyId, "the policy found incompatible");
+
+            // A QoS the C API refuses: it says which policy and why.
+            var shallow = new DataWriterQos();
+            shallow.History.Depth = 0;
+            Check.Throws(ReturnCode.BadParameter, "at least 1", () => publisher.CreateDataWriter(topic, shallow));
+
+            // Types out as TypeObjects and back.
+            var objects = topic.Type.GetTypeObjects();
+            Check.True(objects.Count >= 1 && objects[0].Length > 16, "a TypeObject");
+            using (var again = TopicType.FromTypeObjects(objects, "demo::Reading"))
+            {
+                Check.EqualItems(objects[0], again.GetTypeObjects()[0], "the TypeObject of the type it made");
+            }
+
+            // Deleting deletes what was made from it.
+            publisher.DeleteDataWriter(final);
+            Check.Throws(ReturnCode.AlreadyDeleted, "was deleted", () => final.Write(new Reading(5, "")));
+            participant.DeleteContainedEntities();
+            Check.Throws(ReturnCode.AlreadyDeleted, "was deleted", () => writer.Write(new Reading(5, "")));
+            Check.Throws(ReturnCode.AlreadyDeleted, "was deleted", () => reader.Take(new List<Reading>(), infos));
+            participant.CreatePublisher().Dispose();
+            factory.DeleteParticipant(participant);
+            participant.Dispose();
+        }
+
+        private static void WriteTake(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_write_take", Readings);
+                var writer = participant.CreatePublisher().CreateDataWriter(topic, ReliableWriter());
+                var reader = participant.CreateSubscriber().CreateDataReader(topic, ReliableReader());
+                Check.Equal(ReturnCode.Ok, writer.WaitForMatched(1, FiveSeconds), "matched");
+
+                // Values compared exactly: empty, non-ASCII, escapes, long enough to grow
+                // every buffer on the way.
+                var sent = new List<Reading>();
+                for (int i = 0; i < 24; i++)
+                {
+                    string[] texts = { "", "hi", "h\u00e9", "\u4e2d\u6587 \ud83d\ude00", "tab\t \"quoted\" \\ " + i, new string('x', 1000 + 37 * i) };
+                    sent.Add(new Reading(i % 4, texts[i % texts.Length]));
+                }
+                foreach (var r in sent)
+                {
+                    writer.Write(r);
+                }
+                var stamp = Timestamp.FromNanoseconds(1700000000123456789L);
+                var stamped = new Reading(-7, "stamped");
+                writer.Write(stamped, stamp);
+                sent.Add(stamped);
+                var infos = new List<SampleInfo>();
+                Check.EqualItems(sent, TakeAtLeast(participant, reader, sent.Count, infos), "the samples taken");
+                var me = writer.InstanceHandle;
+                var instances = new Dictionary<int, InstanceHandle>();
+                for (int i = 0; i < infos.Count; i++)
+                {
+                    var info = infos[i];
+                    Check.True(info.ValidData, "valid data");
+                    Check.Equal(InstanceStateKind.AliveInstanceState, info.InstanceState, "alive");
+                    Check.Equal(SampleStateKind.NotReadSampleState, info.SampleState, "not read before");
+                    Check.Equal(me, info.PublicationHandle, "the writer");
+                    Check.True(i == 0 || info.SequenceNumber > infos[i - 1].SequenceNumber, "sequence numbers rise");
+                    // (Samples of an instance taken together share its view state.)
+                    InstanceHandle seen;
+                    bool known = instances.TryGetValue(sent[i].Id, out seen);
+                    Check.True(known || info.ViewState == ViewStateKind.NewViewState, "an instance's first sample is new");
+                    Check.True(!known || seen == info.InstanceHandle, "one handle per instance");
+                    instances[sent[i].Id] = info.InstanceHandle;
+                }
+                Check.Equal(5, instances.Values.Distinct().Count(), "a handle per key");
+                Check.Equal(stamp, infos[infos.Count - 1].SourceTimestamp, "the timestamp written");
+
+                // Read leaves samples, marked read; a state mask selects.
+                var a = new Reading(1, "a");
+                var b = new Reading(2, "b");
+                writer.Write(a);
+                writer.Write(b);
+                var samples = new List<Reading>();
+                Check.Until(() => reader.Read(samples, infos) == ReturnCode.Ok && samples.Count == 2, "two samples to read");
+                Check.EqualItems(new[] { a, b }, samples, "read");
+                Check.True(infos.All(i => i.SampleState == SampleStateKind.NotReadSampleState), "not read before");
+                Check.True(infos.All(i => i.ViewState == ViewStateKind.NotNewViewState), "instances seen before");
+                Check.Equal(ReturnCode.Ok, reader.Read(samples, infos), "read again");
+                Check.True(infos.All(i => i.SampleState == SampleStateKind.ReadSampleState), "read before");
+                Check.Equal(ReturnCode.NoData, reader.Take(samples, infos, ResourceLimitsQosPolicy.LengthUnlimited, SampleStateKind.NotReadSampleState), "nothing unread");
+                Check.Equal(ReturnCode.Ok, reader.Take(samples, infos, 1), "take one");
+                Check.EqualItems(new[] { a }, samples, "the first");
+                Check.Equal(ReturnCode.Ok, reader.Take(samples, infos), "take the rest");
+                Check.EqualItems(new[] { b }, samples, "the second");
+                Check.Equal(ReturnCode.NoData, reader.Take(samples, infos), "nothing left");
+
+                // Writing allocates nothing of the binding's own once its buffer has grown
+                // (where the runtime counts a thread's allocations).
+                var same = new Reading(3, "the same sample, many times");
+                writer.Write(same);
+                long allocated = AllocatedBytes(() =>
+                {
+                    for (int i = 0; i < 1000; i++)
+                    {
+                        writer.Write(same);
+                    }
+                });
+                if (allocated >= 0)
+                {
+                    Console.WriteLine("  1000 writes allocated " + allocated + " bytes");
+                    Check.True(allocated < 1000, "1000 writes allocated " + allocated + " bytes");
+                }
+                else
+                {
+                    Console.WriteLine("  (this runtime does not count a thread's allocations)");
+                }
+                // A take with no limit takes them all, in batches that grow.
+                var many = TakeAtLeast(participant, reader, 1001, infos);
+                Check.Equal(1001, many.Count, "every sample written");
+                Check.True(many.All(r => r.Equals(same)), "every one the same");
+            }
+        }
+
+        /// <summary>The bytes this thread allocated running <paramref name="action"/>; -1
+        /// when the runtime does not say (GC.GetAllocatedBytesForCurrentThread is newer than
+        /// netstandard2.0).</summary>
+        private static long AllocatedBytes(Action action)
+        {
+            var count = typeof(GC).GetMethod("GetAllocatedBytesForCurrentThread", Type.EmptyTypes);
+            if (count == null)
+            {
+                action();
+                return -1;
+            }
+            var measure = (Func<long>)Delegate.CreateDelegate(typeof(Func<long>), count);
+            long before = measure();
+            action();
+            return measure() - before;
+        }
+
+        private static void DisposeAndInstanceStates(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_dispose", Readings);
+                var writerQos = ReliableWriter();
+                writerQos.WriterDataLifecycle.AutodisposeUnregisteredInstances = false;
+                var writer = participant.CreatePublisher().CreateDataWriter(topic, writerQos);
+                var reader = participant.CreateSubscriber().CreateDataReader(topic, ReliableReader());
+                writer.WaitForMatched(1, FiveSeconds);
+                var infos = new List<SampleInfo>();
+                writer.Write(new Reading(1, "one"));
+                writer.Write(new Reading(2, "two"));
+                TakeAtLeast(participant, reader, 2, infos);
+                InstanceHandle one = infos[0].InstanceHandle, two = infos[1].InstanceHandle;
+
+                // Dispose: a sample without data, holding the key.
+                writer.Dispose(new Reading(1, ""));
+                var taken = TakeAtLeast(participant, reader, 1, infos);
+                Check.Equal(1, taken.Count, "one sample");
+                Check.True(!infos[0].ValidData, "no data");
+                Check.Equal(InstanceStateKind.NotAliveDisposedInstanceState, infos[0].InstanceState, "disposed");
+                Check.Equal(1, taken[0].Id, "the key");
+                Check.Equal(one, infos[0].InstanceHandle, "the instance");
+
+                // Unregister (without autodispose): no writers left.
+                writer.UnregisterInstance(new Reading(2, ""));
+                taken = TakeAtLeast(participant, reader, 1, infos);
+                Check.True(!infos[0].ValidData, "no data");
+                Check.Equal(InstanceStateKind.NotAliveNoWritersInstanceState, infos[0].InstanceState, "no writers");
+                Check.Equal(2, taken[0].Id, "the key");
+                Check.Equal(two, infos[0].InstanceHandle, "the instance");
+
+                // Written again, the instance is alive and new again.
+                writer.Write(new Reading(1, "again"));
+                taken = TakeAtLeast(participant, reader, 1, infos);
+                Check.Equal(new Reading(1, "again"), taken[0], "the sample");
+                Check.Equal(InstanceStateKind.AliveInstanceState, infos[0].InstanceState, "alive");
+                Check.Equal(ViewStateKind.NewViewState, infos[0].ViewState, "new again");
+
+                // Instance states select.
+                writer.Write(new Reading(3, "three"));
+                writer.Dispose(new Reading(3, ""));
+                using (var waitSet = participant.CreateWaitSet())
+                using (var disposed = reader.CreateReadCondition(SampleStateKind.AnySampleState, ViewStateKind.AnyViewState, InstanceStateKind.NotAliveDisposedInstanceState))
+                {
+                    waitSet.AttachCondition(disposed);
+                    Check.Equal(ReturnCode.Ok, waitSet.Wait(new List<Condition>(), FiveSeconds), "the dispose came");
+                }
+                var samples = new List<Reading>();
+                Check.Equal(ReturnCode.NoData, reader.Take(samples, infos, -1, SampleStateKind.AnySampleState, ViewStateKind.AnyViewState, InstanceStateKind.AliveInstanceState), "nothing alive");
+                Check.Equal(ReturnCode.Ok, reader.Take(samples, infos, -1, SampleStateKind.AnySampleState, ViewStateKind.AnyViewState, InstanceStateKind.NotAliveInstanceState), "the disposed instance's");
+                Check.Equal(new Reading(3, "three"), samples[0], "its sample");
+                Check.True(infos.All(i => i.InstanceState == InstanceStateKind.NotAliveDisposedInstanceState), "all disposed");
+            }
+        }
+
+        private static void LateJoiner(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_late_joiner", Readings);
+                var writerQos = ReliableWriter(keepAll: false);
+                writerQos.History.Depth = 8;
+                writerQos.Durability.Kind = DurabilityQosPolicyKind.TransientLocalDurabilityQos;
+                var writer = participant.CreatePublisher().CreateDataWriter(topic, writerQos);
+                var sent = new List<Reading>();
+                for (int i = 0; i < 5; i++)
+                {
+                    sent.Add(new Reading(7, "before the reader " + i));
+                    writer.Write(sent[i]);
+                }
+                var readerQos = ReliableReader();
+                readerQos.Durability.Kind = DurabilityQosPolicyKind.TransientLocalDurabilityQos;
+                var reader = participant.CreateSubscriber().CreateDataReader(topic, readerQos);
+                var infos = new List<SampleInfo>();
+                Check.EqualItems(sent, TakeAtLeast(participant, reader, 5, infos), "what was written before the reader");
+            }
+        }
+
+        private static void WaitSetAndConditions(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_waitset", Readings);
+                var publisher = participant.CreatePublisher();
+                var writerQos = ReliableWriter();
+                writerQos.WriterDataLifecycle.AutodisposeUnregisteredInstances = false;
+                var writer = publisher.CreateDataWriter(topic, writerQos);
+                var subscriber = participant.CreateSubscriber();
+                var reader = subscriber.CreateDataReader(topic, ReliableReader());
+                Check.Equal(ReturnCode.Ok, writer.WaitForMatched(1, FiveSeconds), "matched");
+
+                var waitSet = participant.CreateWaitSet();
+                var disposed = reader.CreateReadCondition(SampleStateKind.NotReadSampleState, ViewStateKind.AnyViewState, InstanceStateKind.NotAliveDisposedInstanceState);
+                var data = reader.StatusCondition;
+                data.SetEnabledStatuses(StatusMask.DataAvailableStatus);
+                Check.Equal(StatusMask.DataAvailableStatus, data.EnabledStatuses, "enabled statuses");
+                waitSet.AttachCondition(disposed);
+                waitSet.AttachCondition(data);
+                var attached = new List<Condition>();
+                waitSet.GetConditions(attached);
+                Check.Equal(2, attached.Count, "conditions attached");
+                var active = new List<Condition>();
+                Check.Equal(ReturnCode.Timeout, waitSet.Wait(active, Duration.FromMilliseconds(200)), "nothing holds");
+                Check.Equal(0, active.Count, "no condition");
+
+                writer.Write(new Reading(7, "seven"));
+                Check.Equal(ReturnCode.Ok, waitSet.Wait(active, FiveSeconds), "data came");
+                Check.True(active.Contains(data) && !active.Contains(disposed), "the status condition only");
+                var samples = new List<Reading>();
+                var infos = new List<SampleInfo>();
+                Check.Equal(ReturnCode.Ok, reader.Take(samples, infos), "take");
+
+                writer.Dispose(new Reading(7, ""));
+                Check.Equal(ReturnCode.Ok, waitSet.Wait(active, FiveSeconds), "the dispose came");
+                Check.True(active.Contains(disposed), "the read condition holds");
+                Check.Equal(ReturnCode.Ok, reader.TakeWithCondition(samples, infos, -1, disposed), "take through the condition");
+                Check.True(samples.Count == 1 && samples[0].Id == 7 && !infos[0].ValidData, "the dispose of 7");
+
+                // A query condition: the states and a filter on the members.
+                var query = reader.CreateQueryCondition(SampleStateKind.AnySampleState, ViewStateKind.AnyViewState, InstanceStateKind.AnyInstanceState, "id > %0", "10");
+                waitSet.DetachCondition(data);
+                waitSet.DetachCondition(disposed);
+                waitSet.AttachCondition(query);
+                writer.Write(new Reading(5, "five"));
+                writer.Write(new Reading(11, "eleven"));
+                Check.Equal(ReturnCode.Ok, waitSet.Wait(active, FiveSeconds), "eleven came");
+                Check.True(active.Count == 1 && active[0] == query, "the query condition holds");
+                Check.Until(() => reader.Read(samples, infos, -1, SampleStateKind.NotReadSampleState) == ReturnCode.Ok && samples.Count == 2, "both came");
+                Check.Equal(ReturnCode.Ok, reader.TakeWithCondition(samples, infos, -1, query), "take through the query");
+                Check.EqualItems(new[] { new Reading(11, "eleven") }, samples, "what the query keeps");
+                Check.Equal(ReturnCode.Ok, reader.Take(samples, infos), "take the rest");
+                Check.EqualItems(new[] { new Reading(5, "five") }, samples, "what it left");
+                reader.DeleteReadCondition(disposed);
+                query.Dispose();
+                waitSet.Dispose();
+
+                // A writer's status condition: PUBLICATION_MATCHED changed (the first match)
+                // until the status is read, and again when a reader joins.
+                using (var matches = participant.CreateWaitSet())
+                {
+                    var matched = writer.StatusCondition;
+                    matched.SetEnabledStatuses(StatusMask.PublicationMatchedStatus);
+                    matches.AttachCondition(matched);
+                    Check.Equal(ReturnCode.Ok, matches.Wait(active, FiveSeconds), "matched before");
+                    writer.GetPublicationMatchedStatus();
+                    Check.Equal(ReturnCode.Timeout, matches.Wait(active, Duration.FromMilliseconds(200)), "read since");
+                    subscriber.CreateDataReader(topic, ReliableReader());
+                    Check.Equal(ReturnCode.Ok, matches.Wait(active, FiveSeconds), "a reader joined");
+                    Check.Equal(2L, writer.GetPublicationMatchedStatus().CurrentCount, "two readers");
+                }
+            }
+        }
+
+        private sealed class ReaderEvents : DataReaderListener
+        {
+            public readonly List<Reading> Taken = new List<Reading>();
+            public int DataAvailable;
+            public SubscriptionMatchedStatus Matched;
+
+            public override void OnDataAvailable(DataReader reader)
+            {
+                // The API may be called from a listener: take on FerroDDS's thread.
+                var samples = new List<Reading>();
+                ((DataReader<Reading>)reader).Take(samples, new List<SampleInfo>());
+                lock (Taken)
+                {
+                    DataAvailable++;
+                    Taken.AddRange(samples);
+                }
+            }
+
+            public override void OnSubscriptionMatched(DataReader reader, SubscriptionMatchedStatus status)
+            {
+                lock (Taken)
+                {
+                    Matched = status;
+                }
+            }
+        }
+
+        private sealed class WriterEvents : DataWriterListener
+        {
+            public PublicationMatchedStatus Matched;
+
+            public override void OnPublicationMatched(DataWriter writer, PublicationMatchedStatus status)
+            {
+                lock (this)
+                {
+                    Matched = status;
+                }
+            }
+        }
+
+        private sealed class SubscriberEvents : SubscriberListener
+        {
+            public int DataOnReaders;
+            public Subscriber Subscriber;
+
+            public override void OnDataOnReaders(Subscriber subscriber)
+            {
+                lock (this)
+                {
+                    DataOnReaders++;
+                    Subscriber = subscriber;
+                }
+            }
+        }
+
+        private sealed class TopicEvents : TopicListener
+        {
+            public InconsistentTopicStatus Status;
+            public Topic Topic;
+
+            public override void OnInconsistentTopic(Topic topic, InconsistentTopicStatus status)
+            {
+                lock (this)
+                {
+                    Topic = topic;
+                    Status = status;
+                }
+            }
+        }
+
+        private sealed class Throwing : DataReaderListener
+        {
+            public int Calls;
+
+            public override void OnDataAvailable(DataReader reader)
+            {
+                Interlocked.Increment(ref Calls);
+                throw new InvalidOperationException("a listener that throws (as the test wants)");
+            }
+        }
+
+        private static void Listeners(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_listeners", Readings);
+                var readerEvents = new ReaderEvents();
+                var writerEvents = new WriterEvents();
+                var reader = participant.CreateSubscriber().CreateDataReader(topic, ReliableReader(), readerEvents);
+                var writer = participant.CreatePublisher().CreateDataWriter(topic, ReliableWriter(), writerEvents,
+                    StatusMask.PublicationMatchedStatus);
+                Check.Until(() => { lock (writerEvents) { return writerEvents.Matched.CurrentCount == 1; } }, "PUBLICATION_MATCHED");
+                Check.Until(() => { lock (readerEvents.Taken) { return readerEvents.Matched.CurrentCount == 1; } }, "SUBSCRIPTION_MATCHED");
+                Check.Equal(writer.InstanceHandle, readerEvents.Matched.LastPublicationHandle, "the writer matched");
+                Check.Equal(reader.InstanceHandle, writerEvents.Matched.LastSubscriptionHandle, "the reader matched");
+
+                var sent = new List<Reading> { new Reading(1, "one"), new Reading(2, "two"), new Reading(3, "three") };
+                foreach (var r in sent)
+                {
+                    writer.Write(r);
+                }
+                Check.Until(() => { lock (readerEvents.Taken) { return readerEvents.Taken.Count == 3; } }, "three samples taken by the listener");
+                lock (readerEvents.Taken)
+                {
+                    Check.EqualItems(sent, readerEvents.Taken, "what the listener took");
+                }
+
+                // A subscriber's listener hears DATA_ON_READERS of its readers.
+                var subscriberEvents = new SubscriberEvents();
+                var subscriber = participant.CreateSubscriber(null, subscriberEvents, StatusMask.DataOnReadersStatus);
+                var second = subscriber.CreateDataReader(topic, ReliableReader());
+                Check.Equal(ReturnCode.Ok, second.WaitForMatched(1, FiveSeconds), "the second reader matched");
+                writer.Write(new Reading(4, "four"));
+                Check.Until(() => { lock (subscriberEvents) { return subscriberEvents.DataOnReaders >= 1; } }, "DATA_ON_READERS");
+                Check.True(subscriberEvents.Subscriber == subscriber, "of the subscriber");
+
+                // Without its listener, the reader is not called.
+                int before;
+                lock (readerEvents.Taken)
+                {
+                    before = readerEvents.DataAvailable;
+                }
+                reader.SetListener(null);
+                writer.Write(new Reading(5, "five"));
+                var infos = new List<SampleInfo>();
+                Check.EqualItems(new[] { new Reading(5, "five") }, TakeAtLeast(participant, reader, 1, infos), "the sample came");
+                lock (readerEvents.Taken)
+                {
+                    Check.Equal(before, readerEvents.DataAvailable, "DATA_AVAILABLE calls after the listener was removed");
+                }
+
+                // A listener that throws does not reach FerroDDS.
+                var throwing = new Throwing();
+                reader.SetListener(throwing, StatusMask.DataAvailableStatus);
+                writer.Write(new Reading(6, "six"));
+                Check.Until(() => throwing.Calls >= 1, "the throwing listener was called");
+                Check.EqualItems(new[] { new Reading(6, "six") }, TakeAtLeast(participant, reader, 1, infos), "the reader goes on");
+
+                // A topic's listener hears of a remote topic of its name and another type.
+                var topicEvents = new TopicEvents();
+                var mine = participant.CreateTopic("cs_inconsistent", Readings, topicEvents);
+                participant.CreatePublisher().CreateDataWriter(mine);
+                using (var other = DomainParticipantFactory.Instance.CreateParticipant(domain))
+                {
+                    var theirs = other.CreateTopic("cs_inconsistent", new ReadingTypeSupport(appendable: true));
+                    other.CreateSubscriber().CreateDataReader(theirs);
+                    Check.Until(() => { lock (topicEvents) { return topicEvents.Status.TotalCount >= 1; } }, "INCONSISTENT_TOPIC");
+                    Check.True(topicEvents.Topic == mine, "of the topic");
+                    Check.True(mine.GetInconsistentTopicStatus().TotalCount >= 1, "the status");
+                }
+            }
+        }
+
+        private static void Json(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var type = TopicType.FromIdl(Readings.Idl, "demo::Reading");
+                var topic = participant.CreateTopic("cs_json", type);
+                var publisher = participant.CreatePublisher();
+                var subscriber = participant.CreateSubscriber();
+                var writer = publisher.CreateDataWriter(topic, ReliableWriter());
+                var reader = subscriber.CreateDataReader(topic, ReliableReader());
+                writer.WaitForMatched(1, FiveSeconds);
+                var texts = new List<string>();
+                var infos = new List<SampleInfo>();
+
+                writer.WriteJson("{\"id\": 7, \"text\": \"hi\"}");
+                writer.WriteJson("{\"id\": 8, \"text\": \"h\\u00e9 \u4e2d\"}");
+                Check.Until(() => reader.ReadJson(texts, infos) == ReturnCode.Ok && texts.Count == 2, "two JSON samples");
+                Check.EqualItems(new[] { "{\"id\":7,\"text\":\"hi\"}", "{\"id\":8,\"text\":\"h\u00e9 \u4e2d\"}" }, texts, "the JSON read");
+                Check.Equal(ReturnCode.Ok, reader.TakeJson(texts, infos), "take them");
+                Check.True(infos.All(i => i.SampleState == SampleStateKind.ReadSampleState), "read before");
+
+                writer.DisposeJson("{\"id\": 7}");
+                writer.UnregisterInstanceJson("{\"id\": 8}");
+                Check.Until(() => reader.ReadJson(texts, infos) == ReturnCode.Ok && texts.Count == 2, "the dispose and the unregister");
+                Check.Equal(ReturnCode.Ok, reader.TakeJson(texts, infos), "take them");
+                Check.True(!infos[0].ValidData && texts[0].Contains("\"id\":7"), "the dispose's key: " + texts[0]);
+                Check.Equal(InstanceStateKind.NotAliveDisposedInstanceState, infos[0].InstanceState, "disposed");
+                Check.True(texts[1].Contains("\"id\":8"), "the unregister's key: " + texts[1]);
+
+                // Typed and JSON samples on one topic, both ways.
+                var typed = participant.CreateTopic("cs_json_typed", Readings);
+                var typedWriter = publisher.CreateDataWriter(typed, ReliableWriter());
+                var jsonWriter = publisher.CreateDataWriter((Topic)typed, ReliableWriter());
+                var typedReader = subscriber.CreateDataReader(typed, ReliableReader());
+                var jsonReader = subscriber.CreateDataReader((Topic)typed, ReliableReader());
+                typedWriter.WaitForMatched(2, FiveSeconds);
+                jsonWriter.WaitForMatched(2, FiveSeconds);
+                typedWriter.Write(new Reading(9, "nine \u00e9"));
+                jsonWriter.WriteJson("{\"id\": 10, \"text\": \"ten \\u4e2d\"}");
+                var fromBoth = TakeAtLeast(participant, typedReader, 2, infos).OrderBy(r => r.Id).ToList();
+                Check.EqualItems(new[] { new Reading(9, "nine \u00e9"), new Reading(10, "ten \u4e2d") }, fromBoth, "typed samples of both writers");
+                var all = new List<string>();
+                Check.Until(() =>
+                {
+                    if (jsonReader.TakeJson(texts, infos) == ReturnCode.Ok)
+                    {
+                        all.AddRange(texts);
+                    }
+                    return all.Count == 2;
+                }, "JSON samples of both writers");
+                all.Sort(StringComparer.Ordinal);
+                Check.EqualItems(new[] { "{\"id\":10,\"text\":\"ten \u4e2d\"}", "{\"id\":9,\"text\":\"nine \u00e9\"}" }, all, "JSON of both writers");
+                type.Dispose();
+            }
+        }
+
+        private static void NullArguments(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_topic: name is a null pointer", () => participant.CreateTopic(null, Readings));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_type_from_idl: idl is a null pointer", () => participant.CreateTopic<Reading>("cs_null", null));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_type_from_idl: type_name is a null pointer", () => TopicType.FromIdl(Readings.Idl, null));
+                var topic = participant.CreateTopic("cs_null", Readings);
+                var publisher = participant.CreatePublisher();
+                var subscriber = participant.CreateSubscriber();
+                var writer = publisher.CreateDataWriter(topic);
+                var reader = subscriber.CreateDataReader(topic);
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_write_json: json is a null pointer", () => writer.WriteJson(null));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_writer: 0 is not an entity handle", () => publisher.CreateDataWriter((Topic<Reading>)null));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_reader: 0 is not an entity handle", () => subscriber.CreateDataReader((Topic)null));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_delete: 0 is not an entity handle", () => participant.DeletePublisher(null));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_querycondition: expression is a null pointer",
+                    () => reader.CreateQueryCondition(SampleStateKind.AnySampleState, ViewStateKind.AnyViewState, InstanceStateKind.AnyInstanceState, null));
+                var partitioned = new PublisherQos();
+                partitioned.Partition.Name.Add(null);
+                Check.Throws(ReturnCode.BadParameter, "names[0] is a null pointer", () => participant.CreatePublisher(partitioned));
+                using (var waitSet = participant.CreateWaitSet())
+                {
+                    Check.Throws(ReturnCode.BadParameter, "ferrodds_waitset_attach: 0 is not an entity handle", () => waitSet.AttachCondition(null));
+                }
+                // Samples and lists the C API never sees are the binding's to check.
+                Check.Throws<ArgumentNullException>(() => writer.Write(null));
+                Check.Throws<ArgumentNullException>(() => writer.Dispose((Reading)null));
+                Check.Throws<ArgumentNullException>(() => reader.Take(null, new List<SampleInfo>()));
+            }
+        }
+
+        private static void DeletedEntities(int domain)
+        {
+            var participant = DomainParticipantFactory.Instance.CreateParticipant(domain);
+            var type = TopicType.FromIdl(Readings.Idl, "demo::Reading");
+            var topic = participant.CreateTopic("cs_deleted", Readings);
+            var publisher = participant.CreatePublisher();
+            var subscriber = participant.CreateSubscriber();
+            var writer = publisher.CreateDataWriter(topic);
+            var reader = subscriber.CreateDataReader(topic);
+            var condition = reader.CreateReadCondition();
+            var waitSet = participant.CreateWaitSet();
+
+            writer.Dispose();
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_write: entity " , () => writer.Write(new Reading(1, "")));
+            Check.Throws(ReturnCode.AlreadyDeleted, "was deleted", () => writer.WriteJson("{\"id\": 1}"));
+            writer.Dispose();
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_delete: entity", () => publisher.DeleteDataWriter(writer));
+
+            participant.DeleteSubscriber(subscriber);
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_take: entity", () => reader.Take(new List<Reading>(), new List<SampleInfo>()));
+            Check.Throws(ReturnCode.AlreadyDeleted, "was deleted", () => reader.GetSubscriptionMatchedStatus());
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_waitset_attach: entity", () => waitSet.AttachCondition(condition));
+            condition.Dispose();
+
+            type.Dispose();
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_create_topic: entity", () => participant.CreateTopic("cs_deleted_type", type));
+
+            DomainParticipantFactory.Instance.DeleteParticipant(participant);
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_create_publisher: entity", () => participant.CreatePublisher());
+            Check.Throws(ReturnCode.AlreadyDeleted, "was deleted", () => publisher.CreateDataWriter(topic));
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_waitset_wait: entity", () => waitSet.Wait(new List<Condition>(), Duration.Zero));
+            Check.Throws(ReturnCode.AlreadyDeleted, "ferrodds_delete: entity", () => DomainParticipantFactory.Instance.DeleteParticipant(participant));
+            participant.Dispose();
+            waitSet.Dispose();
+        }
+
+        private static void WrongKindOfEntity(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            using (var other = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_wrong_kind", Readings);
+                var publisher = participant.CreatePublisher();
+                var reader = participant.CreateSubscriber().CreateDataReader(topic);
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_statuscondition: entity", () => { var c = topic.StatusCondition; });
+                Check.Throws(ReturnCode.BadParameter, "is a topic, not a writer or reader", () => { var c = topic.StatusCondition; });
+                Check.Throws(ReturnCode.BadParameter, "is a publisher, not a writer or reader", () => { var c = publisher.StatusCondition; });
+                Check.Throws(ReturnCode.BadParameter, "is a participant, not a writer or reader", () => { var c = participant.StatusCondition; });
+
+                var otherTopic = other.CreateTopic("cs_wrong_kind", Readings);
+                Check.Throws(ReturnCode.PreconditionNotMet, "belongs to participant", () => publisher.CreateDataWriter(otherTopic));
+                var otherReader = other.CreateSubscriber().CreateDataReader(otherTopic);
+                using (var waitSet = participant.CreateWaitSet())
+                {
+                    Check.Throws(ReturnCode.PreconditionNotMet, "nothing is attached", () => waitSet.Wait(new List<Condition>(), Duration.Zero));
+                    Check.Throws(ReturnCode.PreconditionNotMet, "belongs to participant", () => waitSet.AttachCondition(otherReader.StatusCondition));
+                    waitSet.AttachCondition(reader.StatusCondition);
+                    Check.Throws(ReturnCode.PreconditionNotMet, "is attached already", () => waitSet.AttachCondition(reader.StatusCondition));
+                }
+                var otherWriter = other.CreatePublisher().CreateDataWriter(otherTopic);
+                Check.Throws(ReturnCode.PreconditionNotMet, "was not made from", () => publisher.DeleteDataWriter(otherWriter));
+                Check.Throws<ArgumentOutOfRangeException>(() => reader.Take(new List<Reading>(), new List<SampleInfo>(), -1, (SampleStateKind)8));
+            }
+        }
+
+        /// <summary>A type support that writes what is not a sample, and cannot read one.</summary>
+        private sealed class Garbage : ITypeSupport<Reading>
+        {
+            private readonly byte[] _bytes;
+
+            public Garbage(byte[] bytes) { _bytes = bytes; }
+
+            public string TypeName { get { return Readings.TypeName; } }
+            public string Idl { get { return Readings.Idl; } }
+
+            public void Serialize(Reading sample, CdrWriter writer, DataRepresentation representation)
+            {
+                writer.WriteBytes(_bytes, 0, _bytes.Length);
+            }
+
+            public Reading Deserialize(byte[] data, int offset, int length)
+            {
+                throw new FormatException("not a sample this type support reads");
+            }
+        }
+
+        private static void BytesThatAreNotASample(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var publisher = participant.CreatePublisher();
+                var abc = publisher.CreateDataWriter(participant.CreateTopic("cs_garbage", new Garbage(new byte[] { 0x61, 0x62, 0x63 })));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_write: the serialized sample's encapsulation", () => abc.Write(new Reading(1, "")));
+                // XCDR2's header where the writer sends XCDR1.
+                var xcdr2 = publisher.CreateDataWriter(participant.CreateTopic("cs_garbage_xcdr2",
+                    new Garbage(new byte[] { 0, 7, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 })));
+                Check.Throws(ReturnCode.BadParameter, "encapsulation", () => xcdr2.Write(new Reading(1, "")));
+                Check.Throws(ReturnCode.BadParameter, "not a sample of the writer's type", () => abc.WriteJson("{\"id\": \"seven\"}"));
+                Check.Throws(ReturnCode.BadParameter, "the IDL", () => TopicType.FromIdl("module m { struct X { long a; };", "m::X"));
+                Check.Throws(ReturnCode.BadParameter, "no type demo::Missing", () => TopicType.FromIdl(Readings.Idl, "demo::Missing"));
+                Check.Throws(ReturnCode.BadParameter, "objects[0]", () => TopicType.FromTypeObjects(new[] { new byte[] { 1, 2, 3 } }));
+                var topic = participant.CreateTopic("cs_garbage_filtered", Readings);
+                var filtered = participant.CreateContentFilteredTopic("cs_filtered", topic, "id >");
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_create_filtered_reader:", () => participant.CreateSubscriber().CreateDataReader(filtered));
+
+                // Received bytes the type support cannot read: its exception, the loan given
+                // back (the reader goes on).
+                using (var sender = DomainParticipantFactory.Instance.CreateParticipant(domain))
+                {
+                    var sent = sender.CreateTopic("cs_garbage_received", Readings);
+                    var writer = sender.CreatePublisher().CreateDataWriter(sent, ReliableWriter());
+                    var received = participant.CreateTopic("cs_garbage_received", new Garbage(new byte[0]));
+                    var reader = participant.CreateSubscriber().CreateDataReader(received, ReliableReader());
+                    writer.WaitForMatched(1, FiveSeconds);
+                    writer.Write(new Reading(1, "one"));
+                    var samples = new List<Reading>();
+                    var infos = new List<SampleInfo>();
+                    Check.Until(() =>
+                    {
+                        try
+                        {
+                            return reader.Read(samples, infos) == ReturnCode.Ok;
+                        }
+                        catch (FormatException)
+                        {
+                            return true;
+                        }
+                    }, "the sample came");
+                    Check.Throws<FormatException>(() => reader.Take(samples, infos));
+                    Check.Equal(ReturnCode.NoData, reader.Take(samples, infos), "taken, though not read");
+                }
+            }
+        }
+    }
+}

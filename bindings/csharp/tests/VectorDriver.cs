@@ -1,0 +1,280 @@
+// The C# half of crates/ferrodds-idl/tests/csharp_vectors.rs: reads cases, one a line, and
+// prints one result line per case, which the Rust test compares with Cyclone DDS's bytes.
+//
+//   decode <id> <type> <extensibility> <hex>
+//       the sample in <hex> (encapsulation header first), written again:
+//       "<id> ok <xcdr1 le hex> <xcdr2 le hex>"
+//   default <id> <type> <extensibility>
+//       a value made by the type's constructor, written likewise
+//   idl <id> <type> <extensibility>
+//       a struct's TypeName and Idl: "<id> ok <TypeName> <hex of the Idl's UTF-8>"
+//   api <id> vec::U final
+//       the generated union API: "<id> ok"
+//   hostile <id> <type> <extensibility> <hex>
+//       every truncation of <hex> and every byte of it changed, read (and what reads
+//       written): "<id> ok <count>", or "<id> crash <what>" when anything but a
+//       CdrException escapes
+// A case that fails prints "<id> error <message>". Structs go through their generated
+// <Name>TypeSupport (the binding's ITypeSupport<T>), unions through FerroDDS.Cdr with the
+// generated _Cdr methods.
+using System;
+using System.IO;
+using System.Text;
+using FerroDDS;
+
+interface ICodec
+{
+    string TypeName { get; }
+    string Idl { get; }
+    object Read(byte[] data, int offset, int length);
+    object Fresh();
+    void Write(object value, CdrWriter writer, DataRepresentation representation);
+}
+
+sealed class TypeSupportCodec<T> : ICodec where T : new()
+{
+    readonly ITypeSupport<T> support;
+
+    public TypeSupportCodec(ITypeSupport<T> support)
+    {
+        this.support = support;
+    }
+
+    public string TypeName { get { return support.TypeName; } }
+
+    public string Idl { get { return support.Idl; } }
+
+    public object Read(byte[] data, int offset, int length) { return support.Deserialize(data, offset, length); }
+
+    public object Fresh() { return new T(); }
+
+    public void Write(object value, CdrWriter writer, DataRepresentation representation)
+    {
+        support.Serialize((T)value, writer, representation);
+    }
+}
+
+sealed class UnionCodec<T> : ICodec where T : new()
+{
+    readonly string name;
+    readonly Extensibility extensibility;
+    readonly CdrWrite<T> write;
+    readonly CdrRead<T> read;
+
+    public UnionCodec(string name, Extensibility extensibility, CdrWrite<T> write, CdrRead<T> read)
+    {
+        this.name = name;
+        this.extensibility = extensibility;
+        this.write = write;
+        this.read = read;
+    }
+
+    public string TypeName { get { return name; } }
+
+    public string Idl { get { throw new InvalidOperationException("unions have no type support"); } }
+
+    public object Read(byte[] data, int offset, int length)
+    {
+        return Cdr.Deserialize(data, offset, length, name, read, null, false);
+    }
+
+    public object Fresh() { return new T(); }
+
+    public void Write(object value, CdrWriter writer, DataRepresentation representation)
+    {
+        Cdr.Serialize((T)value, writer, representation, extensibility, name, write);
+    }
+}
+
+static class VectorDriver
+{
+    static readonly CdrWriter writer = new CdrWriter(16);
+
+    static int Main(string[] args)
+    {
+        var output = new StringBuilder();
+        foreach (var line in File.ReadAllLines(args[0]))
+        {
+            var f = line.Split(' ');
+            if (f.Length < 4)
+            {
+                continue;
+            }
+            try
+            {
+                var codec = CodecOf(f[2], (Extensibility)Enum.Parse(typeof(Extensibility), f[3], true));
+                switch (f[0])
+                {
+                    case "decode":
+                        var data = Hex(f[4]);
+                        string written = Both(codec, codec.Read(data, 0, data.Length));
+                        // The same bytes inside a larger buffer read the same.
+                        var inside = new byte[data.Length + 8];
+                        Buffer.BlockCopy(data, 0, inside, 5, data.Length);
+                        string again = Both(codec, codec.Read(inside, 5, data.Length));
+                        if (again != written)
+                        {
+                            throw new Exception("read at offset 5: " + again + ", at 0: " + written);
+                        }
+                        output.Append(f[1]).Append(" ok ").Append(written).Append('\n');
+                        break;
+                    case "default":
+                        output.Append(f[1]).Append(" ok ").Append(Both(codec, codec.Fresh())).Append('\n');
+                        break;
+                    case "idl":
+                        output.Append(f[1]).Append(" ok ").Append(codec.TypeName).Append(' ')
+                            .Append(Hex(Encoding.UTF8.GetBytes(codec.Idl), 0, Encoding.UTF8.GetByteCount(codec.Idl))).Append('\n');
+                        break;
+                    case "api":
+                        UnionApi();
+                        output.Append(f[1]).Append(" ok\n");
+                        break;
+                    case "hostile":
+                        output.Append(f[1]).Append(' ').Append(Hostile(codec, Hex(f[4]))).Append('\n');
+                        break;
+                }
+            }
+            catch (Exception e)
+            {
+                output.Append(f[1]).Append(" error ").Append(e.ToString().Replace('\n', ' ')).Append('\n');
+            }
+        }
+        Console.Write(output.ToString());
+        return 0;
+    }
+
+    // The value in XCDR1 and XCDR2; the writer is reused (old bytes must not show through),
+    // and the value written after three bytes must come out the same (alignment counts from
+    // the sample's start).
+    static string Both(ICodec codec, object value)
+    {
+        var result = new StringBuilder();
+        foreach (var representation in new[] { DataRepresentation.Xcdr1, DataRepresentation.Xcdr2 })
+        {
+            writer.Reset();
+            codec.Write(value, writer, representation);
+            string alone = Hex(writer.Buffer, 0, writer.Length);
+            writer.Reset();
+            writer.WriteBytes(new byte[] { 0xa5, 0xa5, 0xa5 }, 0, 3);
+            codec.Write(value, writer, representation);
+            string after = Hex(writer.Buffer, 3, writer.Length - 3);
+            if (after != alone)
+            {
+                throw new Exception("written after 3 bytes: " + after + ", alone: " + alone);
+            }
+            result.Append(result.Length == 0 ? "" : " ").Append(alone);
+        }
+        return result.ToString();
+    }
+
+    static void Expect(bool holds, string what)
+    {
+        if (!holds)
+        {
+            throw new Exception("expected " + what);
+        }
+    }
+
+    // vec::U: case 1, 2: int32 a; case 3: string b; default: double c.
+    static void UnionApi()
+    {
+        var u = new vec.U();
+        Expect(u.Discriminator == 1 && u.a == 0, "a new union to hold its first branch");
+        u.Discriminator = 2;
+        Expect(u.a == 0, "a discriminator of the same branch to keep it");
+        u.c = 1.5;
+        Expect(u.Discriminator == 0 && u.c == 1.5, "the default branch to take a value no label names");
+        try
+        {
+            Expect(u.a < 0, "no value");
+        }
+        catch (InvalidOperationException)
+        {
+        }
+        u.Discriminator = 3;
+        Expect(u.b == "", "a discriminator of another branch to select it at its default");
+        u.a = 7;
+        Expect(u.Discriminator == 1 && u.a == 7, "setting a branch to select it by its first label");
+        var e = new vec.UE();
+        e.p = new vec.Point { x = 1, y = 2 };
+        Expect(e.Discriminator == vec.Color.BLUE, "an enum label");
+        e.Discriminator = vec.Color.GREEN;
+        writer.Reset();
+        Cdr.Serialize(e, writer, DataRepresentation.Xcdr2, Extensibility.Final, "vec::UE", vec._Cdr.Write_UE);
+        Expect(Hex(writer.Buffer, 0, writer.Length) == "0007000001000000", "no branch for GREEN");
+    }
+
+    static string Hostile(ICodec codec, byte[] data)
+    {
+        int count = 0;
+        for (int variant = 0; variant < 3 * data.Length; variant++)
+        {
+            int at = variant % data.Length;
+            // Truncated bytes in an array of their own size: a read past them would throw.
+            var copy = new byte[variant < data.Length ? at : data.Length];
+            Buffer.BlockCopy(data, 0, copy, 0, copy.Length);
+            switch (variant / data.Length)
+            {
+                case 0: break;
+                case 1: copy[at] ^= 0xff; break;
+                default: copy[at] ^= 0x01; break;
+            }
+            try
+            {
+                object value = codec.Read(copy, 0, copy.Length);
+                writer.Reset();
+                codec.Write(value, writer, DataRepresentation.Xcdr2);
+            }
+            catch (CdrException)
+            {
+            }
+            catch (Exception e)
+            {
+                return "crash " + variant + ": " + e.ToString().Replace('\n', ' ');
+            }
+            count++;
+        }
+        return "ok " + count;
+    }
+
+    static ICodec CodecOf(string idlName, Extensibility extensibility)
+    {
+        var assembly = typeof(VectorDriver).Assembly;
+        string name = idlName.Replace("::", ".");
+        int dot = name.LastIndexOf('.');
+        string scope = dot < 0 ? "" : name.Substring(0, dot + 1);
+        string simple = name.Substring(dot + 1);
+        Type type = assembly.GetType(name, true);
+        Type support = assembly.GetType(name + "TypeSupport");
+        if (support != null)
+        {
+            var codecType = typeof(TypeSupportCodec<>).MakeGenericType(type);
+            return (ICodec)Activator.CreateInstance(codecType, Activator.CreateInstance(support));
+        }
+        Type cdr = assembly.GetType(scope + "_Cdr", true);
+        var write = Delegate.CreateDelegate(typeof(CdrWrite<>).MakeGenericType(type), cdr.GetMethod("Write_" + simple));
+        var read = Delegate.CreateDelegate(typeof(CdrRead<>).MakeGenericType(type), cdr.GetMethod("Read_" + simple));
+        var unionType = typeof(UnionCodec<>).MakeGenericType(type);
+        return (ICodec)Activator.CreateInstance(unionType, idlName, extensibility, write, read);
+    }
+
+    static byte[] Hex(string hex)
+    {
+        var bytes = new byte[hex.Length / 2];
+        for (int i = 0; i < bytes.Length; i++)
+        {
+            bytes[i] = Convert.ToByte(hex.Substring(2 * i, 2), 16);
+        }
+        return bytes;
+    }
+
+    static string Hex(byte[] bytes, int offset, int count)
+    {
+        var s = new StringBuilder(2 * count);
+        for (int i = offset; i < offset + count; i++)
+        {
+            s.Append(bytes[i].ToString("x2"));
+        }
+        return s.ToString();
+    }
+}
