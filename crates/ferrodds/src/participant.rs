@@ -717,9 +717,7 @@ impl<T> Topic<T> {
     /// another type (another type name where no type information was given, or a type
     /// that is not assignable), with the change since this call last read it.
     pub fn inconsistent_topic_status(&self) -> InconsistentTopicStatus {
-        let mut core = self.participant.inner.shared.lock();
-        let status = core.node.inconsistent_topic(&self.name);
-        core.status_reads.read_topic(&self.name, status)
+        self.participant.inconsistent_topic_status(&self.name)
     }
 
     /// Calls `f` with [`StatusKind::InconsistentTopic`] (from a participant thread, with
@@ -727,8 +725,25 @@ impl<T> Topic<T> {
     /// found: the topic's listener, which the participant's stands in for while there is
     /// none. Replaces the one set before, for every topic of this name of the participant.
     pub fn set_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
-        let mut core = self.participant.inner.shared.lock();
-        core.topic_listeners.insert(self.name.clone(), Arc::new(f));
+        self.participant.set_topic_listener(&self.name, Arc::new(f));
+    }
+}
+
+impl DomainParticipant {
+    /// Topic `name`'s INCONSISTENT_TOPIC status, read (its change since the last read).
+    fn inconsistent_topic_status(&self, name: &str) -> InconsistentTopicStatus {
+        let mut core = self.inner.shared.lock();
+        let status = core.node.inconsistent_topic(name);
+        core.status_reads.read_topic(name, status)
+    }
+
+    /// Sets the listener of the topics named `name`.
+    fn set_topic_listener(&self, name: &str, f: runtime::StatusCallback) {
+        self.inner
+            .shared
+            .lock()
+            .topic_listeners
+            .insert(name.to_owned(), f);
     }
 }
 
@@ -785,9 +800,7 @@ impl DynamicTopic {
     /// another type (another type name where no type information was given, or a type
     /// that is not assignable), with the change since this call last read it.
     pub fn inconsistent_topic_status(&self) -> InconsistentTopicStatus {
-        let mut core = self.participant.inner.shared.lock();
-        let status = core.node.inconsistent_topic(&self.name);
-        core.status_reads.read_topic(&self.name, status)
+        self.participant.inconsistent_topic_status(&self.name)
     }
 
     /// Calls `f` with [`StatusKind::InconsistentTopic`] (from a participant thread, with
@@ -795,8 +808,7 @@ impl DynamicTopic {
     /// found: the topic's listener, which the participant's stands in for while there is
     /// none. Replaces the one set before, for every topic of this name of the participant.
     pub fn set_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
-        let mut core = self.participant.inner.shared.lock();
-        core.topic_listeners.insert(self.name.clone(), Arc::new(f));
+        self.participant.set_topic_listener(&self.name, Arc::new(f));
     }
 
     /// The filter expression `expression` with `parameters` over this topic's type.
