@@ -361,17 +361,10 @@ pub extern "C" fn ferrodds_set_listener(
             }
         };
         match target {
-            Entity::Writer(w) => w.set_status_listener(on_status),
-            Entity::Reader(r) => {
-                if mask & FERRODDS_DATA_AVAILABLE_STATUS != 0 {
-                    if let Some(c) = callback {
-                        r.set_data_available_listener(move || {
-                            c.call(entity, FERRODDS_DATA_AVAILABLE_STATUS)
-                        });
-                    }
-                }
-                r.set_status_listener(on_status);
-            }
+            // The entity's own listener hears the statuses in its mask (DATA_AVAILABLE
+            // included), the rest go to its parents; an empty mask removes it.
+            Entity::Writer(w) => w.set_listener(group_mask, on_status),
+            Entity::Reader(r) => r.set_listener(group_mask, on_status),
             Entity::Publisher(p) => p.set_listener(group_mask, on_parent),
             Entity::Subscriber(s) => s.set_listener(group_mask, on_parent),
             Entity::Participant(p) => p.set_listener(group_mask, on_parent),
