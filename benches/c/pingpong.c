@@ -1,4 +1,4 @@
-/* The C side of the OpenDDSharp matrices (benches/python/matrix.py): the protocol of
+/* The C side of the OpenDDSharp matrices (benches/matrix.py): the protocol of
  * benches/python/pingpong.py and crates/ferrodds/examples/pingpong.rs, over
  * crates/ferrodds-c/include/ferrodds.h alone.
  *

@@ -1,4 +1,4 @@
-"""One side of the Python benchmark (benches/python/matrix.py runs pairs of these).
+"""One side of the Python benchmark (benches/matrix.py runs pairs of these).
 
     pingpong.py pong BACKEND DOMAIN [SIZE]
     pingpong.py ping BACKEND DOMAIN INSTANCES SAMPLES_PER_INSTANCE SIZE

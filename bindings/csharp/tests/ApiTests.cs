@@ -4,6 +4,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Threading;
+using demo;
 using FerroDDS;
 
 namespace FerroDDS.Tests
@@ -170,13 +171,14 @@ namespace FerroDDS.Tests
             // struct, XCDR2 (with its DHEADER) for an appendable one.
             var final = publisher.CreateDataWriter(topic);
             Check.Equal(DataRepresentation.Xcdr1, final.Representation, "a final type's default");
-            var appendableTopic = participant.CreateTopic("cs_entities_appendable", new ReadingTypeSupport(appendable: true));
+            var appendableTopic = participant.CreateTopic("cs_entities_appendable", new AppendableReadingTypeSupport());
             var appendable = publisher.CreateDataWriter(appendableTopic, ReliableWriter());
             Check.Equal(DataRepresentation.Xcdr2, appendable.Representation, "an appendable type's default");
             var appendableReader = subscriber.CreateDataReader(appendableTopic, ReliableReader());
             appendable.WaitForMatched(1, FiveSeconds);
-            appendable.Write(new Reading(4, "delimited"));
-            Check.EqualItems(new[] { new Reading(4, "delimited") }, TakeAtLeast(participant, appendableReader, 1, infos), "an XCDR2 appendable sample");
+            appendable.Write(new AppendableReading { id = 4, text = "delimited" });
+            var delimited = TakeAtLeast(participant, appendableReader, 1, infos);
+            Check.True(delimited.Count == 1 && delimited[0].id == 4 && delimited[0].text == "delimited", "an XCDR2 appendable sample");
 
             // A best-effort writer and a reliable reader: REQUESTED_INCOMPATIBLE_QOS names
             // RELIABILITY (QosPolicyId 11).
@@ -251,10 +253,10 @@ namespace FerroDDS.Tests
                     Check.True(i == 0 || info.SequenceNumber > infos[i - 1].SequenceNumber, "sequence numbers rise");
                     // (Samples of an instance taken together share its view state.)
                     InstanceHandle seen;
-                    bool known = instances.TryGetValue(sent[i].Id, out seen);
+                    bool known = instances.TryGetValue(sent[i].id, out seen);
                     Check.True(known || info.ViewState == ViewStateKind.NewViewState, "an instance's first sample is new");
                     Check.True(!known || seen == info.InstanceHandle, "one handle per instance");
-                    instances[sent[i].Id] = info.InstanceHandle;
+                    instances[sent[i].id] = info.InstanceHandle;
                 }
                 Check.Equal(5, instances.Values.Distinct().Count(), "a handle per key");
                 Check.Equal(stamp, infos[infos.Count - 1].SourceTimestamp, "the timestamp written");
@@ -344,7 +346,7 @@ namespace FerroDDS.Tests
                 Check.Equal(1, taken.Count, "one sample");
                 Check.True(!infos[0].ValidData, "no data");
                 Check.Equal(InstanceStateKind.NotAliveDisposedInstanceState, infos[0].InstanceState, "disposed");
-                Check.Equal(1, taken[0].Id, "the key");
+                Check.Equal(1, taken[0].id, "the key");
                 Check.Equal(one, infos[0].InstanceHandle, "the instance");
 
                 // Unregister (without autodispose): no writers left.
@@ -352,7 +354,7 @@ namespace FerroDDS.Tests
                 taken = TakeAtLeast(participant, reader, 1, infos);
                 Check.True(!infos[0].ValidData, "no data");
                 Check.Equal(InstanceStateKind.NotAliveNoWritersInstanceState, infos[0].InstanceState, "no writers");
-                Check.Equal(2, taken[0].Id, "the key");
+                Check.Equal(2, taken[0].id, "the key");
                 Check.Equal(two, infos[0].InstanceHandle, "the instance");
 
                 // Written again, the instance is alive and new again.
@@ -440,7 +442,7 @@ namespace FerroDDS.Tests
                 Check.Equal(ReturnCode.Ok, waitSet.Wait(active, FiveSeconds), "the dispose came");
                 Check.True(active.Contains(disposed), "the read condition holds");
                 Check.Equal(ReturnCode.Ok, reader.TakeWithCondition(samples, infos, -1, disposed), "take through the condition");
-                Check.True(samples.Count == 1 && samples[0].Id == 7 && !infos[0].ValidData, "the dispose of 7");
+                Check.True(samples.Count == 1 && samples[0].id == 7 && !infos[0].ValidData, "the dispose of 7");
 
                 // A query condition: the states and a filter on the members.
                 var query = reader.CreateQueryCondition(SampleStateKind.AnySampleState, ViewStateKind.AnyViewState, InstanceStateKind.AnyInstanceState, "id > %0", "10");
@@ -621,7 +623,7 @@ namespace FerroDDS.Tests
                 participant.CreatePublisher().CreateDataWriter(mine);
                 using (var other = DomainParticipantFactory.Instance.CreateParticipant(domain))
                 {
-                    var theirs = other.CreateTopic("cs_inconsistent", new ReadingTypeSupport(appendable: true));
+                    var theirs = other.CreateTopic("cs_inconsistent", new AppendableReadingTypeSupport());
                     other.CreateSubscriber().CreateDataReader(theirs);
                     Check.Until(() => { lock (topicEvents) { return topicEvents.Status.TotalCount >= 1; } }, "INCONSISTENT_TOPIC");
                     Check.True(topicEvents.Topic == mine, "of the topic");
@@ -669,7 +671,7 @@ namespace FerroDDS.Tests
                 jsonWriter.WaitForMatched(2, FiveSeconds);
                 typedWriter.Write(new Reading(9, "nine \u00e9"));
                 jsonWriter.WriteJson("{\"id\": 10, \"text\": \"ten \\u4e2d\"}");
-                var fromBoth = TakeAtLeast(participant, typedReader, 2, infos).OrderBy(r => r.Id).ToList();
+                var fromBoth = TakeAtLeast(participant, typedReader, 2, infos).OrderBy(r => r.id).ToList();
                 Check.EqualItems(new[] { new Reading(9, "nine \u00e9"), new Reading(10, "ten \u4e2d") }, fromBoth, "typed samples of both writers");
                 var all = new List<string>();
                 Check.Until(() =>

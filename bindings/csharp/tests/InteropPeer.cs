@@ -13,6 +13,7 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
+using demo;
 using FerroDDS;
 
 namespace FerroDDS.Tests

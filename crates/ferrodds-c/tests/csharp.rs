@@ -39,6 +39,13 @@ fn csharp() -> Option<PathBuf> {
 
 fn build() -> PathBuf {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("csharp");
+    // The tests' types, generated as `ferrodds idl --lang csharp` generates them.
+    ferrodds_idl::Compiler::new()
+        .compile_csharp(
+            &[crate_dir().join("../../bindings/csharp/tests/demo.idl")],
+            &out,
+        )
+        .unwrap_or_else(|e| panic!("the C# of bindings/csharp/tests/demo.idl: {e}"));
     let output = Command::new("sh")
         .arg(crate_dir().join("../../bindings/csharp/build.sh"))
         .arg("--tests")
@@ -236,7 +243,7 @@ fn a_csharp_reader_takes_what_a_cyclone_writer_wrote() {
     });
 }
 
-/// The test type of bindings/csharp/tests/Reading.cs.
+/// The test type of bindings/csharp/tests/demo.idl.
 const READING_IDL: &str = "module demo { @final struct Reading { @key long id; string text; }; };";
 
 #[test]

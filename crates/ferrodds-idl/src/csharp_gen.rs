@@ -863,7 +863,7 @@ impl<'s> Generator<'s> {
             .as_ref()
             .map(|b| format!(" : {}", qualified(b)))
             .unwrap_or_default();
-        let _ = writeln!(out, "public class {class}{base}\n{{");
+        let _ = writeln!(out, "public partial class {class}{base}\n{{");
         let mut fills = Code {
             text: String::new(),
             depth: 2,
@@ -1491,7 +1491,7 @@ impl<'s> Generator<'s> {
 
         let mut c = Code::default();
         c.line(doc("union", &u.name, &u.location).trim_end());
-        c.open(format!("public class {class}"));
+        c.open(format!("public partial class {class}"));
         c.line(format!("internal {dcs} _d;"));
         for (k, ty) in branches.iter().enumerate() {
             c.line(format!("internal {} _{k};", self.cs(ty)));
@@ -1882,7 +1882,7 @@ mod tests {
         .unwrap();
         for expected in [
             "namespace m\n{",
-            "public class P\n",
+            "public partial class P\n",
             "public string name = \"\";",
             "public byte[] data = global::System.Array.Empty<byte>();",
             "public short[,] grid = new short[2, 3];",

@@ -1,4 +1,4 @@
-//! The Rust side of the Python benchmark (`benches/python/matrix.py`): the same protocol
+//! The Rust side of the Python benchmark (`benches/matrix.py`): the same protocol
 //! as `benches/python/pingpong.py`, with the type derived, so that "Python" and "native"
 //! run the same exchange.
 //!
