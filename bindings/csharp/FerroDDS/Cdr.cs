@@ -868,8 +868,15 @@ namespace FerroDDS
         /// <paramref name="bound"/> elements.</summary>
         public byte[] ReadOctets(int bound)
         {
+            return ReadOctets(bound, null);
+        }
+
+        /// <summary><see cref="ReadOctets(int)"/>, into <paramref name="reuse"/> when it has
+        /// the length read (a sample read into again keeps its arrays).</summary>
+        public byte[] ReadOctets(int bound, byte[] reuse)
+        {
             int count = ReadCount(1, bound);
-            var bytes = new byte[count];
+            var bytes = reuse != null && reuse.Length == count ? reuse : new byte[count];
             System.Buffer.BlockCopy(data, pos, bytes, 0, count);
             pos += count;
             return bytes;
@@ -1157,8 +1164,34 @@ namespace FerroDDS
         /// absent members keep their defaults anyway.</summary>
         public static T Deserialize<T>(byte[] data, int offset, int length, string typeName, CdrRead<T> read, CdrRead<T> readKey, bool headerlessKeyForm) where T : new()
         {
+            return Deserialize(data, offset, length, typeName, read, readKey, headerlessKeyForm, default(T));
+        }
+
+        /// <summary><see cref="Deserialize{T}(byte[], int, int, string, CdrRead{T}, CdrRead{T}, bool)"/>
+        /// into <paramref name="into"/> when it is not null: every member is overwritten in
+        /// place (nested objects and arrays too), so that reading allocates nothing new. A
+        /// key-only sample is read into a new object, and so is a sample
+        /// <paramref name="into"/> cannot hold (a member the application set to null, an
+        /// array of other dimensions).</summary>
+        public static T Deserialize<T>(byte[] data, int offset, int length, string typeName, CdrRead<T> read, CdrRead<T> readKey, bool headerlessKeyForm, T into) where T : new()
+        {
             try
             {
+                if (into != null)
+                {
+                    try
+                    {
+                        var again = new CdrReader(data, offset, length);
+                        read(ref again, into);
+                        return into;
+                    }
+                    catch (NullReferenceException)
+                    {
+                    }
+                    catch (IndexOutOfRangeException)
+                    {
+                    }
+                }
                 var reader = new CdrReader(data, offset, length);
                 var sample = new T();
                 read(ref reader, sample);

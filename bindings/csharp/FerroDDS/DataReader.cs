@@ -41,7 +41,7 @@ namespace FerroDDS
             SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
         {
-            return Collect(Access.TakeJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance);
+            return Collect(Access.TakeJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance, false);
         }
 
         /// <summary><see cref="TakeJson"/>, leaving the samples in the reader, marked read.
@@ -50,7 +50,7 @@ namespace FerroDDS
             SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
         {
-            return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance);
+            return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance, false);
         }
 
         /// <summary>How the C API is asked for samples.</summary>
@@ -66,15 +66,16 @@ namespace FerroDDS
         internal abstract unsafe class Converter<TItem>
         {
             /// <summary>The item of the <paramref name="size"/> bytes at <paramref name="data"/>
-            /// (null when the C API had none: a dispose that came as a key hash only).</summary>
-            internal abstract TItem Convert(byte* data, int size);
+            /// (null when the C API had none: a dispose that came as a key hash only), read
+            /// into <paramref name="into"/> where the item can be (null: a new one).</summary>
+            internal abstract TItem Convert(byte* data, int size, TItem into);
         }
 
         private sealed unsafe class JsonText : Converter<string>
         {
             internal static readonly JsonText Instance = new JsonText();
 
-            internal override string Convert(byte* data, int size)
+            internal override string Convert(byte* data, int size, string into)
             {
                 return data == null ? "" : System.Text.Encoding.UTF8.GetString(data, size);
             }
@@ -82,8 +83,9 @@ namespace FerroDDS
 
         /// <summary>Takes or reads up to <paramref name="maxSamples"/> samples (negative: no
         /// limit) from <paramref name="source"/> (this reader, or a condition of it) into
-        /// <paramref name="items"/> and <paramref name="infos"/>.</summary>
-        internal unsafe ReturnCode Collect<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter)
+        /// <paramref name="items"/> and <paramref name="infos"/>; with <paramref name="reuse"/>,
+        /// the items already in the list are read into, and the list cut to what was taken.</summary>
+        internal unsafe ReturnCode Collect<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter, bool reuse)
         {
             if (items == null)
             {
@@ -93,51 +95,80 @@ namespace FerroDDS
             {
                 throw new ArgumentNullException("infos");
             }
-            bool take = access == Access.Take || access == Access.TakeJson;
             lock (_collecting)
             {
-                items.Clear();
-                infos.Clear();
-                int remaining = maxSamples < 0 ? int.MaxValue : maxSamples;
-                int batch = Math.Min(remaining, take ? _loans.Length : MaxBatch);
-                while (remaining > 0)
+                if (!reuse)
                 {
-                    if (_loans.Length < batch)
+                    items.Clear();
+                }
+                infos.Clear();
+                try
+                {
+                    return CollectLocked(access, source, maxSamples, mask, items, infos, converter, reuse);
+                }
+                finally
+                {
+                    // What a reusing call did not read into goes (and all, after an error).
+                    if (items.Count > infos.Count)
                     {
-                        _loans = new NativeSample[batch];
+                        items.RemoveRange(infos.Count, items.Count - infos.Count);
                     }
-                    int n;
-                    fixed (NativeSample* samples = _loans)
-                    {
-                        n = Call(access, source, samples, batch, mask);
-                        if (n == -(int)ReturnCode.NoData)
-                        {
-                            break;
-                        }
-                        Native.Check(n);
-                        try
-                        {
-                            for (int i = 0; i < n; i++)
-                            {
-                                items.Add(converter.Convert(samples[i].Data, checked((int)samples[i].Size)));
-                                infos.Add(SampleInfo.From(&samples[i].Info));
-                            }
-                        }
-                        finally
-                        {
-                            Native.Check(Native.ferrodds_return_loan(Handle, samples, (UIntPtr)n));
-                        }
-                    }
-                    remaining -= n;
-                    // A read cannot be repeated for more: the samples it read stay, marked read.
-                    if (!take || n < batch)
+                }
+            }
+        }
+
+        private unsafe ReturnCode CollectLocked<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter, bool reuse)
+        {
+            bool take = access == Access.Take || access == Access.TakeJson;
+            int remaining = maxSamples < 0 ? int.MaxValue : maxSamples;
+            int batch = Math.Min(remaining, take ? _loans.Length : MaxBatch);
+            while (remaining > 0)
+            {
+                if (_loans.Length < batch)
+                {
+                    _loans = new NativeSample[batch];
+                }
+                int n;
+                fixed (NativeSample* samples = _loans)
+                {
+                    n = Call(access, source, samples, batch, mask);
+                    if (n == -(int)ReturnCode.NoData)
                     {
                         break;
                     }
-                    batch = Math.Min(remaining, Math.Min(batch * 2, MaxBatch));
+                    Native.Check(n);
+                    try
+                    {
+                        for (int i = 0; i < n; i++)
+                        {
+                            int at = infos.Count;
+                            TItem into = reuse && at < items.Count ? items[at] : default(TItem);
+                            TItem item = converter.Convert(samples[i].Data, checked((int)samples[i].Size), into);
+                            if (at < items.Count)
+                            {
+                                items[at] = item;
+                            }
+                            else
+                            {
+                                items.Add(item);
+                            }
+                            infos.Add(SampleInfo.From(&samples[i].Info));
+                        }
+                    }
+                    finally
+                    {
+                        Native.Check(Native.ferrodds_return_loan(Handle, samples, (UIntPtr)n));
+                    }
                 }
-                return infos.Count == 0 ? ReturnCode.NoData : ReturnCode.Ok;
+                remaining -= n;
+                // A read cannot be repeated for more: the samples it read stay, marked read.
+                if (!take || n < batch)
+                {
+                    break;
+                }
+                batch = Math.Min(remaining, Math.Min(batch * 2, MaxBatch));
             }
+            return infos.Count == 0 ? ReturnCode.NoData : ReturnCode.Ok;
         }
 
         private static unsafe int Call(Access access, int source, NativeSample* samples, int max, uint mask)
@@ -274,7 +305,21 @@ namespace FerroDDS
             SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
         {
-            return Collect(Access.Take, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples);
+            return Collect(Access.Take, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, false);
+        }
+
+        /// <summary><see cref="Take"/> into the objects <paramref name="samples"/> already
+        /// holds: the i-th sample taken is read into <c>samples[i]</c> in place (every member
+        /// overwritten, nested objects and arrays too, a sequence of octets into its array
+        /// when the length is the same), new objects are made only past the list's end, and
+        /// the list is then cut to the samples taken. Taking the same sizes again and again
+        /// allocates nothing. What the application kept from an earlier take (a sample, one
+        /// of its arrays) is overwritten: copy it first.</summary>
+        public ReturnCode TakeReusing(List<T> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.Take, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, true);
         }
 
         /// <summary><see cref="Take"/>, leaving the samples in the reader, marked read.
@@ -283,19 +328,28 @@ namespace FerroDDS
             SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
         {
-            return Collect(Access.Read, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples);
+            return Collect(Access.Read, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, false);
+        }
+
+        /// <summary><see cref="Read"/> into the objects <paramref name="samples"/> already
+        /// holds, as <see cref="TakeReusing"/> takes.</summary>
+        public ReturnCode ReadReusing(List<T> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.Read, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, true);
         }
 
         /// <summary><see cref="Take"/> of the samples <paramref name="condition"/> selects.</summary>
         public ReturnCode TakeWithCondition(List<T> samples, List<SampleInfo> infos, int maxSamples, ReadCondition condition)
         {
-            return Collect(Access.Take, SourceOf(condition), maxSamples, 0, samples, infos, _samples);
+            return Collect(Access.Take, SourceOf(condition), maxSamples, 0, samples, infos, _samples, false);
         }
 
         /// <summary><see cref="Read"/> of the samples <paramref name="condition"/> selects.</summary>
         public ReturnCode ReadWithCondition(List<T> samples, List<SampleInfo> infos, int maxSamples, ReadCondition condition)
         {
-            return Collect(Access.Read, SourceOf(condition), maxSamples, 0, samples, infos, _samples);
+            return Collect(Access.Read, SourceOf(condition), maxSamples, 0, samples, infos, _samples, false);
         }
 
         // The C API takes through a condition (0, for none, it names).
@@ -316,7 +370,7 @@ namespace FerroDDS
                 _typeSupport = typeSupport;
             }
 
-            internal override T Convert(byte* data, int size)
+            internal override T Convert(byte* data, int size, T into)
             {
                 if (data == null)
                 {
@@ -327,7 +381,7 @@ namespace FerroDDS
                     _bytes = new byte[Math.Max(size, _bytes.Length * 2)];
                 }
                 Marshal.Copy((IntPtr)data, _bytes, 0, size);
-                return _typeSupport.Deserialize(_bytes, 0, size);
+                return into == null ? _typeSupport.Deserialize(_bytes, 0, size) : _typeSupport.Deserialize(_bytes, 0, size, into);
             }
         }
     }

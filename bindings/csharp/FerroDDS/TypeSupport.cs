@@ -33,5 +33,12 @@ namespace FerroDDS
         /// XCDR1 or XCDR2, either byte order). For a sample that holds only a key (a
         /// dispose), the key members are set and the others left at their defaults.</summary>
         T Deserialize(byte[] data, int offset, int length);
+
+        /// <summary><see cref="Deserialize(byte[], int, int)"/> into <paramref name="into"/>
+        /// (a sample made or read before) when it is not null, every member overwritten in
+        /// place, so that nothing new is allocated; the sample read, which is
+        /// <paramref name="into"/> unless the bytes hold a key only or
+        /// <paramref name="into"/> could not hold them.</summary>
+        T Deserialize(byte[] data, int offset, int length, T into);
     }
 }

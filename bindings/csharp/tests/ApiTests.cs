@@ -304,6 +304,30 @@ namespace FerroDDS.Tests
                 var many = TakeAtLeast(participant, reader, 1001, infos);
                 Check.Equal(1001, many.Count, "every sample written");
                 Check.True(many.All(r => r.Equals(same)), "every one the same");
+
+                // TakeReusing reads into the objects of the last take, makes new ones only
+                // past the list's end, and cuts the list to what it took.
+                var reused = new List<Reading> { new Reading(-1, "to be overwritten"), new Reading(-2, "and this") };
+                var first = reused[0];
+                writer.Write(new Reading(8, "eight"));
+                Check.Until(() => reader.TakeReusing(reused, infos) == ReturnCode.Ok, "a sample to take into an object");
+                Check.EqualItems(new[] { new Reading(8, "eight") }, reused, "the sample, the list cut to it");
+                Check.True(ReferenceEquals(first, reused[0]), "the object read into is the one the list held");
+                writer.Write(new Reading(9, "nine"));
+                writer.Write(new Reading(10, "ten"));
+                var taken = new List<Reading>();
+                Check.Until(() =>
+                {
+                    if (reader.TakeReusing(reused, infos) == ReturnCode.Ok)
+                    {
+                        taken.AddRange(reused.Select(r => new Reading(r.id, r.text)));
+                    }
+                    return taken.Count >= 2;
+                }, "two samples to take into one object and a new one");
+                Check.EqualItems(new[] { new Reading(9, "nine"), new Reading(10, "ten") }, taken, "both samples");
+                Check.True(ReferenceEquals(first, reused[0]), "the first read into the same object again");
+                Check.Equal(ReturnCode.NoData, reader.TakeReusing(reused, infos), "nothing left");
+                Check.Equal(0, reused.Count, "the list cut to nothing");
             }
         }
 
@@ -803,6 +827,11 @@ namespace FerroDDS.Tests
             public Reading Deserialize(byte[] data, int offset, int length)
             {
                 throw new FormatException("not a sample this type support reads");
+            }
+
+            public Reading Deserialize(byte[] data, int offset, int length, Reading into)
+            {
+                return Deserialize(data, offset, length);
             }
         }
 

@@ -27,6 +27,7 @@ interface ICodec
     string TypeName { get; }
     string Idl { get; }
     object Read(byte[] data, int offset, int length);
+    object ReadInto(byte[] data, int offset, int length, object into);
     object Fresh();
     void Write(object value, CdrWriter writer, DataRepresentation representation);
 }
@@ -45,6 +46,8 @@ sealed class TypeSupportCodec<T> : ICodec where T : new()
     public string Idl { get { return support.Idl; } }
 
     public object Read(byte[] data, int offset, int length) { return support.Deserialize(data, offset, length); }
+
+    public object ReadInto(byte[] data, int offset, int length, object into) { return support.Deserialize(data, offset, length, (T)into); }
 
     public object Fresh() { return new T(); }
 
@@ -78,6 +81,11 @@ sealed class UnionCodec<T> : ICodec where T : new()
         return Cdr.Deserialize(data, offset, length, name, read, null, false);
     }
 
+    public object ReadInto(byte[] data, int offset, int length, object into)
+    {
+        return Cdr.Deserialize(data, offset, length, name, read, null, false, (T)into);
+    }
+
     public object Fresh() { return new T(); }
 
     public void Write(object value, CdrWriter writer, DataRepresentation representation)
@@ -89,6 +97,8 @@ sealed class UnionCodec<T> : ICodec where T : new()
 static class VectorDriver
 {
     static readonly CdrWriter writer = new CdrWriter(16);
+    // The last value of each type read, to read the next one of the type into.
+    static readonly System.Collections.Generic.Dictionary<string, object> lastOf = new System.Collections.Generic.Dictionary<string, object>();
 
     static int Main(string[] args)
     {
@@ -116,6 +126,18 @@ static class VectorDriver
                         {
                             throw new Exception("read at offset 5: " + again + ", at 0: " + written);
                         }
+                        // Read into the value of this type read before (another vector's,
+                        // whose members must not show through), it reads the same.
+                        object previous;
+                        if (lastOf.TryGetValue(f[2], out previous))
+                        {
+                            string reused = Both(codec, codec.ReadInto(data, 0, data.Length, previous));
+                            if (reused != written)
+                            {
+                                throw new Exception("read into an earlier value: " + reused + ", into a new one: " + written);
+                            }
+                        }
+                        lastOf[f[2]] = codec.Read(data, 0, data.Length);
                         output.Append(f[1]).Append(" ok ").Append(written).Append('\n');
                         break;
                     case "default":

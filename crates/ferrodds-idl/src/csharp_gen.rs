@@ -966,6 +966,15 @@ impl<'s> Generator<'s> {
             "return global::FerroDDS.Cdr.Deserialize(data, offset, length, {idl_name}, read, readKey, {headerless});"
         ));
         c.close();
+        c.line("");
+        c.line("/// <inheritdoc/>");
+        c.open(format!(
+            "public {ty} Deserialize(byte[] data, int offset, int length, {ty} into)"
+        ));
+        c.line(format!(
+            "return global::FerroDDS.Cdr.Deserialize(data, offset, length, {idl_name}, read, readKey, {headerless}, into);"
+        ));
+        c.close();
         c.close();
         Ok(c.text)
     }
@@ -1049,11 +1058,13 @@ impl<'s> Generator<'s> {
                 if let Some((codec, b)) = &base {
                     c.line(format!("{codec}.ReadMembers_{b}(ref r, v);"));
                 }
-                for f in &fields {
+                for (k, f) in fields.iter().enumerate() {
                     if s.extensibility == Some(Extensibility::Appendable) {
-                        // Members a writer's older version of the type lacks keep their
-                        // defaults.
-                        c.line("if (r.AtEnd) return;");
+                        // Members a writer's older version of the type lacks take their
+                        // defaults (the sample may be one read before, read into again).
+                        c.line(format!(
+                            "if (r.AtEnd) {{ ResetMembers_{name}(v, {k}); return; }}"
+                        ));
                     }
                     c.line(format!("m = {};", string_literal(&f.member.name)));
                     if f.member.optional {
@@ -1062,6 +1073,7 @@ impl<'s> Generator<'s> {
                         c.open("if (r.BeginOptional(out h))");
                         self.read(&f.ty, &format!("v.{}", f.name), 0, false, false, c);
                         c.close();
+                        c.line(format!("else v.{} = null;", f.name));
                         c.line("r.EndMember(h);");
                         c.close();
                     } else {
@@ -1069,6 +1081,27 @@ impl<'s> Generator<'s> {
                     }
                 }
             });
+            if s.extensibility == Some(Extensibility::Appendable) && !fields.is_empty() {
+                c.line("");
+                c.line("/// <summary>Sets the members from index <c>from</c> on to their defaults.</summary>");
+                c.open(format!(
+                    "public static void ResetMembers_{name}({ty} v, int from)"
+                ));
+                c.open("switch (from)");
+                for (k, f) in fields.iter().enumerate() {
+                    c.line(format!("case {k}:"));
+                    c.open("");
+                    self.reset(f, &mut c);
+                    if k + 1 < fields.len() {
+                        c.line(format!("goto case {};", k + 1));
+                    } else {
+                        c.line("break;");
+                    }
+                    c.close();
+                }
+                c.close();
+                c.close();
+            }
             if self.keyed(s) {
                 c.line("");
                 c.open(format!("public static void {}", signature("ReadKey")));
@@ -1209,11 +1242,31 @@ impl<'s> Generator<'s> {
         // An error in the next header is in no member.
         c.line("m = null;");
         c.close();
-        // Absent members keep their defaults; keys cannot be absent.
-        for (i, f) in fields.iter().enumerate().filter(|(_, f)| f.member.key) {
+        // Absent members take their defaults (the sample may be one read before, read
+        // into again); keys cannot be absent.
+        for (i, f) in fields.iter().enumerate() {
             let (word, mask) = bit(i);
-            c.line(format!("m = {};", string_literal(&f.member.name)));
-            c.line(format!("if (({word} & {mask}) == 0) throw r.MissingKey();"));
+            if f.member.key {
+                c.line(format!("m = {};", string_literal(&f.member.name)));
+                c.line(format!("if (({word} & {mask}) == 0) throw r.MissingKey();"));
+            } else {
+                c.open(format!("if (({word} & {mask}) == 0)"));
+                self.reset(f, c);
+                c.close();
+            }
+        }
+    }
+
+    /// Statements that set member `f` of `v` to its default, as a new object has it.
+    fn reset(&self, f: &Field<'_>, c: &mut Code) {
+        let target = format!("v.{}", f.name);
+        if f.member.optional {
+            c.line(format!("{target} = null;"));
+        } else if let Some(value) = self.default_value(&f.ty) {
+            c.line(format!("{target} = {value};"));
+            self.fill(&f.ty, &target, c);
+        } else {
+            c.line(format!("{target} = default({});", self.cs(&f.ty)));
         }
     }
 
@@ -1294,8 +1347,9 @@ impl<'s> Generator<'s> {
     }
 
     /// Statements that read a value of `ty` into `target`. `fresh`: `target` holds a value
-    /// just made by default (of the right shape), which is filled in place rather than
-    /// replaced, so that reading allocates each part of the sample once.
+    /// of the right shape (made by default, or read before), which is filled in place
+    /// rather than replaced, so that reading allocates each part of the sample once, and
+    /// nothing when a sample is read into one read before.
     fn read(&self, ty: &Ty<'_>, target: &str, level: usize, flat: bool, fresh: bool, c: &mut Code) {
         match ty {
             Ty::Prim(p) => c.line(format!("{target} = r.Read{}();", primitive(*p).1)),
@@ -1333,7 +1387,12 @@ impl<'s> Generator<'s> {
             }
             _ if ty.is_octets() => {
                 let Ty::Seq(_, b) = ty else { return };
-                c.line(format!("{target} = r.ReadOctets({});", bound(*b)));
+                if fresh {
+                    // Into the array the member holds when it has the length read.
+                    c.line(format!("{target} = r.ReadOctets({}, {target});", bound(*b)));
+                } else {
+                    c.line(format!("{target} = r.ReadOctets({});", bound(*b)));
+                }
             }
             Ty::Seq(e, b) => {
                 let (s, n, i, h, el) = (

@@ -3,6 +3,9 @@
 //! - every vector, in each of the four formats, decodes, and the value written again is
 //!   Cyclone's bytes in XCDR1 and XCDR2 little endian (C's bytes where Cyclone's C and
 //!   Python writers differ, padded as the C writer pads) — decoder and encoder both;
+//! - decoded into the value of the same type decoded before (as `TakeReusing` reads into the
+//!   samples of the last take), every vector reads the same: no member of the older value
+//!   shows through, absent and key-only members included;
 //! - the key-only samples Cyclone writes (and the form without a DHEADER that Cyclone DDS
 //!   0.10 writes) decode to the key with every other member at its default, and each type's
 //!   default value encodes as ferrodds-cdr's runtime types encode theirs;
