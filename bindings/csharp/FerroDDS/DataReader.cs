@@ -69,6 +69,13 @@ namespace FerroDDS
             /// (null when the C API had none: a dispose that came as a key hash only), read
             /// into <paramref name="into"/> where the item can be (null: a new one).</summary>
             internal abstract TItem Convert(byte* data, int size, TItem into);
+
+            /// <summary>An item of an earlier reusing call to read into, if one is spare.</summary>
+            internal virtual TItem Spare() { return default(TItem); }
+
+            /// <summary>An item a reusing call cut from the caller's list: kept to read
+            /// into later.</summary>
+            internal virtual void Recycle(TItem item) { }
         }
 
         private sealed unsafe class JsonText : Converter<string>
@@ -108,9 +115,15 @@ namespace FerroDDS
                 }
                 finally
                 {
-                    // What a reusing call did not read into goes (and all, after an error).
+                    // What a reusing call did not read into goes (and all, after an error),
+                    // kept for the next reusing call, so that takes of varying counts do
+                    // not allocate either.
                     if (items.Count > infos.Count)
                     {
+                        for (int i = infos.Count; i < items.Count; i++)
+                        {
+                            converter.Recycle(items[i]);
+                        }
                         items.RemoveRange(infos.Count, items.Count - infos.Count);
                     }
                 }
@@ -142,7 +155,7 @@ namespace FerroDDS
                         for (int i = 0; i < n; i++)
                         {
                             int at = infos.Count;
-                            TItem into = reuse && at < items.Count ? items[at] : default(TItem);
+                            TItem into = !reuse ? default(TItem) : at < items.Count ? items[at] : converter.Spare();
                             TItem item = converter.Convert(samples[i].Data, checked((int)samples[i].Size), into);
                             if (at < items.Count)
                             {
@@ -220,6 +233,16 @@ namespace FerroDDS
         public ReturnCode WaitForMatched(int count, Duration timeout)
         {
             return Statuses.OkOrTimeout(Native.ferrodds_wait_for_matched(Handle, (uint)Math.Max(count, 0), timeout.ToNanoseconds()));
+        }
+
+        /// <summary>Changes its QoS to <paramref name="qos"/>: only the policies DDS lets
+        /// change may differ (deadline, latency budget, partition, user/topic/group data,
+        /// time-based filter, the reader data lifecycle); matches follow the change. A
+        /// <see cref="DdsException"/> with <see cref="ReturnCode.ImmutablePolicy"/> when
+        /// another policy would change, and nothing changes.</summary>
+        public void SetQos(DataReaderQos qos)
+        {
+            NativeQos.Create(qos, q => Native.ferrodds_set_qos(Handle, q));
         }
 
         /// <summary>SUBSCRIPTION_MATCHED.</summary>
@@ -312,9 +335,11 @@ namespace FerroDDS
         /// holds: the i-th sample taken is read into <c>samples[i]</c> in place (every member
         /// overwritten, nested objects and arrays too, a sequence of octets into its array
         /// when the length is the same), new objects are made only past the list's end, and
-        /// the list is then cut to the samples taken. Taking the same sizes again and again
-        /// allocates nothing. What the application kept from an earlier take (a sample, one
-        /// of its arrays) is overwritten: copy it first.</summary>
+        /// the list is then cut to the samples taken; the objects cut are kept by the reader
+        /// and read into when a later call's list is shorter than what it takes. Taking
+        /// samples of the same sizes again and again allocates nothing. What the application
+        /// kept from an earlier reusing take (a sample, one of its arrays) is overwritten:
+        /// copy it first.</summary>
         public ReturnCode TakeReusing(List<T> samples, List<SampleInfo> infos, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
             SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
@@ -368,6 +393,23 @@ namespace FerroDDS
             internal Samples(ITypeSupport<T> typeSupport)
             {
                 _typeSupport = typeSupport;
+            }
+
+            // Samples cut from a reusing call's list, to read into (at most MaxSpares).
+            private const int MaxSpares = 4096;
+            private readonly Stack<T> _spares = new Stack<T>();
+
+            internal override T Spare()
+            {
+                return _spares.Count > 0 ? _spares.Pop() : default(T);
+            }
+
+            internal override void Recycle(T item)
+            {
+                if (item != null && _spares.Count < MaxSpares)
+                {
+                    _spares.Push(item);
+                }
             }
 
             internal override T Convert(byte* data, int size, T into)

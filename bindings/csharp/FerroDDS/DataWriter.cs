@@ -110,6 +110,16 @@ namespace FerroDDS
             return new OfferedIncompatibleQosStatus { TotalCount = total, LastPolicyId = policy };
         }
 
+        /// <summary>Changes its QoS to <paramref name="qos"/>: only the policies DDS lets
+        /// change may differ (deadline, latency budget, partition, user/topic/group data,
+        /// lifespan, ownership strength, the writer data lifecycle); matches follow the
+        /// change. A <see cref="DdsException"/> with <see cref="ReturnCode.ImmutablePolicy"/>
+        /// when another policy would change, and nothing changes.</summary>
+        public void SetQos(DataWriterQos qos)
+        {
+            NativeQos.Create(qos, q => Native.ferrodds_set_qos(Handle, q));
+        }
+
         /// <summary>Asserts its liveliness (MANUAL_BY_TOPIC).</summary>
         public void AssertLiveliness() { Native.Check(Native.ferrodds_assert_liveliness(Handle)); }
 

@@ -21,6 +21,8 @@ namespace FerroDDS
         PreconditionNotMet = 4,
         /// <summary>A resource limit was reached.</summary>
         OutOfResources = 5,
+        /// <summary>A QoS change of a policy that may not change once the entity exists.</summary>
+        ImmutablePolicy = 7,
         /// <summary>The entity was deleted.</summary>
         AlreadyDeleted = 9,
         /// <summary>The operation did not complete in its time.</summary>

@@ -190,6 +190,24 @@ namespace FerroDDS.Tests
             Check.Until(() => strict.GetRequestedIncompatibleQosStatus().TotalCount >= 1, "an incompatible writer");
             Check.Equal(11, strict.GetRequestedIncompatibleQosStatus().LastPolicyId, "the policy found incompatible");
 
+            // SetQos: a writer that offers no deadline does not match a reader that requests
+            // one, and matches once it offers it; a policy that may not change is refused,
+            // named, and nothing changes.
+            var timely = participant.CreateTopic("cs_entities_set_qos", Readings);
+            var wantsDeadline = ReliableReader();
+            wantsDeadline.Deadline.Period = new Duration(1, 0);
+            var demanding = subscriber.CreateDataReader(timely, wantsDeadline);
+            var offering = ReliableWriter();
+            var late = publisher.CreateDataWriter(timely, offering);
+            Check.Until(() => demanding.GetRequestedIncompatibleQosStatus().TotalCount >= 1, "a writer without the deadline");
+            offering.Deadline.Period = Duration.FromMilliseconds(500);
+            late.SetQos(offering);
+            Check.Equal(ReturnCode.Ok, late.WaitForMatched(1, FiveSeconds), "matched once it offers the deadline");
+            offering.History.Kind = HistoryQosPolicyKind.KeepLastHistoryQos;
+            offering.History.Depth = 3;
+            Check.Throws(ReturnCode.ImmutablePolicy, "HISTORY", () => late.SetQos(offering));
+            Check.Equal(1L, late.GetPublicationMatchedStatus().CurrentCount, "still matched after the refusal");
+
             // A QoS the C API refuses: it says which policy and why.
             var shallow = new DataWriterQos();
             shallow.History.Depth = 0;
@@ -266,6 +284,9 @@ namespace FerroDDS.Tests
                 var b = new Reading(2, "b");
                 writer.Write(a);
                 writer.Write(b);
+                // Both there before the first read: a read that found only the first would
+                // mark it read.
+                Check.Equal(ReturnCode.Ok, writer.WaitForAcknowledgments(FiveSeconds), "both acknowledged");
                 var samples = new List<Reading>();
                 Check.Until(() => reader.Read(samples, infos) == ReturnCode.Ok && samples.Count == 2, "two samples to read");
                 Check.EqualItems(new[] { a, b }, samples, "read");

@@ -251,6 +251,10 @@ typedef void (*ferrodds_listener_fn)(ferrodds_entity_t entity, uint32_t status, 
 // A resource limit was reached (a history full past its blocking time counts as timeout).
 #define FERRODDS_RETCODE_OUT_OF_RESOURCES -5
 
+// `ferrodds_set_qos` would change a policy that may not change once the entity exists;
+// nothing changed.
+#define FERRODDS_RETCODE_IMMUTABLE_POLICY -7
+
 // The handle names an entity that was deleted.
 #define FERRODDS_RETCODE_ALREADY_DELETED -9
 
@@ -335,6 +339,18 @@ ferrodds_entity_t ferrodds_create_writer(ferrodds_entity_t parent, ferrodds_enti
 // # Safety
 // `qos` is null or a live QoS.
 ferrodds_entity_t ferrodds_create_reader(ferrodds_entity_t parent, ferrodds_entity_t topic, const ferrodds_qos_t *qos);
+
+// Changes the QoS of `entity` (a writer or reader) to `qos` over a writer's or reader's
+// defaults, as at creation: only the policies DDS lets change may differ (deadline,
+// latency budget, partition, user/topic/group data, lifespan, ownership strength,
+// time-based filter, the data lifecycles). Matches follow: a writer moved into a
+// reader's partition matches it, one moved out unmatches. `FERRODDS_RETCODE_IMMUTABLE_POLICY`
+// (naming the policy) when another policy would change; nothing changed then.
+// `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
+//
+// # Safety
+// `qos` is null or a live QoS.
+ferrodds_return_t ferrodds_set_qos(ferrodds_entity_t entity, const ferrodds_qos_t *qos);
 
 // A reader of `topic` created from `parent` (a participant or a subscriber) that takes
 // in only the samples the filter expression `expression` keeps (a content-filtered

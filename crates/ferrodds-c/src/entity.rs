@@ -14,7 +14,7 @@ use crate::qos::{self, ferrodds_qos_t};
 use crate::registry::{ferrodds_entity_t, register, registry, wrong_kind, Entity, RegisteredType};
 use crate::retcode::{
     call, ferrodds_return_t, Fail, FERRODDS_RETCODE_BUFFER_TOO_SMALL, FERRODDS_RETCODE_OK,
-    FERRODDS_RETCODE_PRECONDITION_NOT_MET,
+    FERRODDS_RETCODE_PRECONDITION_NOT_MET, FERRODDS_RETCODE_UNSUPPORTED,
 };
 
 /// A participant in domain `domain_id`, configured by `FERRODDS_CONFIG` as every FerroDDS
@@ -316,6 +316,47 @@ pub unsafe extern "C" fn ferrodds_create_reader(
             _ => unreachable!("endpoint_parts gives a participant or subscriber"),
         };
         register(Entity::Reader(reader), parent)
+    })
+}
+
+/// Changes the QoS of `entity` (a writer or reader) to `qos` over a writer's or reader's
+/// defaults, as at creation: only the policies DDS lets change may differ (deadline,
+/// latency budget, partition, user/topic/group data, lifespan, ownership strength,
+/// time-based filter, the data lifecycles). Matches follow: a writer moved into a
+/// reader's partition matches it, one moved out unmatches. `FERRODDS_RETCODE_IMMUTABLE_POLICY`
+/// (naming the policy) when another policy would change; nothing changed then.
+/// `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
+///
+/// # Safety
+/// `qos` is null or a live QoS.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_set_qos(
+    entity: ferrodds_entity_t,
+    qos: *const ferrodds_qos_t,
+) -> ferrodds_return_t {
+    // SAFETY: the caller's promise.
+    let qos = unsafe { qos::optional(qos) }.cloned().unwrap_or_default();
+    call("ferrodds_set_qos", || {
+        // Out of the registry's lock: the change runs under the participant's.
+        let target = match registry().get(entity)? {
+            Entity::Writer(w) => Entity::Writer(w.clone()),
+            Entity::Reader(r) => Entity::Reader(r.clone()),
+            other => {
+                return Err(Fail::new(
+                    FERRODDS_RETCODE_UNSUPPORTED,
+                    format!(
+                        "entity {entity} is a {}: set_qos takes writers and readers",
+                        other.kind()
+                    ),
+                ))
+            }
+        };
+        match target {
+            Entity::Writer(w) => w.set_qos(qos.apply(Qos::writer()))?,
+            Entity::Reader(r) => r.set_qos(qos.apply(Qos::reader()))?,
+            _ => unreachable!("a writer or reader"),
+        }
+        Ok(FERRODDS_RETCODE_OK)
     })
 }
 

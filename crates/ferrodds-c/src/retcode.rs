@@ -24,6 +24,9 @@ pub const FERRODDS_RETCODE_BAD_PARAMETER: ferrodds_return_t = -3;
 pub const FERRODDS_RETCODE_PRECONDITION_NOT_MET: ferrodds_return_t = -4;
 /// A resource limit was reached (a history full past its blocking time counts as timeout).
 pub const FERRODDS_RETCODE_OUT_OF_RESOURCES: ferrodds_return_t = -5;
+/// `ferrodds_set_qos` would change a policy that may not change once the entity exists;
+/// nothing changed.
+pub const FERRODDS_RETCODE_IMMUTABLE_POLICY: ferrodds_return_t = -7;
 /// The handle names an entity that was deleted.
 pub const FERRODDS_RETCODE_ALREADY_DELETED: ferrodds_return_t = -9;
 /// The operation did not complete in its time.
@@ -64,6 +67,7 @@ impl From<ferrodds::Error> for Fail {
             E::Timeout(..) => FERRODDS_RETCODE_TIMEOUT,
             E::Closed => FERRODDS_RETCODE_ALREADY_DELETED,
             E::TooLarge(_) => FERRODDS_RETCODE_OUT_OF_RESOURCES,
+            E::ImmutablePolicy(_) => FERRODDS_RETCODE_IMMUTABLE_POLICY,
             E::BadParameter(_)
             | E::Encode(_)
             | E::Decode(_)

@@ -333,6 +333,14 @@ impl Writer {
             .map_err(|e| dds("unregister_instance", e))
     }
 
+    /// Changes the writer's QoS to `policies` (DCPS `set_qos`: only the changeable
+    /// policies may differ).
+    fn set_qos(&self, py: Python<'_>, policies: &Bound<'_, PyAny>) -> PyResult<()> {
+        let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
+        py.detach(|| self.inner.set_qos(qos))
+            .map_err(|e| dds("set_qos", e))
+    }
+
     /// The instance handle of `sample`'s instance.
     fn instance_handle(&self, sample: &Bound<'_, PyAny>) -> PyResult<u128> {
         let value = self.support.get().value_of(sample)?;
@@ -403,6 +411,14 @@ pub struct Reader {
 
 #[pymethods]
 impl Reader {
+    /// Changes the reader's QoS to `policies` (DCPS `set_qos`: only the changeable
+    /// policies may differ).
+    fn set_qos(&self, py: Python<'_>, policies: &Bound<'_, PyAny>) -> PyResult<()> {
+        let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
+        py.detach(|| self.inner.set_qos(qos))
+            .map_err(|e| dds("set_qos", e))
+    }
+
     /// Removes and returns up to `n` of the samples that `mask` (cyclonedds-python's state
     /// bits, all three kinds in one) and `instance` select, as `(sample, info)` pairs, where
     /// `info` is `(sample_state, view_state, instance_state, valid_data,

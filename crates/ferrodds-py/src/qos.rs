@@ -77,6 +77,10 @@ pub(crate) fn apply(mut qos: Qos, policies: &Bound<'_, PyAny>) -> PyResult<Qos> 
             },
             "partition" => qos.partition(arg(1)?.extract::<Vec<String>>()?),
             "deadline" => qos.deadline(duration(arg(1)?.extract()?)),
+            "latency_budget" => qos.latency_budget(duration(arg(1)?.extract()?)),
+            "user_data" => qos.user_data(arg(1)?.extract::<Vec<u8>>()?),
+            "topic_data" => qos.topic_data(arg(1)?.extract::<Vec<u8>>()?),
+            "group_data" => qos.group_data(arg(1)?.extract::<Vec<u8>>()?),
             "lifespan" => qos.lifespan(duration(arg(1)?.extract()?)),
             "time_based_filter" => qos.time_based_filter(duration(arg(1)?.extract()?)),
             "ownership" => match arg(1)?.extract::<Option<i32>>()? {

@@ -315,3 +315,39 @@ def test_a_topic_of_another_type_at_cyclone_is_an_inconsistent_topic(sides):
     assert heard[0] == ("status_clash", 1, 1)
     s = topic.get_inconsistent_topic_status()
     assert (s.total_count, s.total_count_change) == (1, 0)  # the listener read it
+
+
+
+def test_set_qos_announces_the_change_and_cyclone_takes_it_in(sides):
+    """A writer's set_qos is announced again over SEDP: Cyclone's DCPSPublication built-in
+    topic shows the new USER_DATA. (Cyclone takes in changes of the policies that are not
+    request/offered and not PARTITION — ddsi_update_qos_locked leaves those out — so a
+    partition moved by set_qos is followed by FerroDDS peers, not by Cyclone.)"""
+    from cyclonedds.builtin import BuiltinDataReader, BuiltinTopicDcpsPublication
+    f, c = sides["ferrodds"], sides["cyclonedds"]
+    P = f.core.Policy
+    publications = BuiltinDataReader(c.participant, BuiltinTopicDcpsPublication)
+
+    def qos(user_data, depth=100):
+        return f.core.Qos(P.Reliability.Reliable(f.util.duration(seconds=1)),
+                          P.History.KeepLast(depth), P.Userdata(user_data))
+
+    def seen_user_data():
+        for s in publications.take(N=50):
+            if s.topic_name == "status_set_qos":
+                for p in s.qos:
+                    if type(p).__name__ == "Userdata":
+                        return p.data
+        return None
+
+    fwriter = f.pub.DataWriter(f.participant, f.topic.Topic(f.participant, "status_set_qos",
+                                                            f.types["Plain"]), qos=qos(b"one"))
+    assert until(seen_user_data) == b"one"
+    fwriter.set_qos(qos(b"two"))
+    assert until(seen_user_data) == b"two"
+    assert fwriter.get_qos() is not None
+    # A policy that may not change: an error naming it, and nothing announced.
+    with pytest.raises(Exception, match="HISTORY"):
+        fwriter.set_qos(qos(b"three", depth=5))
+    time.sleep(0.3)
+    assert seen_user_data() is None

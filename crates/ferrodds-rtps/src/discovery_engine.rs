@@ -121,6 +121,16 @@ pub enum DiscoveryEvent {
         /// The remote endpoint.
         remote: Guid,
     },
+    /// A matched endpoint changed its QoS (`set_qos`, here or at the peer) and the two still
+    /// match: what the local endpoint keeps of the other's QoS (a writer's
+    /// OWNERSHIP_STRENGTH and LIFESPAN, at a reader) is to be read again.
+    QosChanged {
+        /// The local endpoint.
+        local: Guid,
+        /// The matched endpoint whose QoS changed (or the other end of the pair, when the
+        /// local one changed).
+        remote: Guid,
+    },
     /// A remote endpoint of a topic a local endpoint has, whose type is another (another
     /// name without type information, or a type that is not assignable): DCPS's
     /// INCONSISTENT_TOPIC. Once per remote endpoint and topic.
@@ -711,11 +721,115 @@ impl Discovery {
         endpoint: LocalEndpoint,
         participant: &mut Participant,
     ) {
+        self.announce_endpoint(now, &endpoint, participant);
+        let guid = endpoint.guid;
+        let writer = endpoint.kind == EndpointKind::Writer;
+        self.locals.insert(guid, endpoint);
+        if writer {
+            self.schedule_liveliness(now);
+        }
+        let remotes: Vec<Guid> = self.remote_endpoints.keys().copied().collect();
+        for remote in remotes {
+            self.try_match(now, guid, remote, participant);
+        }
+        let locals: Vec<Guid> = self.locals.keys().copied().filter(|g| *g != guid).collect();
+        for other in locals {
+            self.try_match_local(now, guid, other, participant);
+        }
+    }
+
+    /// Gives local endpoint `guid` the QoS `qos` (its immutable policies unchanged: see
+    /// [`EndpointQos::immutable_change`]): announces it again over SEDP, ends the matches
+    /// that no longer fit (a PARTITION left, a DEADLINE or LATENCY_BUDGET now offered
+    /// below what is requested), keeps those that still do ([`DiscoveryEvent::QosChanged`])
+    /// and makes the new ones. False when there is no such endpoint.
+    pub fn update_local(
+        &mut self,
+        now: Timestamp,
+        guid: Guid,
+        qos: EndpointQos,
+        participant: &mut Participant,
+    ) -> bool {
+        let Some(endpoint) = self.locals.get_mut(&guid) else {
+            return false;
+        };
+        endpoint.qos = qos;
+        let endpoint = endpoint.clone();
+        self.announce_endpoint(now, &endpoint, participant);
+        let remotes: Vec<Guid> = self.remote_endpoints.keys().copied().collect();
+        for remote in remotes {
+            self.rematch(now, guid, remote, participant);
+        }
+        let locals: Vec<Guid> = self.locals.keys().copied().filter(|g| *g != guid).collect();
+        for other in locals {
+            if self.matched.contains(&(guid, other)) {
+                let (Some(a), Some(b)) = (self.locals.get(&guid), self.locals.get(&other)) else {
+                    continue;
+                };
+                let (w, r) = if a.kind == EndpointKind::Writer {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                if match_qos(&w.qos, &r.qos).is_ok() {
+                    for pair in [(guid, other), (other, guid)] {
+                        self.events.push_back(DiscoveryEvent::QosChanged {
+                            local: pair.0,
+                            remote: pair.1,
+                        });
+                    }
+                    continue;
+                }
+                self.unmatch(guid, other, participant);
+                self.unmatch(other, guid, participant);
+            }
+            self.try_match_local(now, guid, other, participant);
+        }
+        true
+    }
+
+    /// Matching again between local endpoint `local` and remote endpoint `remote` after
+    /// either changed its QoS: a match that still fits is kept, one that does not ends,
+    /// and a pair that did not match may now.
+    fn rematch(
+        &mut self,
+        now: Timestamp,
+        local: Guid,
+        remote: Guid,
+        participant: &mut Participant,
+    ) {
+        if self.matched.contains(&(local, remote)) {
+            let (Some(l), Some(r)) = (self.locals.get(&local), self.remote_endpoints.get(&remote))
+            else {
+                return;
+            };
+            let fits = match l.kind {
+                EndpointKind::Writer => match_qos(&l.qos, &r.data.qos),
+                EndpointKind::Reader => match_qos(&r.data.qos, &l.qos),
+            }
+            .is_ok();
+            if fits {
+                self.events
+                    .push_back(DiscoveryEvent::QosChanged { local, remote });
+                return;
+            }
+            self.unmatch(local, remote, participant);
+        }
+        self.try_match(now, local, remote, participant);
+    }
+
+    /// Publishes `endpoint` over SEDP (again, after a change of its QoS).
+    fn announce_endpoint(
+        &mut self,
+        now: Timestamp,
+        endpoint: &LocalEndpoint,
+        participant: &mut Participant,
+    ) {
         let writer_id = match endpoint.kind {
             EndpointKind::Writer => EntityId::SEDP_PUBLICATIONS_WRITER,
             EndpointKind::Reader => EntityId::SEDP_SUBSCRIPTIONS_WRITER,
         };
-        let mut data = self.endpoint_data(&endpoint);
+        let mut data = self.endpoint_data(endpoint);
         let encode = |data: EndpointData| match endpoint.kind {
             EndpointKind::Writer => {
                 DiscoveredWriterData { endpoint: data }.to_vec(WireEndianness::Little)
@@ -753,20 +867,6 @@ impl Discovery {
                 }
             }
             Err(_) => self.malformed += 1,
-        }
-        let guid = endpoint.guid;
-        let writer = endpoint.kind == EndpointKind::Writer;
-        self.locals.insert(guid, endpoint);
-        if writer {
-            self.schedule_liveliness(now);
-        }
-        let remotes: Vec<Guid> = self.remote_endpoints.keys().copied().collect();
-        for remote in remotes {
-            self.try_match(now, guid, remote, participant);
-        }
-        let locals: Vec<Guid> = self.locals.keys().copied().filter(|g| *g != guid).collect();
-        for other in locals {
-            self.try_match_local(now, guid, other, participant);
         }
     }
 
@@ -850,6 +950,7 @@ impl Discovery {
             );
         }
         for (local, remote) in [(wg, rg), (rg, wg)] {
+            self.incompatible.remove(&(local, remote));
             if self.matched.insert((local, remote)) {
                 self.events
                     .push_back(DiscoveryEvent::Matched { local, remote });
@@ -1423,6 +1524,25 @@ impl Discovery {
         if known.is_some_and(|known| known.data == data) {
             return;
         }
+        // Only its QoS changed (`set_qos` at the peer): matches that still fit are kept
+        // (with their reliability state), the others end, new ones are made.
+        let qos_only = known.is_some_and(|known| {
+            known.kind == kind
+                && (EndpointData {
+                    qos: data.qos.clone(),
+                    ..known.data.clone()
+                }) == data
+        });
+        if qos_only {
+            if let Some(known) = self.remote_endpoints.get_mut(&guid) {
+                known.data.qos = data.qos;
+            }
+            let locals: Vec<Guid> = self.locals.keys().copied().collect();
+            for local in locals {
+                self.rematch(now, local, guid, participant);
+            }
+            return;
+        }
         if known.is_none() {
             let of_participant = self
                 .remote_endpoints
@@ -1566,6 +1686,8 @@ impl Discovery {
             }
         }
         self.matched.insert((local, remote));
+        // Should the pair stop fitting after a change of QoS, that is reported again.
+        self.incompatible.remove(&(local, remote));
         self.events
             .push_back(DiscoveryEvent::Matched { local, remote });
     }

@@ -16,7 +16,7 @@ use crate::dcps::{
 };
 use crate::discovery_engine::{Discovery, DiscoveryConfig, DiscoveryEvent, LocalEndpoint};
 use crate::participant::Participant;
-use crate::qos::LivelinessKind;
+use crate::qos::{EndpointQos, LivelinessKind};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
 use crate::wire::{EntityId, Guid, Locator, SequenceNumber};
@@ -402,6 +402,27 @@ impl ParticipantCore {
     pub fn add_local(&mut self, now: Timestamp, endpoint: LocalEndpoint) {
         self.discovery.add_local(now, endpoint, &mut self.rtps);
         self.after_input(now);
+    }
+
+    /// Changes the QoS of local endpoint `guid` (`set_qos`): announces it again, matches
+    /// again ([`Discovery::update_local`]) and gives its DCPS state the new DEADLINE. The
+    /// caller checked that no immutable policy changed ([`EndpointQos::immutable_change`]).
+    /// False when there is no such endpoint.
+    pub fn update_local(&mut self, now: Timestamp, guid: Guid, qos: EndpointQos) -> bool {
+        let period = qos.deadline.period.to_std();
+        if !self.discovery.update_local(now, guid, qos, &mut self.rtps) {
+            return false;
+        }
+        let id = guid.entity_id;
+        if let Some(w) = self.dcps.writers.get_mut(&id) {
+            w.deadline.set_period(period, now);
+        }
+        if let Some(r) = self.dcps.readers.get_mut(&id) {
+            r.delivery.deadline.set_period(period, now);
+        }
+        self.dcps.reschedule(id);
+        self.after_input(now);
+        true
     }
 
     /// Withdraws a local endpoint, ends its matches and forgets its DCPS state (its RTPS

@@ -341,6 +341,121 @@ fn missed_deadlines_are_counted_and_reported_as_events_on_both_sides() {
     assert_eq!(net.nodes[0].poll_timeout().map(|t| t > net.now), Some(true));
 }
 
+/// How many endpoints node 0's writer and node 1's reader match now.
+fn match_counts(net: &Network) -> (usize, usize) {
+    (
+        net.nodes[0]
+            .data_writer_ref(W)
+            .unwrap()
+            .matches()
+            .remotes()
+            .len(),
+        net.nodes[1]
+            .data_reader_ref(R)
+            .unwrap()
+            .matches()
+            .remotes()
+            .len(),
+    )
+}
+
+#[test]
+fn set_qos_moves_matches_with_partition_and_deadline_and_carries_the_lifespan() {
+    let writer_qos = reliable(EndpointQos::writer_default());
+    let reader_qos = reliable(EndpointQos::reader_default());
+    let mut net = pair(31, writer_qos.clone(), reader_qos.clone());
+    let w = Guid::new(net.nodes[0].rtps.prefix(), W);
+    let r = Guid::new(net.nodes[1].rtps.prefix(), R);
+    let limit = Duration::from_secs(5);
+
+    // The writer moves to another partition: both sides unmatch, from SEDP alone.
+    let mut moved = writer_qos.clone();
+    moved.partition = qos::Partition::new(["elsewhere"]);
+    let now = net.now;
+    assert!(net.nodes[0].update_local(now, w, moved.clone()));
+    assert!(
+        net.run_until(limit, |n| match_counts(n) == (0, 0)),
+        "still matched"
+    );
+    // The reader follows: matched again, and samples flow.
+    let mut follows = reader_qos.clone();
+    follows.partition = qos::Partition::new(["elsewhere"]);
+    let now = net.now;
+    assert!(net.nodes[1].update_local(now, r, follows.clone()));
+    assert!(
+        net.run_until(limit, |n| match_counts(n) == (1, 1)),
+        "not matched again"
+    );
+    write(&mut net, 1, 7);
+    settle(&mut net);
+    assert_eq!(values(&take(&mut net)), [(1, 7)]);
+
+    // A LIFESPAN given to the matched writer reaches the reader, which keeps the match:
+    // a sample is gone once it is older than that.
+    events(&mut net, 1);
+    let mut short = moved.clone();
+    short.lifespan.duration = qos::Duration::from_millis(100);
+    let now = net.now;
+    assert!(net.nodes[0].update_local(now, w, short.clone()));
+    net.advance(ms(500));
+    assert_eq!(match_counts(&net), (1, 1));
+    assert!(
+        !events(&mut net, 1)
+            .iter()
+            .any(|e| matches!(e, Event::SubscriptionMatched { .. })),
+        "a change that still fits does not unmatch"
+    );
+    let written = net.now;
+    write(&mut net, 1, 8);
+    settle(&mut net);
+    net.advance(written.after(ms(100)).since(net.now));
+    assert!(
+        take(&mut net).is_empty(),
+        "expired by the lifespan set later"
+    );
+
+    // The reader now requests a DEADLINE the writer does not offer: incompatible, with
+    // DEADLINE named on both sides; once the writer offers it, matched again.
+    events(&mut net, 0);
+    let mut strict = follows.clone();
+    strict.deadline.period = qos::Duration::from_millis(100);
+    let now = net.now;
+    assert!(net.nodes[1].update_local(now, r, strict));
+    assert!(
+        net.run_until(limit, |n| match_counts(n) == (0, 0)),
+        "an unfit deadline still matched"
+    );
+    let incompatible = |e: &[Event]| {
+        e.iter()
+            .filter_map(|e| match e {
+                Event::OfferedIncompatibleQos { status, .. }
+                | Event::RequestedIncompatibleQos { status, .. } => status.last_policy,
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        incompatible(&events(&mut net, 0)),
+        [qos::QosPolicyId::Deadline]
+    );
+    assert_eq!(
+        incompatible(&events(&mut net, 1)),
+        [qos::QosPolicyId::Deadline]
+    );
+    let mut offers = short;
+    offers.deadline.period = qos::Duration::from_millis(50);
+    let now = net.now;
+    assert!(net.nodes[0].update_local(now, w, offers));
+    assert!(
+        net.run_until(limit, |n| match_counts(n) == (1, 1)),
+        "not matched after the offer"
+    );
+    // No endpoint to change.
+    let now = net.now;
+    let nobody = Guid::new(net.nodes[0].rtps.prefix(), EntityId([0, 0, 9, 0x02]));
+    assert!(!net.nodes[0].update_local(now, nobody, writer_qos));
+}
+
 #[test]
 fn the_time_based_filter_keeps_one_sample_per_separation_per_instance() {
     let mut reader_qos = reliable(EndpointQos::reader_default());

@@ -69,6 +69,10 @@ pub enum Error {
         /// What is wrong with it, and where.
         error: ferrodds_rtps::dcps::FilterError,
     },
+    /// `set_qos` would change a policy that may not change once the entity exists (DDS
+    /// RETCODE_IMMUTABLE_POLICY; DDS 1.4 §2.2.3's "Changeable" column): nothing changed.
+    #[error("the {0} policy cannot change once the entity exists; nothing was changed")]
+    ImmutablePolicy(&'static str),
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),

@@ -169,6 +169,32 @@ impl Qos {
         self
     }
 
+    /// USER_DATA: bytes announced with the endpoint (peers see them in discovery, as
+    /// Cyclone DDS's DCPSPublication/DCPSSubscription built-in topics show them).
+    pub fn user_data(mut self, value: impl Into<Vec<u8>>) -> Self {
+        self.policies.user_data.value = value.into();
+        self
+    }
+
+    /// TOPIC_DATA: bytes announced with the endpoint, of its topic.
+    pub fn topic_data(mut self, value: impl Into<Vec<u8>>) -> Self {
+        self.policies.topic_data.value = value.into();
+        self
+    }
+
+    /// GROUP_DATA: bytes announced with the endpoint, of its publisher or subscriber.
+    pub fn group_data(mut self, value: impl Into<Vec<u8>>) -> Self {
+        self.policies.group_data.value = value.into();
+        self
+    }
+
+    /// LATENCY_BUDGET: the delay from write to delivery the application accepts (a hint,
+    /// matched as DDS says: offered at most what is requested).
+    pub fn latency_budget(mut self, budget: Duration) -> Self {
+        self.policies.latency_budget.duration = RtpsDuration::from_std(budget);
+        self
+    }
+
     /// DEADLINE period.
     pub fn deadline(mut self, period: Duration) -> Self {
         self.policies.deadline.period = RtpsDuration::from_std(period);

@@ -95,6 +95,11 @@ pub(crate) struct ReaderInner {
     /// Buffers of samples decoded, handed back to the RTPS reader at the next collect (under
     /// the participant's lock, which the decoding does not hold).
     spare: Mutex<ReceivePool>,
+    /// Whether it matches writers of its own participant (not a DDS policy; it may not
+    /// change).
+    ignore_local: bool,
+    /// Made by a subscriber, whose PRESENTATION (and PARTITION) it has.
+    in_group: bool,
 }
 
 impl Drop for ReaderInner {
@@ -146,6 +151,11 @@ impl<T: Cdr> DataReader<T> {
     /// The reader's GUID.
     pub fn guid(&self) -> Guid {
         self.untyped.guid()
+    }
+
+    /// Changes its QoS; see [`DynamicReader::set_qos`].
+    pub fn set_qos(&self, qos: Qos) -> Result<()> {
+        self.untyped.set_qos(qos)
     }
 
     fn decode_all(&self, taken: Vec<Taken>) -> Result<Vec<Sample<T>>> {
@@ -450,6 +460,8 @@ impl DynamicReader {
                 entity_id,
                 guid,
                 spare: Mutex::new(ReceivePool::with_limit(RECEIVE_KEPT_BYTES)),
+                ignore_local: qos.ignore_local,
+                in_group: qos.parent.is_some(),
             }),
             ty: support.ty.clone(),
         })
@@ -458,6 +470,42 @@ impl DynamicReader {
     /// The reader's GUID.
     pub fn guid(&self) -> Guid {
         self.inner.guid
+    }
+
+    /// Changes its QoS (DCPS `set_qos`) to `qos`, in which only the policies DDS lets
+    /// change may differ from what the reader has: DEADLINE, LATENCY_BUDGET,
+    /// TIME_BASED_FILTER, PARTITION, USER_DATA, TOPIC_DATA, GROUP_DATA and
+    /// READER_DATA_LIFECYCLE. The reader is announced again; writers that no longer fit
+    /// (another partition, a deadline longer than it now requests) are unmatched, and
+    /// writers that now fit are matched. Any other change is [`Error::ImmutablePolicy`]
+    /// and changes nothing. A reader made by a subscriber keeps the subscriber's
+    /// PRESENTATION, and its PARTITION when `qos` names none.
+    pub fn set_qos(&self, qos: Qos) -> Result<()> {
+        let inner = &self.inner;
+        if qos.ignore_local != inner.ignore_local {
+            return Err(Error::ImmutablePolicy("IGNORE_LOCAL"));
+        }
+        let shared = &inner.participant.inner.shared;
+        let mut core = shared.lock();
+        let current = core
+            .node
+            .discovery
+            .endpoint_qos(inner.guid)
+            .cloned()
+            .ok_or(Error::Closed)?;
+        let mut qos = qos;
+        crate::writer::keep_group_policies(inner.in_group, &current, &mut qos.policies);
+        if let Some(policy) = current.immutable_change(&qos.policies) {
+            return Err(Error::ImmutablePolicy(policy.name()));
+        }
+        if let Some(r) = core.node.data_reader(inner.entity_id) {
+            r.set_purge_delays(qos.purge);
+        }
+        let now = shared.now();
+        core.node.update_local(now, inner.guid, qos.policies);
+        core.after_input();
+        shared.finish(core);
+        Ok(())
     }
 
     pub(crate) fn collect(&self, max: usize, take: bool, selection: Selection) -> Vec<Taken> {

@@ -15,7 +15,7 @@ use ferrodds_cdr::{
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::original_writer::OriginalWriterInfo;
-use ferrodds_rtps::qos::DataRepresentationId;
+use ferrodds_rtps::qos::{DataRepresentationId, EndpointQos};
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
 
@@ -77,6 +77,9 @@ struct WriterInner {
     registered: Mutex<HashMap<[u8; 16], Vec<u8>>>,
     /// A writer created disabled: its announcement, made by [`DynamicWriter::enable`].
     unannounced: Mutex<Option<LocalEndpoint>>,
+    /// WRITER_DATA_LIFECYCLE's autodispose_unregistered_instances, which `set_qos` may
+    /// change (`qos` holds what it was created with).
+    autodispose: AtomicBool,
 }
 
 impl WriterInner {
@@ -168,7 +171,7 @@ impl WriterInner {
         if registered.is_empty() {
             return;
         }
-        let kind = if self.qos.autodispose {
+        let kind = if self.autodispose.load(Ordering::Relaxed) {
             ChangeKind::DisposedUnregistered
         } else {
             ChangeKind::Unregistered
@@ -232,6 +235,11 @@ impl<T: Cdr> DataWriter<T> {
     /// The writer's GUID.
     pub fn guid(&self) -> Guid {
         self.untyped.guid()
+    }
+
+    /// Changes its QoS; see [`DynamicWriter::set_qos`].
+    pub fn set_qos(&self, qos: Qos) -> Result<()> {
+        self.untyped.set_qos(qos)
     }
 
     /// The untyped writer under this one.
@@ -444,6 +452,63 @@ impl DynamicWriter {
         DynamicWriter::create(participant, &topic.name, &topic.support, qos, false)
     }
 
+    /// Changes its QoS (DCPS `set_qos`) to `qos`, in which only the policies DDS lets
+    /// change may differ from what the writer has: DEADLINE, LATENCY_BUDGET,
+    /// OWNERSHIP_STRENGTH, LIFESPAN, PARTITION, USER_DATA, TOPIC_DATA, GROUP_DATA,
+    /// TRANSPORT_PRIORITY and WRITER_DATA_LIFECYCLE. A writer made by a publisher keeps the
+    /// publisher's PRESENTATION, and its PARTITION when `qos` names none. The writer is announced again, so
+    /// that matched readers see the change; readers that no longer fit (another
+    /// partition, a deadline longer than they request) are unmatched, and readers that now
+    /// fit are matched. Any other change is [`Error::ImmutablePolicy`] and changes nothing.
+    pub fn set_qos(&self, mut qos: Qos) -> Result<()> {
+        let inner = &self.inner;
+        // As at creation: the representation it sends, when the application named none.
+        if !qos.representation_set {
+            qos.policies.data_representation.ids = vec![match inner.version {
+                XcdrVersion::Xcdr1 => DataRepresentationId::XCDR,
+                XcdrVersion::Xcdr2 => DataRepresentationId::XCDR2,
+            }];
+        }
+        let created = &inner.qos;
+        if qos.publish_mode != created.publish_mode {
+            return Err(Error::ImmutablePolicy("PUBLISH_MODE"));
+        }
+        if qos.batch_delay != created.batch_delay {
+            return Err(Error::ImmutablePolicy("batching (batch_delay)"));
+        }
+        if qos.ignore_local != created.ignore_local {
+            return Err(Error::ImmutablePolicy("IGNORE_LOCAL"));
+        }
+        let shared = &inner.participant.inner.shared;
+        let mut core = shared.lock();
+        let mut unannounced = inner.unannounced.lock().unwrap_or_else(|p| p.into_inner());
+        let current = match &*unannounced {
+            Some(endpoint) => endpoint.qos.clone(),
+            None => core
+                .node
+                .discovery
+                .endpoint_qos(inner.guid)
+                .cloned()
+                .ok_or(Error::Closed)?,
+        };
+        keep_group_policies(created.parent.is_some(), &current, &mut qos.policies);
+        if let Some(policy) = current.immutable_change(&qos.policies) {
+            return Err(Error::ImmutablePolicy(policy.name()));
+        }
+        inner.autodispose.store(qos.autodispose, Ordering::Relaxed);
+        if let Some(endpoint) = &mut *unannounced {
+            // Announced with it when enabled.
+            endpoint.qos = qos.policies;
+            return Ok(());
+        }
+        drop(unannounced);
+        let now = shared.now();
+        core.node.update_local(now, inner.guid, qos.policies);
+        core.after_input();
+        shared.finish(core);
+        Ok(())
+    }
+
     /// Announces a writer created disabled: from now on it matches readers. What it wrote
     /// before is in its history and reaches only the readers that take history
     /// (TRANSIENT_LOCAL or stronger) — where DDS refuses a disabled writer's writes
@@ -546,6 +611,7 @@ impl DynamicWriter {
                 participant: participant.clone(),
                 entity_id,
                 guid,
+                autodispose: AtomicBool::new(qos.autodispose),
                 qos,
                 version,
                 last_size: AtomicUsize::new(0),
@@ -812,11 +878,12 @@ impl DynamicWriter {
     ) -> Result<()> {
         let shared = &self.inner.participant.inner.shared;
         // WRITER_DATA_LIFECYCLE: with autodispose, unregistering disposes.
-        let kind = if kind == ChangeKind::Unregistered && self.inner.qos.autodispose {
-            ChangeKind::DisposedUnregistered
-        } else {
-            kind
-        };
+        let kind =
+            if kind == ChangeKind::Unregistered && self.inner.autodispose.load(Ordering::Relaxed) {
+                ChangeKind::DisposedUnregistered
+            } else {
+                kind
+            };
         let change = Change {
             coherence: None,
             original,
@@ -1057,6 +1124,18 @@ impl DynamicWriter {
     /// The XCDR version this writer writes.
     pub fn data_representation(&self) -> XcdrVersion {
         self.inner.version
+    }
+}
+
+/// The policies a writer or reader made by a publisher or subscriber (`in_group`) has from
+/// it, carried into a `set_qos` that does not name them: PRESENTATION always (a
+/// `DataWriterQos` has none), PARTITION when `new` has none.
+pub(crate) fn keep_group_policies(in_group: bool, current: &EndpointQos, new: &mut EndpointQos) {
+    if in_group {
+        new.presentation = current.presentation;
+        if new.partition.names.is_empty() {
+            new.partition = current.partition.clone();
+        }
     }
 }
 

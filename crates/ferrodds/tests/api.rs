@@ -607,3 +607,66 @@ fn a_spinning_wait_sees_data_during_and_after_its_spin_and_times_out_without() {
         t.join().unwrap();
     }
 }
+
+#[test]
+fn set_qos_moves_a_writer_between_partitions_and_refuses_immutable_policies() {
+    let (a, b) = (participant(200), participant(200));
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Note>("moving").unwrap(),
+            Qos::reader().reliable().keep_all().partition(["there"]),
+        )
+        .unwrap();
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Note>("moving").unwrap(),
+            Qos::writer().reliable().keep_all().partition(["here"]),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(writer.publication_matched_status().current_count, 0);
+    // Into the reader's partition: they match, and samples flow.
+    writer
+        .set_qos(Qos::writer().reliable().keep_all().partition(["there"]))
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    let note = Note {
+        id: 1,
+        text: "moved".into(),
+    };
+    writer.write(&note).unwrap();
+    assert!(reader.wait_for_data(T));
+    let taken: Vec<Note> = reader
+        .take()
+        .unwrap()
+        .into_iter()
+        .filter_map(|s| s.data)
+        .collect();
+    assert_eq!(taken, [note]);
+    // A policy that may not change: an error naming it, and nothing changed.
+    let refused = writer.set_qos(Qos::writer().reliable().keep_last(3).partition(["there"]));
+    assert!(
+        matches!(refused, Err(ferrodds::Error::ImmutablePolicy("HISTORY"))),
+        "{refused:?}"
+    );
+    let refused = reader.set_qos(Qos::reader().best_effort().keep_all().partition(["there"]));
+    assert!(
+        matches!(
+            refused,
+            Err(ferrodds::Error::ImmutablePolicy("RELIABILITY"))
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(writer.publication_matched_status().current_count, 1);
+    // The reader leaves for another partition: both ends see the match end.
+    reader
+        .set_qos(Qos::reader().reliable().keep_all().partition(["gone"]))
+        .unwrap();
+    let end = Instant::now() + T;
+    while writer.publication_matched_status().current_count != 0 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(writer.publication_matched_status().current_count, 0);
+    assert_eq!(reader.subscription_matched_status().current_count, 0);
+}

@@ -288,6 +288,26 @@ int main(int argc, char **argv) {
     OK(ferrodds_delete(other));
     FAILS(ferrodds_create_topic(other, "t", type), FERRODDS_RETCODE_ALREADY_DELETED, "was deleted");
 
+    /* set_qos: a writer in another partition matches the reader once moved into its own;
+     * a policy that may not change is refused, naming it. */
+    ferrodds_qos_t *away = ferrodds_create_qos();
+    OK(ferrodds_qset_reliability(away, FERRODDS_RELIABILITY_RELIABLE, SECOND));
+    OK(ferrodds_qset_durability(away, FERRODDS_DURABILITY_TRANSIENT_LOCAL));
+    OK(ferrodds_qset_history(away, FERRODDS_HISTORY_KEEP_LAST, 4));
+    const char *elsewhere[1] = {"c-api-elsewhere"};
+    OK(ferrodds_qset_partition(away, 1, elsewhere));
+    ferrodds_entity_t moving = OK(ferrodds_create_writer(participant, topic, away));
+    FAILS(ferrodds_wait_for_matched(moving, 1, SECOND / 5), FERRODDS_RETCODE_TIMEOUT, "");
+    OK(ferrodds_qset_partition(away, 1, partitions));
+    OK(ferrodds_set_qos(moving, away));
+    OK(ferrodds_wait_for_matched(moving, 1, 5 * SECOND));
+    OK(ferrodds_qset_history(away, FERRODDS_HISTORY_KEEP_LAST, 2));
+    FAILS(ferrodds_set_qos(moving, away), FERRODDS_RETCODE_IMMUTABLE_POLICY, "HISTORY");
+    FAILS(ferrodds_set_qos(participant, away), FERRODDS_RETCODE_UNSUPPORTED,
+          "set_qos takes writers and readers");
+    ferrodds_delete_qos(away);
+    OK(ferrodds_delete(moving));
+
     OK(ferrodds_delete(writer));
     FAILS(ferrodds_write(writer, READING_7, sizeof READING_7), FERRODDS_RETCODE_ALREADY_DELETED,
           "was deleted");

@@ -435,6 +435,24 @@ class Qos:
         return out
 
 
+class _ChangeableQos:
+    """``set_qos``/``get_qos`` of writers and readers (``_group``: the publisher or
+    subscriber that made it, or None)."""
+
+    def set_qos(self, qos: Qos) -> None:
+        """Changes its QoS (DCPS ``set_qos``): only the policies DDS lets change may
+        differ (deadline, latency budget, partition, user/topic/group data, lifespan,
+        ownership strength, time-based filter, the data lifecycles); another change raises
+        ``DDSException`` and changes nothing."""
+        group_qos = getattr(self._group, "qos", None) if self._group is not None else None
+        self._native.set_qos(_native_qos(self._topic.qos, group_qos, qos))
+        self.qos = qos
+
+    def get_qos(self) -> Optional[Qos]:
+        """The QoS it was given (created with, or set since)."""
+        return self.qos
+
+
 def _native_qos(*qoses) -> List[tuple]:
     """The policies of the QoS objects given (later ones win), for `_native`."""
     merged = Qos()

@@ -2,8 +2,8 @@
 
 from typing import Generic, List, Optional, TypeVar
 
-from .core import (Entity, Listener, Qos, _WRITER_STATUSES, _listen_to_statuses, _native_qos,
-                   _read_status)
+from .core import (_ChangeableQos, Entity, Listener, Qos, _WRITER_STATUSES,
+                   _listen_to_statuses, _native_qos, _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -40,7 +40,7 @@ class Publisher(Entity):
             w._native.flush()
 
 
-class DataWriter(Entity, Generic[_T]):
+class DataWriter(_ChangeableQos, Entity, Generic[_T]):
     """Writes samples of a topic: ``DataWriter(participant_or_publisher, topic, qos=...)``."""
 
     def __init__(self, publisher_or_participant, topic, qos: Optional[Qos] = None,
@@ -53,6 +53,7 @@ class DataWriter(Entity, Generic[_T]):
         self.qos = qos
         self._publisher = publisher_or_participant \
             if isinstance(publisher_or_participant, Publisher) else None
+        self._group = self._publisher
         creator = self._publisher._native if self._publisher else participant._native
         self._native = creator.writer(topic._native, _native_qos(topic.qos, publisher_qos, qos))
         if self._publisher is not None:

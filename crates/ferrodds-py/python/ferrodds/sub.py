@@ -5,9 +5,10 @@ import time
 import weakref
 from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
 
-from .core import (Entity, InstanceState, InvalidSample, Listener, Qos, QueryCondition,
-                   ReadCondition, SampleInfo, SampleState, ViewState, _first_overriding,
-                   _native_qos, _READER_STATUSES, _listen_to_statuses, _read_status)
+from .core import (_ChangeableQos, Entity, InstanceState, InvalidSample, Listener, Qos,
+                   QueryCondition, ReadCondition, SampleInfo, SampleState, ViewState,
+                   _first_overriding, _native_qos, _READER_STATUSES, _listen_to_statuses,
+                   _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
@@ -36,7 +37,7 @@ class Subscriber(Entity):
         """Accepted for compatibility."""
 
 
-class DataReader(Entity, Generic[_T]):
+class DataReader(_ChangeableQos, Entity, Generic[_T]):
     """Reads samples of a topic: ``DataReader(participant_or_subscriber, topic, qos=...,
     listener=...)``. ``take(N)`` and ``read(N)`` return samples with ``sample.sample_info``
     (or ``InvalidSample`` for a dispose or unregister)."""
@@ -49,6 +50,9 @@ class DataReader(Entity, Generic[_T]):
             if isinstance(subscriber_or_participant, Subscriber) else None
         self._topic = topic
         self.qos = qos
+        self._subscriber = subscriber_or_participant \
+            if isinstance(subscriber_or_participant, Subscriber) else None
+        self._group = self._subscriber
         creator = subscriber_or_participant._native \
             if isinstance(subscriber_or_participant, Subscriber) else participant._native
         self._native = creator.reader(topic._native, _native_qos(topic.qos, subscriber_qos, qos))

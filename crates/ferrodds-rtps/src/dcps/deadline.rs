@@ -78,6 +78,30 @@ impl DeadlineTracker {
         missed_any
     }
 
+    /// A new period (`set_qos`; `None` or zero: no deadline), from `now`: what ended
+    /// before counts under the old period, and every instance tracked starts a period of
+    /// the new length now. Instances not tracked (there was no deadline) are from their
+    /// next update.
+    pub(crate) fn set_period(&mut self, period: Option<Duration>, now: Timestamp) {
+        let period = period.filter(|p| !p.is_zero());
+        if period == self.period {
+            return;
+        }
+        self.count(now);
+        self.period = period;
+        self.queue.clear();
+        match period {
+            None => self.due.clear(),
+            Some(period) => {
+                let next = now.after(period);
+                for (handle, due) in &mut self.due {
+                    *due = next;
+                    self.queue.insert((next, *handle));
+                }
+            }
+        }
+    }
+
     /// When the next period ends, if any instance is tracked.
     pub(crate) fn next_due(&self) -> Option<Timestamp> {
         self.queue.first().map(|(t, _)| *t)
@@ -124,6 +148,33 @@ mod tests {
 
     fn ms(n: u64) -> Timestamp {
         Timestamp(n * 1_000_000)
+    }
+
+    #[test]
+    fn a_new_period_starts_now_for_every_instance_tracked() {
+        let mut d = DeadlineTracker::new(Some(Duration::from_millis(100)));
+        let a = InstanceHandle([1; 16]);
+        d.updated(a, ms(1000));
+        d.set_period(Some(Duration::from_millis(500)), ms(1050));
+        assert_eq!(
+            d.next_due(),
+            Some(ms(1550)),
+            "the new period, from the change"
+        );
+        assert_eq!(
+            d.status(ms(1500)).total_count,
+            0,
+            "the old period would have ended"
+        );
+        assert_eq!(d.status(ms(1560)).total_count, 1);
+        d.set_period(None, ms(1600));
+        assert_eq!(d.next_due(), None, "no deadline");
+        d.updated(a, ms(1700));
+        assert_eq!(
+            d.status(ms(9000)).total_count,
+            1,
+            "nothing counts without one"
+        );
     }
 
     #[test]

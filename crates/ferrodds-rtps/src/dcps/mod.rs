@@ -165,6 +165,13 @@ impl Dcps {
                     self.reschedule(id);
                 }
             }
+            DiscoveryEvent::QosChanged { local, remote } => {
+                // A reader keeps its writers' OWNERSHIP_STRENGTH and LIFESPAN.
+                if let Some(r) = self.readers.get_mut(&local.entity_id) {
+                    r.delivery
+                        .writer_matched(*remote, discovery.endpoint_qos(*remote));
+                }
+            }
             DiscoveryEvent::Unmatched { local, remote } => {
                 let id = local.entity_id;
                 if let Some(w) = self.writers.get_mut(&id) {

@@ -172,6 +172,11 @@ impl DcpsReader {
         self
     }
 
+    /// READER_DATA_LIFECYCLE changed (`set_qos`): the new purge delays.
+    pub fn set_purge_delays(&mut self, delays: PurgeDelays) {
+        self.cache.set_purge_delays(delays);
+    }
+
     /// How many more changes its RTPS reader may deliver (`None`: any number): for a
     /// reliable KEEP_ALL reader, the samples its cache has room for beside those it holds
     /// and those out for preparation. DCPS says such a reader must not drop what its

@@ -692,6 +692,52 @@ impl EndpointQos {
             type_consistency: TypeConsistencyEnforcement::default(),
         }
     }
+
+    /// The first policy that differs between `self` and `new` and may not change once the
+    /// entity is enabled (DDS 1.4 §2.2.3, the "Changeable" column: DURABILITY,
+    /// DURABILITY_SERVICE, PRESENTATION, OWNERSHIP, LIVELINESS, RELIABILITY,
+    /// DESTINATION_ORDER, HISTORY, RESOURCE_LIMITS; XTypes adds DATA_REPRESENTATION and
+    /// TYPE_CONSISTENCY_ENFORCEMENT); `None` when `set_qos` may apply `new`.
+    pub fn immutable_change(&self, new: &EndpointQos) -> Option<QosPolicyId> {
+        let checks = [
+            (self.durability != new.durability, QosPolicyId::Durability),
+            (
+                self.durability_service != new.durability_service,
+                QosPolicyId::DurabilityService,
+            ),
+            (
+                self.presentation != new.presentation,
+                QosPolicyId::Presentation,
+            ),
+            (self.ownership != new.ownership, QosPolicyId::Ownership),
+            (self.liveliness != new.liveliness, QosPolicyId::Liveliness),
+            (
+                self.reliability != new.reliability,
+                QosPolicyId::Reliability,
+            ),
+            (
+                self.destination_order != new.destination_order,
+                QosPolicyId::DestinationOrder,
+            ),
+            (self.history != new.history, QosPolicyId::History),
+            (
+                self.resource_limits != new.resource_limits,
+                QosPolicyId::ResourceLimits,
+            ),
+            (
+                self.data_representation != new.data_representation,
+                QosPolicyId::DataRepresentation,
+            ),
+            (
+                self.type_consistency != new.type_consistency,
+                QosPolicyId::TypeConsistencyEnforcement,
+            ),
+        ];
+        checks
+            .into_iter()
+            .find(|(differs, _)| *differs)
+            .map(|(_, id)| id)
+    }
 }
 
 #[cfg(test)]
@@ -748,6 +794,25 @@ mod tests {
         assert!(Durability::Volatile < Durability::TransientLocal);
         assert!(Durability::Transient < Durability::Persistent);
         assert!(LivelinessKind::Automatic < LivelinessKind::ManualByTopic);
+    }
+
+    #[test]
+    fn only_changeable_policies_may_change() {
+        let w = EndpointQos::writer_default();
+        let mut changed = w.clone();
+        changed.deadline.period = Duration::from_millis(1000);
+        changed.partition = Partition::new(["a"]);
+        changed.ownership_strength.value = 3;
+        changed.user_data.value = vec![1, 2];
+        assert_eq!(w.immutable_change(&changed), None);
+        changed.history = History::KeepAll;
+        assert_eq!(w.immutable_change(&changed), Some(QosPolicyId::History));
+        let mut reliability = w.clone();
+        reliability.reliability = Reliability::best_effort();
+        assert_eq!(
+            w.immutable_change(&reliability),
+            Some(QosPolicyId::Reliability)
+        );
     }
 
     #[test]
