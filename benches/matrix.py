@@ -238,7 +238,8 @@ reliable, loopback, two processes that reach each other through shared memory): 
 (`crates/ferrodds/examples/pingpong.rs`), C through `ferrodds.h` (`benches/c/pingpong.c`,
 which relays the bytes it took), and C# on Debian's Mono 6.8 through the binding
 (`benches/csharp/PingPong.cs`). "C# (CDR)" samples are the class and CDR code that
-`ferrodds idl --lang csharp` generates, serialized in C#; "C# (JSON)" turns each object
+`ferrodds idl --lang csharp` generates, serialized in C# and taken with `TakeReusing` (into
+the objects of the last take); "C# (JSON)" turns each object
 into JSON text with a JSON library (Mono's `System.Json`, the payload as base64) and back,
 and hands FerroDDS the text, as OpenDDSharp's JSON path does. Both C# pongs take each sample
 as an object and write that object back. Ratios are to Rust native in the same run.
