@@ -248,9 +248,12 @@ namespace FerroDDS
         /// <summary>SUBSCRIPTION_MATCHED.</summary>
         public SubscriptionMatchedStatus GetSubscriptionMatchedStatus()
         {
-            long total, current;
-            InstanceHandle last = Statuses.Matched(Handle, out total, out current);
-            return new SubscriptionMatchedStatus { TotalCount = total, CurrentCount = current, LastPublicationHandle = last };
+            var m = Statuses.Matched(Handle);
+            return new SubscriptionMatchedStatus
+            {
+                TotalCount = m.Total, TotalCountChange = m.TotalChange, CurrentCount = m.Current,
+                CurrentCountChange = m.CurrentChange, LastPublicationHandle = m.Last,
+            };
         }
 
         /// <summary>LIVELINESS_CHANGED.</summary>
@@ -262,6 +265,8 @@ namespace FerroDDS
             {
                 AliveCount = (int)s.AliveCount,
                 NotAliveCount = (int)s.NotAliveCount,
+                AliveCountChange = s.AliveCountChange,
+                NotAliveCountChange = s.NotAliveCountChange,
                 LastPublicationHandle = InstanceHandle.From(s.LastPublicationHandle),
             };
         }
@@ -269,36 +274,29 @@ namespace FerroDDS
         /// <summary>REQUESTED_DEADLINE_MISSED.</summary>
         public RequestedDeadlineMissedStatus GetRequestedDeadlineMissedStatus()
         {
-            InstanceHandle last;
-            int reason;
-            long total = Statuses.Count(Handle, StatusMask.RequestedDeadlineMissedStatus, out last, out reason);
-            return new RequestedDeadlineMissedStatus { TotalCount = total, LastInstanceHandle = last };
+            var c = Statuses.Count(Handle, StatusMask.RequestedDeadlineMissedStatus);
+            return new RequestedDeadlineMissedStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange, LastInstanceHandle = c.LastInstance };
         }
 
         /// <summary>REQUESTED_INCOMPATIBLE_QOS.</summary>
         public RequestedIncompatibleQosStatus GetRequestedIncompatibleQosStatus()
         {
-            InstanceHandle unused;
-            int policy;
-            long total = Statuses.Count(Handle, StatusMask.RequestedIncompatibleQosStatus, out unused, out policy);
-            return new RequestedIncompatibleQosStatus { TotalCount = total, LastPolicyId = policy };
+            var c = Statuses.Count(Handle, StatusMask.RequestedIncompatibleQosStatus);
+            return new RequestedIncompatibleQosStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange, LastPolicyId = c.LastReason };
         }
 
         /// <summary>SAMPLE_LOST.</summary>
         public SampleLostStatus GetSampleLostStatus()
         {
-            InstanceHandle unused;
-            int reason;
-            return new SampleLostStatus { TotalCount = Statuses.Count(Handle, StatusMask.SampleLostStatus, out unused, out reason) };
+            var c = Statuses.Count(Handle, StatusMask.SampleLostStatus);
+            return new SampleLostStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange };
         }
 
         /// <summary>SAMPLE_REJECTED.</summary>
         public SampleRejectedStatus GetSampleRejectedStatus()
         {
-            InstanceHandle unused;
-            int reason;
-            long total = Statuses.Count(Handle, StatusMask.SampleRejectedStatus, out unused, out reason);
-            return new SampleRejectedStatus { TotalCount = total, LastReason = (SampleRejectedStatusKind)reason };
+            var c = Statuses.Count(Handle, StatusMask.SampleRejectedStatus);
+            return new SampleRejectedStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange, LastReason = (SampleRejectedStatusKind)c.LastReason };
         }
 
         /// <summary>Sets its listener for the statuses in <paramref name="mask"/> (null or

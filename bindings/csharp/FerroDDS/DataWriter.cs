@@ -79,35 +79,33 @@ namespace FerroDDS
         /// <summary>PUBLICATION_MATCHED.</summary>
         public PublicationMatchedStatus GetPublicationMatchedStatus()
         {
-            long total, current;
-            InstanceHandle last = Statuses.Matched(Handle, out total, out current);
-            return new PublicationMatchedStatus { TotalCount = total, CurrentCount = current, LastSubscriptionHandle = last };
+            var m = Statuses.Matched(Handle);
+            return new PublicationMatchedStatus
+            {
+                TotalCount = m.Total, TotalCountChange = m.TotalChange, CurrentCount = m.Current,
+                CurrentCountChange = m.CurrentChange, LastSubscriptionHandle = m.Last,
+            };
         }
 
         /// <summary>LIVELINESS_LOST.</summary>
         public LivelinessLostStatus GetLivelinessLostStatus()
         {
-            InstanceHandle unused;
-            int reason;
-            return new LivelinessLostStatus { TotalCount = Statuses.Count(Handle, StatusMask.LivelinessLostStatus, out unused, out reason) };
+            var c = Statuses.Count(Handle, StatusMask.LivelinessLostStatus);
+            return new LivelinessLostStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange };
         }
 
         /// <summary>OFFERED_DEADLINE_MISSED.</summary>
         public OfferedDeadlineMissedStatus GetOfferedDeadlineMissedStatus()
         {
-            InstanceHandle last;
-            int reason;
-            long total = Statuses.Count(Handle, StatusMask.OfferedDeadlineMissedStatus, out last, out reason);
-            return new OfferedDeadlineMissedStatus { TotalCount = total, LastInstanceHandle = last };
+            var c = Statuses.Count(Handle, StatusMask.OfferedDeadlineMissedStatus);
+            return new OfferedDeadlineMissedStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange, LastInstanceHandle = c.LastInstance };
         }
 
         /// <summary>OFFERED_INCOMPATIBLE_QOS.</summary>
         public OfferedIncompatibleQosStatus GetOfferedIncompatibleQosStatus()
         {
-            InstanceHandle unused;
-            int policy;
-            long total = Statuses.Count(Handle, StatusMask.OfferedIncompatibleQosStatus, out unused, out policy);
-            return new OfferedIncompatibleQosStatus { TotalCount = total, LastPolicyId = policy };
+            var c = Statuses.Count(Handle, StatusMask.OfferedIncompatibleQosStatus);
+            return new OfferedIncompatibleQosStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange, LastPolicyId = c.LastReason };
         }
 
         /// <summary>Changes its QoS to <paramref name="qos"/>: only the policies DDS lets
@@ -222,22 +220,46 @@ namespace FerroDDS
             return InstanceHandle.From(guid);
         }
 
-        internal static InstanceHandle Matched(int handle, out long total, out long current)
+        /// <summary>PUBLICATION_MATCHED or SUBSCRIPTION_MATCHED, as the C API gives it.</summary>
+        internal struct MatchedCounts
+        {
+            internal long Total, TotalChange, Current, CurrentChange;
+            internal InstanceHandle Last;
+        }
+
+        /// <summary>A total-count status, as the C API gives it.</summary>
+        internal struct Counts
+        {
+            internal long Total, TotalChange;
+            internal InstanceHandle LastInstance;
+            internal int LastReason;
+        }
+
+        internal static MatchedCounts Matched(int handle)
         {
             NativeMatchedStatus s;
             Native.Check(Native.ferrodds_get_matched_status(handle, &s));
-            total = (long)s.TotalCount;
-            current = (long)s.CurrentCount;
-            return InstanceHandle.From(s.LastHandle);
+            return new MatchedCounts
+            {
+                Total = (long)s.TotalCount,
+                TotalChange = s.TotalCountChange,
+                Current = (long)s.CurrentCount,
+                CurrentChange = s.CurrentCountChange,
+                Last = InstanceHandle.From(s.LastHandle),
+            };
         }
 
-        internal static long Count(int handle, StatusMask kind, out InstanceHandle lastInstance, out int lastReason)
+        internal static Counts Count(int handle, StatusMask kind)
         {
             NativeCountStatus s;
             Native.Check(Native.ferrodds_get_count_status(handle, (uint)kind, &s));
-            lastInstance = InstanceHandle.From(s.LastInstanceHandle);
-            lastReason = s.LastReason;
-            return (long)s.TotalCount;
+            return new Counts
+            {
+                Total = (long)s.TotalCount,
+                TotalChange = s.TotalCountChange,
+                LastInstance = InstanceHandle.From(s.LastInstanceHandle),
+                LastReason = s.LastReason,
+            };
         }
     }
 }

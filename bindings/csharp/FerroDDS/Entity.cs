@@ -475,9 +475,8 @@ namespace FerroDDS
         /// <summary>INCONSISTENT_TOPIC.</summary>
         public InconsistentTopicStatus GetInconsistentTopicStatus()
         {
-            InstanceHandle unused;
-            int reason;
-            return new InconsistentTopicStatus { TotalCount = Statuses.Count(Handle, StatusMask.InconsistentTopicStatus, out unused, out reason) };
+            var c = Statuses.Count(Handle, StatusMask.InconsistentTopicStatus);
+            return new InconsistentTopicStatus { TotalCount = c.Total, TotalCountChange = c.TotalChange };
         }
 
         /// <summary>Sets its listener for INCONSISTENT_TOPIC (null or

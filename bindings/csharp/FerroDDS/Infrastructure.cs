@@ -295,6 +295,8 @@ namespace FerroDDS
     {
         /// <summary>Remote topics of the same name and another type found.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
     }
 
     /// <summary>PUBLICATION_MATCHED of a writer.</summary>
@@ -302,8 +304,12 @@ namespace FerroDDS
     {
         /// <summary>Readers matched ever.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>Readers matched now.</summary>
         public long CurrentCount;
+        /// <summary>Change of CurrentCount since the status was last read.</summary>
+        public long CurrentCountChange;
         /// <summary>The reader that matched or left last (nil: none yet).</summary>
         public InstanceHandle LastSubscriptionHandle;
     }
@@ -313,8 +319,12 @@ namespace FerroDDS
     {
         /// <summary>Writers matched ever.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>Writers matched now.</summary>
         public long CurrentCount;
+        /// <summary>Change of CurrentCount since the status was last read.</summary>
+        public long CurrentCountChange;
         /// <summary>The writer that matched or left last (nil: none yet).</summary>
         public InstanceHandle LastPublicationHandle;
     }
@@ -326,6 +336,10 @@ namespace FerroDDS
         public int AliveCount;
         /// <summary>Matched writers not alive now.</summary>
         public int NotAliveCount;
+        /// <summary>Change of AliveCount since the status was last read (a read resets it).</summary>
+        public int AliveCountChange;
+        /// <summary>Change of NotAliveCount since the status was last read.</summary>
+        public int NotAliveCountChange;
         /// <summary>The writer whose liveliness changed last.</summary>
         public InstanceHandle LastPublicationHandle;
     }
@@ -335,6 +349,8 @@ namespace FerroDDS
     {
         /// <summary>Times the writer was not alive in time.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
     }
 
     /// <summary>OFFERED_DEADLINE_MISSED of a writer.</summary>
@@ -342,6 +358,8 @@ namespace FerroDDS
     {
         /// <summary>Deadlines missed.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>The instance that missed last.</summary>
         public InstanceHandle LastInstanceHandle;
     }
@@ -351,6 +369,8 @@ namespace FerroDDS
     {
         /// <summary>Deadlines missed.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>The instance that missed last.</summary>
         public InstanceHandle LastInstanceHandle;
     }
@@ -360,6 +380,8 @@ namespace FerroDDS
     {
         /// <summary>Readers found incompatible.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>The DDS QosPolicyId_t of the policy found incompatible last (0: none).</summary>
         public int LastPolicyId;
     }
@@ -369,6 +391,8 @@ namespace FerroDDS
     {
         /// <summary>Writers found incompatible.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>The DDS QosPolicyId_t of the policy found incompatible last (0: none).</summary>
         public int LastPolicyId;
     }
@@ -378,6 +402,8 @@ namespace FerroDDS
     {
         /// <summary>Samples the reader will never receive.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
     }
 
     /// <summary>Why a sample was rejected (DCPS SampleRejectedStatusKind).</summary>
@@ -400,6 +426,8 @@ namespace FerroDDS
     {
         /// <summary>Samples rejected.</summary>
         public long TotalCount;
+        /// <summary>Change of TotalCount since the status was last read (a read resets it).</summary>
+        public long TotalCountChange;
         /// <summary>Why the last one was.</summary>
         public SampleRejectedStatusKind LastReason;
     }

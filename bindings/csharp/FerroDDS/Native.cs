@@ -41,7 +41,9 @@ namespace FerroDDS
     internal unsafe struct NativeMatchedStatus
     {
         public ulong TotalCount;
+        public long TotalCountChange;
         public ulong CurrentCount;
+        public long CurrentCountChange;
         public fixed byte LastHandle[16];
     }
 
@@ -51,6 +53,8 @@ namespace FerroDDS
     {
         public uint AliveCount;
         public uint NotAliveCount;
+        public int AliveCountChange;
+        public int NotAliveCountChange;
         public fixed byte LastPublicationHandle[16];
     }
 
@@ -59,6 +63,7 @@ namespace FerroDDS
     internal unsafe struct NativeCountStatus
     {
         public ulong TotalCount;
+        public long TotalCountChange;
         public fixed byte LastInstanceHandle[16];
         public int LastReason;
     }

@@ -148,6 +148,9 @@ namespace FerroDDS.Tests
             var subscribed = reader.GetSubscriptionMatchedStatus();
             Check.Equal(1L, subscribed.TotalCount, "writers matched ever");
             Check.Equal(writer.InstanceHandle, subscribed.LastPublicationHandle, "the writer matched last");
+            Check.True(published.TotalCountChange == 1 && published.CurrentCountChange == 1, "the changes since the writer was made");
+            var reread = writer.GetPublicationMatchedStatus();
+            Check.True(reread.TotalCountChange == 0 && reread.CurrentCountChange == 0 && reread.CurrentCount == 1, "a read resets the changes");
 
             var infos = new List<SampleInfo>();
             writer.Write(new Reading(1, "in XCDR2"));

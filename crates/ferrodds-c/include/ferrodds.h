@@ -195,8 +195,12 @@ typedef struct {
 typedef struct {
   // Readers (writers) matched ever.
   uint64_t total_count;
+  // Change of `total_count` since this status was last read (a read resets it).
+  int64_t total_count_change;
   // Readers (writers) matched now.
   uint64_t current_count;
+  // Change of `current_count` since this status was last read.
+  int64_t current_count_change;
   // The GUID of the last one that matched or left (zeros: none yet).
   uint8_t last_handle[16];
 } ferrodds_matched_status_t;
@@ -207,6 +211,10 @@ typedef struct {
   uint32_t alive_count;
   // Matched writers not alive now.
   uint32_t not_alive_count;
+  // Change of `alive_count` since this status was last read (a read resets it).
+  int32_t alive_count_change;
+  // Change of `not_alive_count` since this status was last read.
+  int32_t not_alive_count_change;
   // The GUID of the last writer whose liveliness changed (zeros: none yet).
   uint8_t last_publication_handle[16];
 } ferrodds_liveliness_changed_status_t;
@@ -216,6 +224,8 @@ typedef struct {
 typedef struct {
   // Times it happened.
   uint64_t total_count;
+  // Change of `total_count` since this status was last read (a read resets it).
+  int64_t total_count_change;
   // Deadlines: the instance last missed; other statuses: zeros.
   uint8_t last_instance_handle[16];
   // Incompatible QoS: the id of the policy last found incompatible (DDS

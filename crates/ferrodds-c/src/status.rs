@@ -77,8 +77,12 @@ pub(crate) fn status_mask(mask: u32) -> Result<StatusMask, Fail> {
 pub struct ferrodds_matched_status_t {
     /// Readers (writers) matched ever.
     pub total_count: u64,
+    /// Change of `total_count` since this status was last read (a read resets it).
+    pub total_count_change: i64,
     /// Readers (writers) matched now.
     pub current_count: u64,
+    /// Change of `current_count` since this status was last read.
+    pub current_count_change: i64,
     /// The GUID of the last one that matched or left (zeros: none yet).
     pub last_handle: [u8; 16],
 }
@@ -92,6 +96,10 @@ pub struct ferrodds_liveliness_changed_status_t {
     pub alive_count: u32,
     /// Matched writers not alive now.
     pub not_alive_count: u32,
+    /// Change of `alive_count` since this status was last read (a read resets it).
+    pub alive_count_change: i32,
+    /// Change of `not_alive_count` since this status was last read.
+    pub not_alive_count_change: i32,
     /// The GUID of the last writer whose liveliness changed (zeros: none yet).
     pub last_publication_handle: [u8; 16],
 }
@@ -104,6 +112,8 @@ pub struct ferrodds_liveliness_changed_status_t {
 pub struct ferrodds_count_status_t {
     /// Times it happened.
     pub total_count: u64,
+    /// Change of `total_count` since this status was last read (a read resets it).
+    pub total_count_change: i64,
     /// Deadlines: the instance last missed; other statuses: zeros.
     pub last_instance_handle: [u8; 16],
     /// Incompatible QoS: the id of the policy last found incompatible (DDS
@@ -148,7 +158,9 @@ pub unsafe extern "C" fn ferrodds_get_matched_status(
         };
         *out = ferrodds_matched_status_t {
             total_count: s.total_count,
+            total_count_change: s.total_count_change,
             current_count: s.current_count,
+            current_count_change: s.current_count_change,
             last_handle: guid_bytes(s.last_remote),
         };
         Ok(FERRODDS_RETCODE_OK)
@@ -176,6 +188,8 @@ pub unsafe extern "C" fn ferrodds_get_liveliness_changed_status(
         *out = ferrodds_liveliness_changed_status_t {
             alive_count: s.alive_count,
             not_alive_count: s.not_alive_count,
+            alive_count_change: i32::try_from(s.alive_count_change).unwrap_or(i32::MAX),
+            not_alive_count_change: i32::try_from(s.not_alive_count_change).unwrap_or(i32::MAX),
             last_publication_handle: guid_bytes(s.last_publication),
         };
         Ok(FERRODDS_RETCODE_OK)
@@ -211,6 +225,7 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
             let s = t.inconsistent_topic_status();
             *out = ferrodds_count_status_t {
                 total_count: s.total_count,
+                total_count_change: s.total_count_change,
                 ..Default::default()
             };
             return Ok(FERRODDS_RETCODE_OK);
@@ -218,19 +233,25 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
         let e = endpoint(entity)?;
         let incompatible = |s: ferrodds::IncompatibleStatus| ferrodds_count_status_t {
             total_count: s.total_count,
+            total_count_change: s.total_count_change,
             last_reason: s.last_policy.map_or(0, |p| p as i32),
             ..Default::default()
         };
         let deadline = |s: ferrodds::DeadlineMissedStatus| ferrodds_count_status_t {
             total_count: s.total_count,
+            total_count_change: s.total_count_change,
             last_instance_handle: s.last_instance_handle.0,
             ..Default::default()
         };
         *out = match (kind, e) {
-            (FERRODDS_LIVELINESS_LOST_STATUS, Endpoint::Writer(w)) => ferrodds_count_status_t {
-                total_count: w.liveliness_lost_status().total_count,
-                ..Default::default()
-            },
+            (FERRODDS_LIVELINESS_LOST_STATUS, Endpoint::Writer(w)) => {
+                let s = w.liveliness_lost_status();
+                ferrodds_count_status_t {
+                    total_count: s.total_count,
+                    total_count_change: s.total_count_change,
+                    ..Default::default()
+                }
+            }
             (FERRODDS_OFFERED_DEADLINE_MISSED_STATUS, Endpoint::Writer(w)) => {
                 deadline(w.offered_deadline_missed())
             }
@@ -243,14 +264,19 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
             (FERRODDS_REQUESTED_INCOMPATIBLE_QOS_STATUS, Endpoint::Reader(r)) => {
                 incompatible(r.requested_incompatible_qos())
             }
-            (FERRODDS_SAMPLE_LOST_STATUS, Endpoint::Reader(r)) => ferrodds_count_status_t {
-                total_count: r.sample_lost_status().total_count,
-                ..Default::default()
-            },
+            (FERRODDS_SAMPLE_LOST_STATUS, Endpoint::Reader(r)) => {
+                let s = r.sample_lost_status();
+                ferrodds_count_status_t {
+                    total_count: s.total_count,
+                    total_count_change: s.total_count_change,
+                    ..Default::default()
+                }
+            }
             (FERRODDS_SAMPLE_REJECTED_STATUS, Endpoint::Reader(r)) => {
                 let s = r.sample_rejected_status();
                 ferrodds_count_status_t {
                     total_count: s.total_count,
+                    total_count_change: s.total_count_change,
                     last_reason: s.last_reason.map_or(0, |r| match r {
                         ferrodds::SampleRejectedReason::InstancesLimit => 1,
                         ferrodds::SampleRejectedReason::SamplesLimit => 2,

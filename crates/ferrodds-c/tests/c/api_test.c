@@ -202,7 +202,11 @@ int main(int argc, char **argv) {
     CHECK(OK(ferrodds_waitset_wait(ws2, &arg, 1, 5 * SECOND)) == 1 && arg == 5);
     OK(ferrodds_get_matched_status(fwriter, &matched));
     CHECK(matched.current_count == 2);
+    CHECK(matched.total_count_change >= 1 && matched.current_count_change >= 1);
     CHECK(OK(ferrodds_waitset_wait(ws2, &arg, 1, SECOND / 10)) == 0); /* read: no change */
+    OK(ferrodds_get_matched_status(fwriter, &matched));
+    CHECK(matched.current_count == 2 && matched.total_count_change == 0 &&
+          matched.current_count_change == 0); /* each read resets the changes */
     OK(ferrodds_write_json(fwriter, "{\"id\": 1, \"text\": \"keep\"}"));
     OK(ferrodds_write_json(fwriter, "{\"id\": 2, \"text\": \"keep\"}"));
     OK(ferrodds_write_json(fwriter, "{\"id\": 3, \"text\": \"drop\"}"));
@@ -243,7 +247,9 @@ int main(int argc, char **argv) {
         OK(ferrodds_waitset_wait(ws3, &arg, 1, SECOND / 20)); /* a 50 ms pause */
         OK(ferrodds_get_count_status(ftopic, FERRODDS_INCONSISTENT_TOPIC_STATUS, &inconsistent));
     }
-    CHECK(inconsistent.total_count == 1);
+    CHECK(inconsistent.total_count == 1 && inconsistent.total_count_change == 1);
+    OK(ferrodds_get_count_status(ftopic, FERRODDS_INCONSISTENT_TOPIC_STATUS, &inconsistent));
+    CHECK(inconsistent.total_count == 1 && inconsistent.total_count_change == 0);
     OK(ferrodds_get_count_status(clash, FERRODDS_INCONSISTENT_TOPIC_STATUS, &inconsistent));
     CHECK(inconsistent.total_count >= 1);
     FAILS(ferrodds_get_count_status(ftopic, FERRODDS_SAMPLE_LOST_STATUS, &inconsistent),
