@@ -586,6 +586,14 @@ namespace FerroDDS
         /// <summary>Deletes <paramref name="writer"/> (made by this publisher).</summary>
         public void DeleteDataWriter(DataWriter writer) { DeleteChild(writer); }
 
+        /// <summary>Changes its QoS: its PARTITION moves the writers it made and those it
+        /// makes. Its PRESENTATION may not change (a <see cref="DdsException"/> with
+        /// <see cref="ReturnCode.ImmutablePolicy"/>).</summary>
+        public void SetQos(PublisherQos qos)
+        {
+            NativeQos.Create(qos, q => Native.ferrodds_set_qos(Handle, q));
+        }
+
         /// <summary>Starts a coherent set (PRESENTATION with coherent access).</summary>
         public void BeginCoherentChanges() { Native.Check(Native.ferrodds_begin_coherent(Handle)); }
 
@@ -667,6 +675,14 @@ namespace FerroDDS
 
         /// <summary>Deletes <paramref name="reader"/> (made by this subscriber).</summary>
         public void DeleteDataReader(DataReader reader) { DeleteChild(reader); }
+
+        /// <summary>Changes its QoS: its PARTITION moves the readers it made and those it
+        /// makes. Its PRESENTATION may not change (a <see cref="DdsException"/> with
+        /// <see cref="ReturnCode.ImmutablePolicy"/>).</summary>
+        public void SetQos(SubscriberQos qos)
+        {
+            NativeQos.Create(qos, q => Native.ferrodds_set_qos(Handle, q));
+        }
 
         /// <summary>Starts an access: sets completed meanwhile are held back until
         /// <see cref="EndAccess"/>.</summary>

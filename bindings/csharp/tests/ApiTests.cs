@@ -210,6 +210,19 @@ namespace FerroDDS.Tests
             offering.History.Depth = 3;
             Check.Throws(ReturnCode.ImmutablePolicy, "HISTORY", () => late.SetQos(offering));
             Check.Equal(1L, late.GetPublicationMatchedStatus().CurrentCount, "still matched after the refusal");
+            // The publisher's new partition moves its writers: the reader is lost, then found
+            // again when it comes back; its presentation may not change.
+            publisherQos.Partition.Name.Clear();
+            publisherQos.Partition.Name.Add("csharp-elsewhere");
+            publisher.SetQos(publisherQos);
+            Check.Until(() => late.GetPublicationMatchedStatus().CurrentCount == 0, "the reader lost in another partition");
+            publisherQos.Partition.Name.Clear();
+            publisherQos.Partition.Name.Add("csharp");
+            publisher.SetQos(publisherQos);
+            Check.Equal(ReturnCode.Ok, late.WaitForMatched(1, FiveSeconds), "matched again in its partition");
+            publisherQos.Presentation.AccessScope = PresentationQosPolicyAccessScopeKind.GroupPresentationQos;
+            Check.Throws(ReturnCode.ImmutablePolicy, "PRESENTATION", () => publisher.SetQos(publisherQos));
+            publisherQos.Presentation.AccessScope = PresentationQosPolicyAccessScopeKind.TopicPresentationQos;
 
             // A QoS the C API refuses: it says which policy and why.
             var shallow = new DataWriterQos();

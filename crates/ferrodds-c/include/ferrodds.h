@@ -354,9 +354,10 @@ ferrodds_entity_t ferrodds_create_reader(ferrodds_entity_t parent, ferrodds_enti
 // defaults, as at creation: only the policies DDS lets change may differ (deadline,
 // latency budget, partition, user/topic/group data, lifespan, ownership strength,
 // time-based filter, the data lifecycles). Matches follow: a writer moved into a
-// reader's partition matches it, one moved out unmatches. `FERRODDS_RETCODE_IMMUTABLE_POLICY`
-// (naming the policy) when another policy would change; nothing changed then.
-// `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
+// reader's partition matches it, one moved out unmatches. Of a publisher or subscriber,
+// the PARTITION of `qos` moves it and every writer or reader it made. Returns
+// `FERRODDS_RETCODE_IMMUTABLE_POLICY` (naming the policy) when another policy would
+// change; nothing changed then. `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
 //
 // # Safety
 // `qos` is null or a live QoS.

@@ -323,9 +323,10 @@ pub unsafe extern "C" fn ferrodds_create_reader(
 /// defaults, as at creation: only the policies DDS lets change may differ (deadline,
 /// latency budget, partition, user/topic/group data, lifespan, ownership strength,
 /// time-based filter, the data lifecycles). Matches follow: a writer moved into a
-/// reader's partition matches it, one moved out unmatches. `FERRODDS_RETCODE_IMMUTABLE_POLICY`
-/// (naming the policy) when another policy would change; nothing changed then.
-/// `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
+/// reader's partition matches it, one moved out unmatches. Of a publisher or subscriber,
+/// the PARTITION of `qos` moves it and every writer or reader it made. Returns
+/// `FERRODDS_RETCODE_IMMUTABLE_POLICY` (naming the policy) when another policy would
+/// change; nothing changed then. `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
 ///
 /// # Safety
 /// `qos` is null or a live QoS.
@@ -341,11 +342,14 @@ pub unsafe extern "C" fn ferrodds_set_qos(
         let target = match registry().get(entity)? {
             Entity::Writer(w) => Entity::Writer(w.clone()),
             Entity::Reader(r) => Entity::Reader(r.clone()),
+            Entity::Publisher(p) => Entity::Publisher(p.clone()),
+            Entity::Subscriber(s) => Entity::Subscriber(s.clone()),
             other => {
                 return Err(Fail::new(
                     FERRODDS_RETCODE_UNSUPPORTED,
                     format!(
-                        "entity {entity} is a {}: set_qos takes writers and readers",
+                        "entity {entity} is a {}: set_qos takes writers, readers, publishers \
+                         and subscribers",
                         other.kind()
                     ),
                 ))
@@ -354,7 +358,9 @@ pub unsafe extern "C" fn ferrodds_set_qos(
         match target {
             Entity::Writer(w) => w.set_qos(qos.apply(Qos::writer()))?,
             Entity::Reader(r) => r.set_qos(qos.apply(Qos::reader()))?,
-            _ => unreachable!("a writer or reader"),
+            Entity::Publisher(p) => p.set_qos(&qos.apply(Qos::writer()))?,
+            Entity::Subscriber(s) => s.set_qos(&qos.apply(Qos::reader()))?,
+            _ => unreachable!("a writer, reader, publisher or subscriber"),
         }
         Ok(FERRODDS_RETCODE_OK)
     })

@@ -145,6 +145,13 @@ impl Publisher {
         })
     }
 
+    /// Changes the publisher's QoS to `policies`: its partition moves the writers it made.
+    fn set_qos(&self, py: Python<'_>, policies: &Bound<'_, PyAny>) -> PyResult<()> {
+        let qos = crate::qos::apply(ferrodds::Qos::writer(), policies)?;
+        py.detach(|| self.inner.set_qos(&qos))
+            .map_err(|e| dds("set_qos", e))
+    }
+
     /// `begin_coherent_changes`.
     fn begin_coherent(&self) {
         self.inner.begin_coherent_changes();
@@ -175,6 +182,14 @@ impl Subscriber {
         new_reader(py, topic, policies, |t, qos| {
             self.inner.create_dynamic_reader(t, qos)
         })
+    }
+
+    /// Changes the subscriber's QoS to `policies`: its partition moves the readers it
+    /// made.
+    fn set_qos(&self, py: Python<'_>, policies: &Bound<'_, PyAny>) -> PyResult<()> {
+        let qos = crate::qos::apply(ferrodds::Qos::reader(), policies)?;
+        py.detach(|| self.inner.set_qos(&qos))
+            .map_err(|e| dds("set_qos", e))
     }
 
     /// `begin_access`.

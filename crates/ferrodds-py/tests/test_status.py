@@ -351,3 +351,30 @@ def test_set_qos_announces_the_change_and_cyclone_takes_it_in(sides):
         fwriter.set_qos(qos(b"three", depth=5))
     time.sleep(0.3)
     assert seen_user_data() is None
+
+
+def test_a_publishers_set_qos_moves_its_writers_to_the_readers_partition(sides):
+    f = sides["ferrodds"]
+    P = f.core.Policy
+    qos = f.core.Qos(P.Reliability.Reliable(f.util.duration(seconds=1)), P.History.KeepLast(10))
+    topic = f.topic.Topic(f.participant, "status_publisher_set_qos", f.types["Plain"])
+    subscriber = f.sub.Subscriber(f.participant, qos=f.core.Qos(P.Partition(["there"])))
+    reader = f.sub.DataReader(subscriber, topic, qos=qos)
+    publisher = f.pub.Publisher(f.participant, qos=f.core.Qos(P.Partition(["here"])))
+    writer = f.pub.DataWriter(publisher, topic, qos=qos)
+    time.sleep(0.3)
+    assert not writer.get_matched_subscriptions()
+    publisher.set_qos(f.core.Qos(P.Partition(["there"])))
+    assert publisher.get_qos() is not None
+    assert until(lambda: writer.get_matched_subscriptions() and reader.get_matched_publications())
+    writer.write(f.types["Plain"](7, 7.0, "moved"))
+    taken = until(lambda: [s for s in reader.take(N=10) if s.sample_info.valid_data])
+    assert [s.name for s in taken] == ["moved"]
+    # A presentation other than the publisher's cannot be set.
+    with pytest.raises(Exception, match="PRESENTATION"):
+        publisher.set_qos(f.core.Qos(P.Partition(["there"]),
+                                     P.PresentationAccessScope.Group(coherent_access=True,
+                                                                     ordered_access=False)))
+    # The subscriber leaves: the writer loses its reader.
+    subscriber.set_qos(f.core.Qos(P.Partition(["gone"])))
+    assert until(lambda: not writer.get_matched_subscriptions())

@@ -534,8 +534,7 @@ impl DomainParticipant {
     pub fn create_publisher(&self, partition: &[&str]) -> Publisher {
         Publisher {
             participant: self.clone(),
-            partition: partition.iter().map(|s| (*s).to_owned()).collect(),
-            group: Group::new(),
+            group: Group::new(partition),
         }
     }
 
@@ -543,8 +542,7 @@ impl DomainParticipant {
     pub fn create_subscriber(&self, partition: &[&str]) -> Subscriber {
         Subscriber {
             participant: self.clone(),
-            partition: partition.iter().map(|s| (*s).to_owned()).collect(),
-            group: Group::new(),
+            group: Group::new(partition),
         }
     }
 
@@ -831,29 +829,78 @@ impl std::fmt::Debug for DynamicTopic {
     }
 }
 
-/// A publisher's or subscriber's identity in the core and its PRESENTATION.
+/// A publisher's or subscriber's identity in the core, its PARTITION (shared by its
+/// clones: `set_partition` changes it for all) and its PRESENTATION.
 #[derive(Clone, Debug)]
 struct Group {
     id: u32,
+    partition: Arc<Mutex<Vec<String>>>,
     presentation: Option<Presentation>,
 }
 
 impl Group {
-    fn new() -> Self {
+    fn new(partition: &[&str]) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(1);
         Group {
             id: NEXT.fetch_add(1, Ordering::Relaxed),
+            partition: Arc::new(Mutex::new(
+                partition.iter().map(|s| (*s).to_owned()).collect(),
+            )),
             presentation: None,
         }
     }
 
+    fn partition(&self) -> Vec<String> {
+        self.partition
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Moves the group, and every writer or reader it made, to `names` (PARTITION is
+    /// changeable, DDS 1.4 §2.2.3.13): each endpoint is announced again and matches again
+    /// ([`ferrodds_rtps::ParticipantCore::update_local`]). An endpoint created disabled
+    /// and not enabled yet keeps the partition it was made with.
+    fn set_partition(&self, participant: &DomainParticipant, names: Vec<String>) {
+        *self.partition.lock().unwrap_or_else(|p| p.into_inner()) = names.clone();
+        let shared = &participant.inner.shared;
+        let mut core = shared.lock();
+        let members: Vec<_> = core
+            .parents
+            .iter()
+            .filter(|(_, group)| **group == self.id)
+            .map(|(id, _)| *id)
+            .collect();
+        let prefix = core.node.rtps.prefix();
+        let now = shared.now();
+        for id in members {
+            let guid = Guid::new(prefix, id);
+            if let Some(mut qos) = core.node.discovery.endpoint_qos(guid).cloned() {
+                qos.partition.names = names.clone();
+                core.node.update_local(now, guid, qos);
+            }
+        }
+        core.after_input();
+        shared.finish(core);
+    }
+
+    /// DCPS `set_qos` of the group: the PARTITION of `qos`; its PRESENTATION may not change.
+    fn set_qos(&self, participant: &DomainParticipant, qos: &Qos) -> Result<()> {
+        if qos.policies.presentation != self.presentation.unwrap_or_default() {
+            return Err(Error::ImmutablePolicy("PRESENTATION"));
+        }
+        self.set_partition(participant, qos.policies.partition.names.clone());
+        Ok(())
+    }
+
     /// `qos` in this group's partition, with its presentation; an endpoint joins the
     /// group in the core only when coherent or ordered access makes the group matter.
-    fn apply(&self, qos: Qos, partition: &[String]) -> Qos {
+    fn apply(&self, qos: Qos) -> Qos {
+        let partition = self.partition();
         let mut qos = if partition.is_empty() {
             qos
         } else {
-            qos.partition(partition.iter().cloned())
+            qos.partition(partition)
         };
         if let Some(p) = &self.presentation {
             if p.coherent_access || p.ordered_access {
@@ -881,7 +928,6 @@ impl Group {
 #[derive(Clone, Debug)]
 pub struct Publisher {
     participant: DomainParticipant,
-    partition: Vec<String>,
     group: Group,
 }
 
@@ -896,16 +942,42 @@ impl Publisher {
         self
     }
 
+    /// Its PARTITION (empty: the default partition).
+    pub fn partition(&self) -> Vec<String> {
+        self.group.partition()
+    }
+
+    /// Changes its QoS (DCPS `set_qos` of a publisher): the PARTITION of `qos` (see
+    /// `set_partition`). Its PRESENTATION may not change: one other than the
+    /// publisher's is [`Error::ImmutablePolicy`], and nothing changes.
+    pub fn set_qos(&self, qos: &Qos) -> Result<()> {
+        self.group.set_qos(&self.participant, qos)
+    }
+
+    /// Changes its PARTITION (DCPS `set_qos` of a publisher) to `names`, for the writers
+    /// it creates from now on and those it made: each is announced again, and matches
+    /// readers of the new partition instead of the old.
+    pub fn set_partition<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) {
+        let names = names.into_iter().map(Into::into).collect();
+        self.group.set_partition(&self.participant, names);
+    }
+
+    /// Its PRESENTATION (`None`: the default, INSTANCE scope without coherent or ordered
+    /// access).
+    pub fn presentation(&self) -> Option<Presentation> {
+        self.group.presentation
+    }
+
     /// A writer in this publisher's partition.
     pub fn create_writer<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataWriter<T>> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DataWriter::new(&self.participant, topic, qos)
     }
 
     /// A writer of a dynamic topic in this publisher's partition.
     pub fn create_dynamic_writer(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicWriter> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DynamicWriter::new(&self.participant, topic, qos)
     }
@@ -918,7 +990,7 @@ impl Publisher {
         topic: &DynamicTopic,
         qos: Qos,
     ) -> Result<DynamicWriter> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DynamicWriter::new_disabled(&self.participant, topic, qos)
     }
@@ -971,7 +1043,6 @@ impl Publisher {
 #[derive(Clone, Debug)]
 pub struct Subscriber {
     participant: DomainParticipant,
-    partition: Vec<String>,
     group: Group,
 }
 
@@ -983,6 +1054,28 @@ impl Subscriber {
     pub fn with_presentation(mut self, presentation: Presentation) -> Self {
         self.group.presentation = Some(presentation);
         self
+    }
+
+    /// Its PARTITION (empty: the default partition).
+    pub fn partition(&self) -> Vec<String> {
+        self.group.partition()
+    }
+
+    /// Changes its PARTITION to `names`, moving the readers it made and those it makes
+    /// (see [`Publisher::set_partition`]).
+    pub fn set_partition<S: Into<String>>(&self, names: impl IntoIterator<Item = S>) {
+        let names = names.into_iter().map(Into::into).collect();
+        self.group.set_partition(&self.participant, names);
+    }
+
+    /// DCPS `set_qos` of a subscriber (see [`Publisher::set_qos`]).
+    pub fn set_qos(&self, qos: &Qos) -> Result<()> {
+        self.group.set_qos(&self.participant, qos)
+    }
+
+    /// Its PRESENTATION (`None`: the default).
+    pub fn presentation(&self) -> Option<Presentation> {
+        self.group.presentation
     }
 
     /// Calls `f` (from a participant thread, without locks held) with the reader and the
@@ -1019,14 +1112,14 @@ impl Subscriber {
 
     /// A reader in this subscriber's partition.
     pub fn create_reader<T: Cdr>(&self, topic: &Topic<T>, qos: Qos) -> Result<DataReader<T>> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DataReader::new(&self.participant, topic, qos)
     }
 
     /// A reader of a dynamic topic in this subscriber's partition.
     pub fn create_dynamic_reader(&self, topic: &DynamicTopic, qos: Qos) -> Result<DynamicReader> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DynamicReader::new(&self.participant, topic, qos)
     }
@@ -1040,7 +1133,7 @@ impl Subscriber {
         expression: &str,
         parameters: &[&str],
     ) -> Result<DynamicReader> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DynamicReader::filtered(
             &self.participant,
@@ -1058,7 +1151,7 @@ impl Subscriber {
         qos: Qos,
         filter: impl Fn(&T) -> bool + Send + Sync + 'static,
     ) -> Result<DataReader<T>> {
-        let qos = self.group.apply(qos, &self.partition);
+        let qos = self.group.apply(qos);
         topic.check_participant(&self.participant)?;
         DataReader::with_filter(&self.participant, topic, qos, filter)
     }

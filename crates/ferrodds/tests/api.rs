@@ -670,3 +670,48 @@ fn set_qos_moves_a_writer_between_partitions_and_refuses_immutable_policies() {
     assert_eq!(writer.publication_matched_status().current_count, 0);
     assert_eq!(reader.subscription_matched_status().current_count, 0);
 }
+
+#[test]
+fn a_publishers_new_partition_moves_the_writers_it_made() {
+    let (a, b) = (participant(201), participant(201));
+    let subscriber = b.create_subscriber(&["there"]);
+    let reader = subscriber
+        .create_reader(
+            &b.create_topic::<Note>("regrouped").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    let publisher = a.create_publisher(&["here"]);
+    let writer = publisher
+        .create_writer(
+            &a.create_topic::<Note>("regrouped").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(writer.publication_matched_status().current_count, 0);
+    // The publisher moves: its writer with it (and the writers it makes later).
+    publisher.set_partition(["there"]);
+    assert_eq!(publisher.partition(), ["there"]);
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    let later = publisher
+        .create_writer(
+            &a.create_topic::<Note>("regrouped").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    later.wait_for_matched(1, T).unwrap();
+    // The subscriber moves away: both writers lose the reader.
+    subscriber.set_partition(["elsewhere"]);
+    let end = Instant::now() + T;
+    while (writer.publication_matched_status().current_count != 0
+        || later.publication_matched_status().current_count != 0)
+        && Instant::now() < end
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(writer.publication_matched_status().current_count, 0);
+    assert_eq!(later.publication_matched_status().current_count, 0);
+    assert_eq!(reader.subscription_matched_status().current_count, 0);
+}

@@ -2,11 +2,13 @@
  * and from TypeObjects, serialized and JSON samples compared byte for byte, dispose,
  * a late joiner, wait sets, listeners, statuses, and misuse that must be an error.
  * tests/c_api.rs builds and runs it: api_test DOMAIN. Exits 0 when every check holds. */
+#define _POSIX_C_SOURCE 200809L
 #include "ferrodds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int checks = 0;
 
@@ -310,9 +312,29 @@ int main(int argc, char **argv) {
     OK(ferrodds_qset_history(away, FERRODDS_HISTORY_KEEP_LAST, 2));
     FAILS(ferrodds_set_qos(moving, away), FERRODDS_RETCODE_IMMUTABLE_POLICY, "HISTORY");
     FAILS(ferrodds_set_qos(participant, away), FERRODDS_RETCODE_UNSUPPORTED,
-          "set_qos takes writers and readers");
+          "set_qos takes writers, readers");
     ferrodds_delete_qos(away);
     OK(ferrodds_delete(moving));
+    /* A publisher's new partition moves the writers it made: the reader loses `writer`,
+     * then has it again when the publisher comes back. */
+    ferrodds_qos_t *moved = ferrodds_create_qos();
+    OK(ferrodds_qset_partition(moved, 1, elsewhere));
+    OK(ferrodds_set_qos(publisher, moved));
+    struct timespec pause = {0, 20000000};
+    for (int i = 0; i < 250; i++) {
+        OK(ferrodds_get_matched_status(writer, &matched));
+        if (matched.current_count == 0) {
+            break;
+        }
+        nanosleep(&pause, NULL);
+    }
+    CHECK(matched.current_count == 0);
+    OK(ferrodds_qset_partition(moved, 1, partitions));
+    OK(ferrodds_set_qos(publisher, moved));
+    OK(ferrodds_wait_for_matched(writer, 1, 5 * SECOND));
+    OK(ferrodds_qset_presentation(moved, FERRODDS_PRESENTATION_GROUP, 1, 0));
+    FAILS(ferrodds_set_qos(publisher, moved), FERRODDS_RETCODE_IMMUTABLE_POLICY, "PRESENTATION");
+    ferrodds_delete_qos(moved);
 
     OK(ferrodds_delete(writer));
     FAILS(ferrodds_write(writer, READING_7, sizeof READING_7), FERRODDS_RETCODE_ALREADY_DELETED,

@@ -453,6 +453,21 @@ class _ChangeableQos:
         return self.qos
 
 
+class _GroupQos:
+    """``set_qos``/``get_qos`` of publishers and subscribers."""
+
+    def set_qos(self, qos: Qos) -> None:
+        """Changes its QoS (DCPS ``set_qos``): its ``Policy.Partition`` moves the writers
+        or readers it made and those it makes; its presentation may not change
+        (``DDSException``)."""
+        self._native.set_qos(_native_qos(qos))
+        self.qos = qos
+
+    def get_qos(self) -> Optional[Qos]:
+        """The QoS it was given (created with, or set since)."""
+        return self.qos
+
+
 def _native_qos(*qoses) -> List[tuple]:
     """The policies of the QoS objects given (later ones win), for `_native`."""
     merged = Qos()

@@ -2,14 +2,14 @@
 
 from typing import Generic, List, Optional, TypeVar
 
-from .core import (_ChangeableQos, Entity, Listener, Qos, _WRITER_STATUSES,
+from .core import (_ChangeableQos, _GroupQos, Entity, Listener, Qos, _WRITER_STATUSES,
                    _listen_to_statuses, _native_qos, _read_status)
 from .util import _seconds
 
 _T = TypeVar("_T")
 
 
-class Publisher(Entity):
+class Publisher(_GroupQos, Entity):
     """A publisher: groups writers and gives them its partition and its
     ``Policy.PresentationAccessScope`` (coherent sets: ``begin_coherent()`` ...
     ``end_coherent()``)."""

@@ -5,8 +5,8 @@ import time
 import weakref
 from typing import AsyncGenerator, Generator, Generic, List, Optional, TypeVar
 
-from .core import (_ChangeableQos, Entity, InstanceState, InvalidSample, Listener, Qos,
-                   QueryCondition, ReadCondition, SampleInfo, SampleState, ViewState,
+from .core import (_ChangeableQos, _GroupQos, Entity, InstanceState, InvalidSample,
+                   Listener, Qos, QueryCondition, ReadCondition, SampleInfo, SampleState, ViewState,
                    _first_overriding, _native_qos, _READER_STATUSES, _listen_to_statuses,
                    _read_status)
 from .util import _seconds
@@ -15,7 +15,7 @@ _T = TypeVar("_T")
 _ANY = SampleState.Any | ViewState.Any | InstanceState.Any
 
 
-class Subscriber(Entity):
+class Subscriber(_GroupQos, Entity):
     """A subscriber: groups readers and gives them its partition and its
     ``Policy.PresentationAccessScope`` (``begin_coherent()`` ... ``end_coherent()`` reads
     its readers as one: coherent sets that complete meanwhile wait for the end)."""
