@@ -120,7 +120,8 @@ namespace FerroDDS
                     // not allocate either.
                     if (items.Count > infos.Count)
                     {
-                        for (int i = infos.Count; i < items.Count; i++)
+                        // Last first, so that the next call reads into them in their order.
+                        for (int i = items.Count - 1; i >= infos.Count; i--)
                         {
                             converter.Recycle(items[i]);
                         }

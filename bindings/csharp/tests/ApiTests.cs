@@ -347,6 +347,8 @@ namespace FerroDDS.Tests
                 var reused = new List<Reading> { new Reading(-1, "to be overwritten"), new Reading(-2, "and this") };
                 var first = reused[0];
                 writer.Write(new Reading(8, "eight"));
+                // (A call that finds nothing cuts the list to nothing; the reader keeps the
+                // objects, in their order, for the next.)
                 Check.Until(() => reader.TakeReusing(reused, infos) == ReturnCode.Ok, "a sample to take into an object");
                 Check.EqualItems(new[] { new Reading(8, "eight") }, reused, "the sample, the list cut to it");
                 Check.True(ReferenceEquals(first, reused[0]), "the object read into is the one the list held");
