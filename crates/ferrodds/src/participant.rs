@@ -864,7 +864,7 @@ impl Group {
     fn set_partition(&self, participant: &DomainParticipant, names: Vec<String>) {
         *self.partition.lock().unwrap_or_else(|p| p.into_inner()) = names.clone();
         let shared = &participant.inner.shared;
-        let mut core = shared.lock();
+        let core = shared.lock();
         let members: Vec<_> = core
             .parents
             .iter()
@@ -872,16 +872,16 @@ impl Group {
             .map(|(id, _)| *id)
             .collect();
         let prefix = core.node.rtps.prefix();
-        let now = shared.now();
-        for id in members {
-            let guid = Guid::new(prefix, id);
-            if let Some(mut qos) = core.node.discovery.endpoint_qos(guid).cloned() {
+        let updates: Vec<_> = members
+            .into_iter()
+            .filter_map(|id| {
+                let guid = Guid::new(prefix, id);
+                let mut qos = core.node.discovery.endpoint_qos(guid).cloned()?;
                 qos.partition.names = names.clone();
-                core.node.update_local(now, guid, qos);
-            }
-        }
-        core.after_input();
-        shared.finish(core);
+                Some((guid, qos))
+            })
+            .collect();
+        shared.update_endpoints(core, updates);
     }
 
     /// DCPS `set_qos` of the group: the PARTITION of `qos`; its PRESENTATION may not change.

@@ -351,3 +351,25 @@ impl Qos {
         }
     }
 }
+
+/// What `set_qos` of a writer or reader may change from `current` to `new`. One made by a
+/// publisher or subscriber (`in_group`) keeps the policies it has from it when `new` does
+/// not name them: PRESENTATION always (a `DataWriterQos` has none), PARTITION when `new`
+/// has none. Any change of a policy DDS marks unchangeable is
+/// [`Error::ImmutablePolicy`](crate::Error::ImmutablePolicy).
+pub(crate) fn check_change(
+    in_group: bool,
+    current: &EndpointQos,
+    new: &mut EndpointQos,
+) -> crate::Result<()> {
+    if in_group {
+        new.presentation = current.presentation;
+        if new.partition.names.is_empty() {
+            new.partition = current.partition.clone();
+        }
+    }
+    match current.immutable_change(new) {
+        Some(policy) => Err(crate::Error::ImmutablePolicy(policy.name())),
+        None => Ok(()),
+    }
+}

@@ -494,17 +494,11 @@ impl DynamicReader {
             .cloned()
             .ok_or(Error::Closed)?;
         let mut qos = qos;
-        crate::writer::keep_group_policies(inner.in_group, &current, &mut qos.policies);
-        if let Some(policy) = current.immutable_change(&qos.policies) {
-            return Err(Error::ImmutablePolicy(policy.name()));
-        }
+        crate::qos::check_change(inner.in_group, &current, &mut qos.policies)?;
         if let Some(r) = core.node.data_reader(inner.entity_id) {
             r.set_purge_delays(qos.purge);
         }
-        let now = shared.now();
-        core.node.update_local(now, inner.guid, qos.policies);
-        core.after_input();
-        shared.finish(core);
+        shared.update_endpoints(core, [(inner.guid, qos.policies)]);
         Ok(())
     }
 

@@ -593,6 +593,21 @@ impl Shared {
         }
     }
 
+    /// Gives local endpoints new QoS (`set_qos`, checked by the caller): each is announced
+    /// again and matched again ([`ferrodds_rtps::ParticipantCore::update_local`]).
+    pub(crate) fn update_endpoints(
+        &self,
+        mut core: MutexGuard<'_, Core>,
+        updates: impl IntoIterator<Item = (Guid, ferrodds_rtps::qos::EndpointQos)>,
+    ) {
+        let now = self.now();
+        for (guid, qos) in updates {
+            core.node.update_local(now, guid, qos);
+        }
+        core.after_input();
+        self.finish(core);
+    }
+
     /// Announces a local endpoint over SEDP and matches it (its RTPS endpoint and DCPS state
     /// were added under the same lock).
     pub(crate) fn announce(

@@ -15,7 +15,7 @@ use ferrodds_cdr::{
 };
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::original_writer::OriginalWriterInfo;
-use ferrodds_rtps::qos::{DataRepresentationId, EndpointQos};
+use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
 
@@ -480,7 +480,7 @@ impl DynamicWriter {
             return Err(Error::ImmutablePolicy("IGNORE_LOCAL"));
         }
         let shared = &inner.participant.inner.shared;
-        let mut core = shared.lock();
+        let core = shared.lock();
         let mut unannounced = inner.unannounced.lock().unwrap_or_else(|p| p.into_inner());
         let current = match &*unannounced {
             Some(endpoint) => endpoint.qos.clone(),
@@ -491,10 +491,7 @@ impl DynamicWriter {
                 .cloned()
                 .ok_or(Error::Closed)?,
         };
-        keep_group_policies(created.parent.is_some(), &current, &mut qos.policies);
-        if let Some(policy) = current.immutable_change(&qos.policies) {
-            return Err(Error::ImmutablePolicy(policy.name()));
-        }
+        crate::qos::check_change(created.parent.is_some(), &current, &mut qos.policies)?;
         inner.autodispose.store(qos.autodispose, Ordering::Relaxed);
         if let Some(endpoint) = &mut *unannounced {
             // Announced with it when enabled.
@@ -502,10 +499,7 @@ impl DynamicWriter {
             return Ok(());
         }
         drop(unannounced);
-        let now = shared.now();
-        core.node.update_local(now, inner.guid, qos.policies);
-        core.after_input();
-        shared.finish(core);
+        shared.update_endpoints(core, [(inner.guid, qos.policies)]);
         Ok(())
     }
 
@@ -1124,18 +1118,6 @@ impl DynamicWriter {
     /// The XCDR version this writer writes.
     pub fn data_representation(&self) -> XcdrVersion {
         self.inner.version
-    }
-}
-
-/// The policies a writer or reader made by a publisher or subscriber (`in_group`) has from
-/// it, carried into a `set_qos` that does not name them: PRESENTATION always (a
-/// `DataWriterQos` has none), PARTITION when `new` has none.
-pub(crate) fn keep_group_policies(in_group: bool, current: &EndpointQos, new: &mut EndpointQos) {
-    if in_group {
-        new.presentation = current.presentation;
-        if new.partition.names.is_empty() {
-            new.partition = current.partition.clone();
-        }
     }
 }
 
