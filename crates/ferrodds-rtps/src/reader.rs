@@ -805,7 +805,21 @@ impl Reader {
             return;
         }
         proxy.highest_announced = proxy.highest_announced.max(seq);
-        proxy.ahead.insert(seq, slot);
+        if seq == proxy.next_expected && self.room != Some(0) {
+            // In order, the usual case: straight to the delivered queue. Going through
+            // `ahead` (a B-tree insert and remove of the change) was a tenth of a 64-byte
+            // sample's receive.
+            proxy.next_expected += 1;
+            if let Slot::Change(change) = slot {
+                self.stats.delivered += 1;
+                self.delivered.push_back(change);
+                if let Some(room) = &mut self.room {
+                    *room -= 1;
+                }
+            }
+        } else {
+            proxy.ahead.insert(seq, slot);
+        }
         self.deliver(i);
     }
 

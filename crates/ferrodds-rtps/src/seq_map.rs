@@ -32,7 +32,26 @@ impl<K, V> Default for SeqMap<K, V> {
     }
 }
 
-impl<K: Ord + Copy, V> SeqMap<K, V> {
+/// A key that counts: how far one is past another tells where an entry lies when nothing
+/// left from the middle, which spares the binary search in the usual case.
+pub(crate) trait SeqKey: Ord + Copy {
+    /// `self - base` when that is a valid index.
+    fn offset_from(self, base: Self) -> Option<usize>;
+}
+
+impl SeqKey for i64 {
+    fn offset_from(self, base: Self) -> Option<usize> {
+        usize::try_from(self.checked_sub(base)?).ok()
+    }
+}
+
+impl SeqKey for u64 {
+    fn offset_from(self, base: Self) -> Option<usize> {
+        usize::try_from(self.checked_sub(base)?).ok()
+    }
+}
+
+impl<K: SeqKey, V> SeqMap<K, V> {
     pub(crate) fn new() -> Self {
         Self::default()
     }
@@ -47,6 +66,16 @@ impl<K: Ord + Copy, V> SeqMap<K, V> {
     }
 
     fn position(&self, key: K) -> Result<usize, usize> {
+        // Keys without gaps (a writer's sequence numbers, a cache's arrival counter) sit at
+        // their distance from the first one; a binary search over a deque of thousands of
+        // changes was 5 % of a 64-byte publisher.
+        if let Some(&(first, _)) = self.slots.front() {
+            if let Some(i) = key.offset_from(first) {
+                if self.slots.get(i).is_some_and(|e| e.0 == key) {
+                    return Ok(i);
+                }
+            }
+        }
         self.slots.binary_search_by_key(&key, |e| e.0)
     }
 
