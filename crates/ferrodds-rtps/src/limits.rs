@@ -112,6 +112,7 @@ impl Limits {
             max_reassembly_bytes: self.max_reassembly_bytes,
             max_reassembly_fragments: self.max_reassembly_fragments,
             max_out_of_order: self.max_out_of_order,
+            resume_rematched: true,
             ..ReaderConfig::default()
         }
     }

@@ -51,6 +51,11 @@ pub struct ReaderConfig {
     /// A stateless best-effort reader (RTPS 8.4.11) takes DATA from any writer, matched or
     /// not, as the SPDP reader does.
     pub stateless: bool,
+    /// A writer matched again goes on from the first change not yet delivered before it
+    /// was unmatched ([`Reader`]'s resume points): for user readers, whose cache outlives
+    /// the match. Not for discovery's, whose view of a lost participant is gone with it
+    /// and must be told everything again.
+    pub resume_rematched: bool,
 }
 
 impl Default for ReaderConfig {
@@ -63,6 +68,7 @@ impl Default for ReaderConfig {
             max_out_of_order: 10_000,
             heartbeat_response_delay: Duration::ZERO,
             stateless: false,
+            resume_rematched: false,
         }
     }
 }
@@ -263,7 +269,13 @@ struct WriterProxy {
     /// when a lease may have run out (`dcps::liveliness`).
     heard: Timestamp,
     asserted: Timestamp,
+    /// Matched again after an unmatch, `next_expected` taken from what the reader
+    /// remembered ([`Reader::resume_points`]), and no HEARTBEAT seen since.
+    resumed: bool,
 }
+
+/// How many unmatched writers a reader remembers where it stood with.
+const RESUME_POINTS: usize = 256;
 
 impl WriterProxy {
     /// Something came from the writer at `now`; `asserts`: something that asserts its
@@ -294,6 +306,13 @@ pub struct Reader {
     room: Option<usize>,
     /// Buffers of samples the application took, for the next ones received.
     spare: ReceivePool,
+    /// Writers unmatched lately (oldest first, at most [`RESUME_POINTS`]) and the first
+    /// change not yet delivered from each. A writer that comes back — its host was cut
+    /// off beyond the lease, a partition moved away and back — resends its
+    /// TRANSIENT_LOCAL history from the start; the reader goes on from where it was, so
+    /// that nothing is delivered twice (sequence numbers are the writer's own: the same
+    /// GUID, the same numbering).
+    resume_points: VecDeque<(Guid, i64)>,
 }
 
 impl Reader {
@@ -329,6 +348,7 @@ impl Reader {
             stats: ReaderStats::default(),
             room: None,
             spare: ReceivePool::with_limit(RECEIVE_KEPT_BYTES),
+            resume_points: VecDeque::new(),
         }
     }
 
@@ -404,9 +424,16 @@ impl Reader {
     pub fn match_writer(&mut self, now: Timestamp, remote: RemoteWriter) {
         self.unmatch_writer(remote.guid);
         let reliable = self.config.reliable && remote.reliable;
+        let resume_from = self
+            .resume_points
+            .iter()
+            .position(|(guid, _)| *guid == remote.guid)
+            .and_then(|k| self.resume_points.remove(k))
+            .map(|(_, next)| next);
         self.writers.push(WriterProxy {
             remote,
-            next_expected: 1,
+            next_expected: resume_from.unwrap_or(1),
+            resumed: resume_from.is_some(),
             highest_announced: 0,
             ahead: BTreeMap::new(),
             reassembly: BTreeMap::new(),
@@ -441,6 +468,12 @@ impl Reader {
             let proxy = self.writers.swap_remove(i);
             for r in proxy.reassembly.values() {
                 self.held.release(r);
+            }
+            if self.config.resume_rematched && proxy.next_expected > 1 {
+                if self.resume_points.len() == RESUME_POINTS {
+                    self.resume_points.pop_front();
+                }
+                self.resume_points.push_back((guid, proxy.next_expected));
             }
         }
     }
@@ -680,6 +713,14 @@ impl Reader {
             return;
         }
         proxy.last_heartbeat = Some(hb.count);
+        if std::mem::take(&mut proxy.resumed) && hb.last_sn.0 < proxy.next_expected - 1 {
+            // Numbers below those delivered before: not the writer the reader remembered
+            // but one that started over under the same GUID (a vendor that keeps GUIDs
+            // across restarts). Everything it has is new.
+            proxy.next_expected = 1;
+            proxy.ahead.clear();
+            proxy.highest_announced = 0;
+        }
         proxy.highest_announced = proxy.highest_announced.max(hb.last_sn.0);
         // The writer no longer has what precedes `first`.
         if hb.first_sn.0 > proxy.next_expected {
@@ -1047,6 +1088,7 @@ mod tests {
             Guid::new(GuidPrefix([1; 12]), EntityId::SEDP_PUBLICATIONS_READER),
             ReaderConfig {
                 reliable: true,
+                resume_rematched: true,
                 ..ReaderConfig::default()
             },
         );
@@ -1063,29 +1105,34 @@ mod tests {
         (r, writer, loopback)
     }
 
+    /// A small sample numbered `sn` from `writer` to `r`.
+    fn send_data(r: &mut Reader, writer: Guid, from: Locator, sn: i64) {
+        let payload = [0u8, 1, 0, 0, 9, 9, 9, 9];
+        let data = Data {
+            extra_flags: 0,
+            reader_id: r.guid().entity_id,
+            writer_id: writer.entity_id,
+            writer_sn: SequenceNumber(sn),
+            inline_qos: None,
+            payload: DataPayload::Data(&payload),
+            non_standard_payload: false,
+        };
+        r.handle_data(
+            Timestamp::ZERO,
+            (writer.prefix, VendorId::FERRODDS),
+            from,
+            None,
+            &data,
+        );
+    }
+
     #[test]
     fn without_room_changes_wait_unacknowledged_and_come_in_when_room_grows() {
         let (mut r, writer, loopback) = matched_reliable_reader();
         acknacks(&mut r);
         r.set_room(Timestamp::ZERO, Some(2));
-        let payload = [0u8, 1, 0, 0, 9, 9, 9, 9];
         for sn in 1..=5 {
-            let data = Data {
-                extra_flags: 0,
-                reader_id: r.guid().entity_id,
-                writer_id: writer.entity_id,
-                writer_sn: SequenceNumber(sn),
-                inline_qos: None,
-                payload: DataPayload::Data(&payload),
-                non_standard_payload: false,
-            };
-            r.handle_data(
-                Timestamp::ZERO,
-                (writer.prefix, VendorId::FERRODDS),
-                loopback,
-                None,
-                &data,
-            );
+            send_data(&mut r, writer, loopback, sn);
         }
         let delivered = |r: &mut Reader| {
             std::iter::from_fn(|| r.poll_change())
@@ -1147,5 +1194,58 @@ mod tests {
         assert_eq!(got.len(), 1);
         assert!(got[0].payload == sample, "the sample, byte for byte");
         assert_eq!(r.reassembly_fragments(), 0, "nothing left held");
+    }
+
+    #[test]
+    fn a_writer_matched_again_goes_on_where_it_was_and_one_that_started_over_starts_over() {
+        let (mut r, writer, loopback) = matched_reliable_reader();
+        let send = |r: &mut Reader, sns: std::ops::RangeInclusive<i64>| {
+            for sn in sns {
+                send_data(r, writer, loopback, sn);
+            }
+            std::iter::from_fn(|| r.poll_change())
+                .map(|c| c.sequence_number.0)
+                .collect::<Vec<_>>()
+        };
+        let remote = RemoteWriter {
+            guid: writer,
+            locators: vec![loopback],
+            reliable: true,
+        };
+        assert_eq!(send(&mut r, 1..=3), [1, 2, 3]);
+
+        // Lost (its lease ran out) and found again: a TRANSIENT_LOCAL writer resends its
+        // history from 1; the reader asks from 4 and delivers only what is new.
+        r.unmatch_writer(writer);
+        acknacks(&mut r);
+        r.match_writer(Timestamp::ZERO, remote.clone());
+        assert_eq!(acknacks(&mut r), [(false, 4, vec![])]);
+        assert_eq!(send(&mut r, 1..=5), [4, 5]);
+        let hb = heartbeat(&r, writer, 1, 5);
+        r.handle_heartbeat(Timestamp::ZERO, writer.prefix, &hb);
+        assert_eq!(
+            r.writers[0].next_expected, 6,
+            "a HEARTBEAT of the same writer keeps it"
+        );
+
+        // The same GUID numbering from 1 again (a restarted writer of a vendor that keeps
+        // GUIDs): its first HEARTBEAT shows numbers below those delivered, so what it has
+        // is new, asked for and delivered.
+        r.unmatch_writer(writer);
+        r.match_writer(Timestamp::ZERO, remote);
+        acknacks(&mut r);
+        assert_eq!(
+            send(&mut r, 1..=2),
+            Vec::<i64>::new(),
+            "taken for repeats at first"
+        );
+        let hb = heartbeat(&r, writer, 1, 2);
+        r.handle_heartbeat(Timestamp::ZERO, writer.prefix, &hb);
+        r.handle_timeout(Timestamp(1_000_000_000));
+        assert_eq!(
+            acknacks(&mut r),
+            [(false, 1, vec![SequenceNumber(1), SequenceNumber(2)])]
+        );
+        assert_eq!(send(&mut r, 1..=2), [1, 2]);
     }
 }

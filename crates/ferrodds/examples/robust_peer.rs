@@ -27,7 +27,9 @@
 //! samples), `written` (all written), `acked`, and `done` (the summary; for `sub`:
 //! `received`, `duplicates`, `out_of_order`, `corrupt`, `complete`, `first_ms`, `last_ms`).
 //!
-//! Other options: `--interface lo`, `--no-multicast` (SPDP to the unicast peers list only),
+//! Other options: `--interface lo` (`auto`: chosen by the participant), `--watch` (`peers`
+//! and `endpoints` lines whenever the participants discovered or the endpoints matched
+//! change), `--no-multicast` (SPDP to the unicast peers list only),
 //! `--lease-ms` (our participant's lease; the participant announces itself three times per
 //! lease), `--transient-local`, `--max-samples`, `--max-blocking-ms`, `--linger-ms`.
 
@@ -156,6 +158,8 @@ pub(crate) struct Options {
     pub(crate) linger: Duration,
     /// A `progress` line every this many samples (0: none).
     pub(crate) progress_every: u32,
+    /// `peers` and `endpoints` lines when those counts change.
+    pub(crate) watch: bool,
 }
 
 impl Default for Options {
@@ -181,6 +185,7 @@ impl Default for Options {
             timeout: Duration::from_secs(60),
             linger: Duration::from_millis(200),
             progress_every: 0,
+            watch: false,
         }
     }
 }
@@ -222,6 +227,7 @@ impl Options {
                 "--period-us" => o.period = Duration::from_micros(num(value()?)?),
                 "--lease-ms" => o.lease = Some(ms(value()?)?),
                 "--transient-local" => o.transient_local = true,
+                "--watch" => o.watch = true,
                 "--max-samples" => o.max_samples = Some(num(value()?)? as u32),
                 "--max-blocking-ms" => o.max_blocking = ms(value()?)?,
                 "--readers" => o.readers = num(value()?)? as usize,
@@ -238,6 +244,7 @@ impl Options {
 }
 
 /// Prints JSON lines with the time since start.
+#[derive(Clone, Copy)]
 struct Out {
     start: Instant,
 }
@@ -257,6 +264,36 @@ impl Out {
         let _ = writeln!(stdout, "{fields}");
         let _ = stdout.flush();
     }
+}
+
+/// With `--watch`: a thread that prints `peers` when the number of participants discovered
+/// changes and `endpoints` when the number matched by `matched` does, every 20 ms for the
+/// life of the process (the tests that cut hosts off see who noticed).
+fn watch(
+    o: &Options,
+    out: Out,
+    p: &DomainParticipant,
+    matched: impl Fn() -> usize + Send + 'static,
+) {
+    if !o.watch {
+        return;
+    }
+    let p = p.clone();
+    std::thread::spawn(move || {
+        let (mut peers, mut endpoints) = (usize::MAX, usize::MAX);
+        loop {
+            let now = (p.discovered_participants().len(), matched());
+            if now.0 != peers {
+                peers = now.0;
+                out.emit("peers", json!({ "participants": peers }));
+            }
+            if now.1 != endpoints {
+                endpoints = now.1;
+                out.emit("endpoints", json!({ "matched": endpoints }));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
 }
 
 fn participant(o: &Options) -> ferrodds::Result<DomainParticipant> {
@@ -312,7 +349,11 @@ pub(crate) fn run(args: &[String]) -> i32 {
     }
 }
 
-fn publish<T: Cdr>(o: &Options, out: &Out, make: impl Fn(i32) -> T) -> ferrodds::Result<i32> {
+fn publish<T: Cdr + 'static>(
+    o: &Options,
+    out: &Out,
+    make: impl Fn(i32) -> T,
+) -> ferrodds::Result<i32> {
     let p = participant(o)?;
     let topic = p.create_topic::<T>(&o.topic)?;
     let mut qos = Qos::writer()
@@ -326,6 +367,8 @@ fn publish<T: Cdr>(o: &Options, out: &Out, make: impl Fn(i32) -> T) -> ferrodds:
         qos = qos.max_samples(n);
     }
     let writer = p.create_writer(&topic, qos)?;
+    let watched = writer.clone();
+    watch(o, *out, &p, move || watched.matched_subscriptions().len());
     out.emit(
         "started",
         json!({ "role": "pub", "pid": std::process::id(), "guid": format!("{:?}", writer.guid()) }),
@@ -384,7 +427,7 @@ struct PerWriter {
     last_sequence_number: i64,
 }
 
-fn subscribe<T: Cdr>(
+fn subscribe<T: Cdr + 'static>(
     o: &Options,
     out: &Out,
     check: impl Fn(&T) -> Option<i32>,
@@ -396,6 +439,8 @@ fn subscribe<T: Cdr>(
         qos = qos.transient_local();
     }
     let reader: DataReader<T> = p.create_reader(&topic, qos)?;
+    let watched = reader.clone();
+    watch(o, *out, &p, move || watched.matched_publications().len());
     out.emit(
         "started",
         json!({ "role": "sub", "pid": std::process::id(), "guid": format!("{:?}", reader.guid()) }),

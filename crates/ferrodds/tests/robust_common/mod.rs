@@ -387,3 +387,88 @@ fn remove_stale() {
         }
     }
 }
+
+/// Hosts of their own on one Ethernet segment: a network namespace per host, each with an
+/// `eth0` (address `10.77.<subnet>.<n>/24`, a default route through it, multicast on)
+/// cabled by a veth pair to a bridge in a namespace of its own (the switch, IGMP snooping
+/// off so that multicast floods as on a plain switch). Everything is deleted on drop.
+pub(crate) struct Lan {
+    pub(crate) switch: Netns,
+    pub(crate) hosts: Vec<Netns>,
+    subnet: u8,
+}
+
+impl Lan {
+    /// `count` hosts on a segment; `Err` says why it cannot be built (not root, no `ip`).
+    pub(crate) fn create(tag: &str, subnet: u8, count: usize) -> Result<Lan, String> {
+        let switch = Netns::create(&format!("{tag}sw"))?;
+        switch.exec(
+            "ip",
+            &[
+                "link",
+                "add",
+                "br0",
+                "type",
+                "bridge",
+                "mcast_snooping",
+                "0",
+            ],
+        )?;
+        switch.exec("ip", &["link", "set", "br0", "up"])?;
+        let mut hosts = Vec::new();
+        for n in 1..=count {
+            let host = Netns::create(&format!("{tag}h{n}"))?;
+            let port = format!("port{n}");
+            run(
+                "ip",
+                &[
+                    "-n",
+                    &switch.name,
+                    "link",
+                    "add",
+                    &port,
+                    "type",
+                    "veth",
+                    "peer",
+                    "name",
+                    "eth0",
+                    "netns",
+                    &host.name,
+                ],
+            )?;
+            switch.exec("ip", &["link", "set", &port, "master", "br0", "up"])?;
+            let address = format!("10.77.{subnet}.{n}/24");
+            host.exec("ip", &["addr", "add", &address, "dev", "eth0"])?;
+            host.exec("ip", &["link", "set", "eth0", "multicast", "on", "up"])?;
+            host.exec("ip", &["route", "add", "default", "dev", "eth0"])?;
+            hosts.push(host);
+        }
+        Ok(Lan {
+            switch,
+            hosts,
+            subnet,
+        })
+    }
+
+    /// Host `n`'s (1-based) address.
+    pub(crate) fn address(&self, n: usize) -> String {
+        format!("10.77.{}.{n}", self.subnet)
+    }
+
+    /// Pulls host `n`'s cable out of the switch (`false`) or plugs it back in (`true`): its
+    /// `eth0` loses its carrier, and nothing passes either way.
+    pub(crate) fn cable(&self, n: usize, plugged: bool) {
+        let state = if plugged { "up" } else { "down" };
+        if let Err(e) = self
+            .switch
+            .exec("ip", &["link", "set", &format!("port{n}"), state])
+        {
+            panic!("cannot set host {n}'s switch port {state}: {e}");
+        }
+    }
+}
+
+/// A FerroDDS `robust_peer` process on host `n` of `lan`.
+pub(crate) fn ferro_peer_on(name: &str, lan: &Lan, n: usize, args: &[&str]) -> Proc {
+    ferro_peer(name, Some(&lan.hosts[n - 1]), args)
+}
