@@ -11,8 +11,13 @@
 //! is this host's ([`SharedMemoryTransport::reaches`]) and then prefers it to UDP; other
 //! vendors skip a locator kind they do not know, and keep reaching us over UDP.
 //!
-//! A sender opens a publisher to a peer's inbox on its first datagram and keeps it. The
-//! user header of each slice carries the sender's own inbox port (the source locator).
+//! A process opens a publisher to a peer's inbox on the first datagram one of its
+//! participants sends there, and keeps it for all of them: the ways are the process's
+//! ([`Host`]), so a system of many participants per process opens one per process and
+//! inbox, not one per pair of participants (each way is a segment, a connection and
+//! about a dozen file descriptors: 25 participants per process ran out of 20,000). The
+//! user header of each slice carries the sending participant's own inbox port (the source
+//! locator).
 //! Whatever a slice holds is another process's bytes: it is copied out into the runtime's
 //! buffer before anything reads it, and parsed like any datagram.
 //!
@@ -55,6 +60,10 @@ const INBOX_DATAGRAMS: usize = 128;
 /// 11 MB sample takes 22 datagrams instead of about 180, each a wake-up and a turn of the
 /// protocol fewer.
 pub const MAX_DATAGRAM: usize = 512 * 1024;
+
+/// Loans a way lends at once (each for one copy into it): threads of the process sending
+/// to one inbox at the same moment.
+const MAX_LOANS: usize = 8;
 
 /// The slice size a sender's segment is first made for; larger datagrams grow it.
 const INITIAL_SLICE: usize = 64 * 1024;
@@ -134,18 +143,41 @@ pub fn host_address() -> Result<[u8; 16], SharedMemoryError> {
     Ok(a)
 }
 
-/// The process's iceoryx2 node while one of its transports lives (dropped with the last,
-/// which removes its files), made again in a child made by `fork`.
-fn node() -> Result<Arc<Node<Ipc>>, SharedMemoryError> {
-    static NODE: Mutex<Option<(u32, Weak<Node<Ipc>>)>> = Mutex::new(None);
-    let mut guard = NODE.lock().unwrap_or_else(|p| p.into_inner());
+/// What the participants of a process share: its iceoryx2 node and its ways to the inboxes
+/// of the host.
+#[derive(Debug)]
+struct Host {
+    /// By the inbox's port.
+    ways: Mutex<HashMap<u32, Arc<Peer>>>,
+    opened: Instant,
+    /// When sends last swept the ways, in ms since `opened`.
+    last_sweep: AtomicU64,
+    /// Last: dropped after the ways made from it.
+    node: Node<Ipc>,
+}
+
+impl Host {
+    fn ways(&self) -> MutexGuard<'_, HashMap<u32, Arc<Peer>>> {
+        self.ways.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.opened.elapsed().as_millis() as u64
+    }
+}
+
+/// The process's [`Host`] while one of its transports lives (dropped with the last, which
+/// closes the ways and removes the node's files), made again in a child made by `fork`.
+fn host() -> Result<Arc<Host>, SharedMemoryError> {
+    static HOST: Mutex<Option<(u32, Weak<Host>)>> = Mutex::new(None);
+    let mut guard = HOST.lock().unwrap_or_else(|p| p.into_inner());
     let pid = std::process::id();
-    if let Some(node) = guard
+    if let Some(host) = guard
         .as_ref()
         .filter(|(owner, _)| *owner == pid)
-        .and_then(|(_, node)| node.upgrade())
+        .and_then(|(_, host)| host.upgrade())
     {
-        return Ok(node);
+        return Ok(host);
     }
     let node = NodeBuilder::new()
         // The application owns its signals (Python's KeyboardInterrupt among them).
@@ -154,9 +186,14 @@ fn node() -> Result<Arc<Node<Ipc>>, SharedMemoryError> {
         .map_err(iceoryx("create a node"))?;
     // What processes killed before they could clean up left behind.
     let _ = node.try_cleanup_dead_nodes();
-    let node = Arc::new(node);
-    *guard = Some((pid, Arc::downgrade(&node)));
-    Ok(node)
+    let host = Arc::new(Host {
+        ways: Mutex::default(),
+        opened: Instant::now(),
+        last_sweep: AtomicU64::new(0),
+        node,
+    });
+    *guard = Some((pid, Arc::downgrade(&host)));
+    Ok(host)
 }
 
 fn service_name(port: u32) -> Result<ServiceName, SharedMemoryError> {
@@ -173,7 +210,7 @@ fn random_port() -> u32 {
     (h.finish() as u32).max(1)
 }
 
-/// The way to one peer's inbox.
+/// The way to one peer's inbox, shared by the participants of the process.
 #[derive(Debug)]
 struct Peer {
     service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
@@ -181,23 +218,20 @@ struct Peer {
     /// `None` for a polled inbox.
     notifier: Option<Notifier<Ipc>>,
     _event: Option<event::PortFactory<Ipc>>,
-    /// When it last carried a datagram, in ms since the transport opened.
+    /// When it last carried a datagram, in ms since the [`Host`] opened.
     last_used: AtomicU64,
 }
 
 /// One participant's end of the shared-memory transport.
 #[derive(Debug)]
 pub struct SharedMemoryTransport {
-    node: Arc<Node<Ipc>>,
     port: u32,
     address: [u8; 16],
     inbox: Arc<InboxChannel>,
-    peers: Mutex<HashMap<u32, Arc<Peer>>>,
-    opened: Instant,
-    /// When sends last swept the peers, in ms since `opened`.
-    last_sweep: AtomicU64,
     _service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
     _event: Option<event::PortFactory<Ipc>>,
+    /// Last: outlives the ports above.
+    host: Arc<Host>,
 }
 
 /// How an inbox's receiver learns that datagrams came.
@@ -227,7 +261,8 @@ impl SharedMemoryTransport {
     /// Creates this participant's inbox; `wake` says how its receiver learns of datagrams.
     pub fn open_with(wake: Wake) -> Result<SharedMemoryTransport, SharedMemoryError> {
         let address = host_address()?;
-        let node = node()?;
+        let host = host()?;
+        let node = &host.node;
         let mut attempts = 0;
         let (port, service) = loop {
             let port = random_port();
@@ -299,15 +334,12 @@ impl SharedMemoryTransport {
         });
         tracing::debug!(port, "shared-memory inbox open");
         Ok(SharedMemoryTransport {
-            node,
             port,
             address,
             inbox,
-            peers: Mutex::default(),
-            opened: Instant::now(),
-            last_sweep: AtomicU64::new(0),
             _service: service,
             _event: event,
+            host,
         })
     }
 
@@ -320,30 +352,28 @@ impl SharedMemoryTransport {
         }
     }
 
-    fn peers(&self) -> MutexGuard<'_, HashMap<u32, Arc<Peer>>> {
-        self.peers.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     fn open_peer(&self, port: u32) -> io::Result<Arc<Peer>> {
         fn gone<E>(_: E) -> io::Error {
             io::Error::new(io::ErrorKind::NotConnected, "no such shared-memory inbox")
         }
         let name = service_name(port).map_err(io::Error::other)?;
-        let service = self
-            .node
+        let node = &self.host.node;
+        let service = node
             .service_builder(&name)
             .publish_subscribe::<[u8]>()
             .user_header::<u32>()
             .open()
             .map_err(gone)?;
         // A polled inbox has none.
-        let event = self.node.service_builder(&name).event().open().ok();
+        let event = node.service_builder(&name).event().open().ok();
         let publisher = service
             .publisher_builder()
             .initial_max_slice_len(INITIAL_SLICE)
             .allocation_strategy(AllocationStrategy::PowerOfTwo)
             .backpressure_strategy(BackpressureStrategy::DiscardData)
-            .max_loaned_samples(1)
+            // A loan lasts one copy, but the way is shared by every thread of every
+            // participant of the process that sends there.
+            .max_loaned_samples(MAX_LOANS)
             .create()
             .map_err(io::Error::other)?;
         let notifier = match &event {
@@ -359,25 +389,22 @@ impl SharedMemoryTransport {
         }))
     }
 
-    fn now_ms(&self) -> u64 {
-        self.opened.elapsed().as_millis() as u64
-    }
-
     /// Closes the ways to peers that are gone or unused for [`PEER_IDLE`], and removes what
-    /// dead processes left: at most once per [`SWEEP_PERIOD`], from a send.
+    /// dead processes left: at most once per [`SWEEP_PERIOD`] in the process, from a send.
     fn sweep(&self, now: u64) {
-        let last = self.last_sweep.load(Ordering::Relaxed);
+        let host = &self.host;
+        let last = host.last_sweep.load(Ordering::Relaxed);
         if now.saturating_sub(last) < SWEEP_PERIOD.as_millis() as u64
-            || self
+            || host
                 .last_sweep
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
                 .is_err()
         {
             return;
         }
-        let _ = self.node.try_cleanup_dead_nodes();
+        let _ = host.node.try_cleanup_dead_nodes();
         let idle = PEER_IDLE.as_millis() as u64;
-        self.peers().retain(|_, p| {
+        host.ways().retain(|_, p| {
             now.saturating_sub(p.last_used.load(Ordering::Relaxed)) < idle
                 && p.service.dynamic_config().number_of_subscribers() > 0
         });
@@ -412,13 +439,14 @@ impl Transport for SharedMemoryTransport {
             ));
         }
         let port = destination.port;
-        let existing = self.peers().get(&port).cloned();
+        let existing = self.host.ways().get(&port).cloned();
         let peer = match existing {
             Some(p) => p,
             None => {
                 let p = self.open_peer(port)?;
-                self.peers().insert(port, Arc::clone(&p));
-                p
+                // Another participant of the process may have opened one meanwhile: the
+                // first stays, this one closes.
+                Arc::clone(self.host.ways().entry(port).or_insert(p))
             }
         };
         let len = parts.iter().map(|p| p.len()).sum();
@@ -451,7 +479,7 @@ impl Transport for SharedMemoryTransport {
             // A full inbox, or one whose owner is gone (then the way to it is dropped, with
             // its segment, and a later send finds out whether it came back).
             if peer.service.dynamic_config().number_of_subscribers() == 0 {
-                self.peers().remove(&port);
+                self.host.ways().remove(&port);
                 return Err(io::Error::new(
                     io::ErrorKind::NotConnected,
                     "the shared-memory inbox's owner is gone",
@@ -462,7 +490,7 @@ impl Transport for SharedMemoryTransport {
         if let Some(n) = &peer.notifier {
             n.notify().map_err(io::Error::other)?;
         }
-        let now = self.now_ms();
+        let now = self.host.now_ms();
         peer.last_used.store(now, Ordering::Relaxed);
         self.sweep(now);
         Ok(())
@@ -727,7 +755,7 @@ mod tests {
         let b = SharedMemoryTransport::open_with(Wake::Polled).unwrap();
         let b_in = b.receive_channels().unwrap().remove(0);
         a.send(b"polled", &b.locator()).unwrap();
-        let peer = a.peers().get(&b.locator().port).cloned().unwrap();
+        let peer = a.host.ways().get(&b.locator().port).cloned().unwrap();
         assert!(peer.notifier.is_none(), "no event service to notify");
         let mut buf = [0u8; 16];
         let got = b_in.try_receive(&mut buf).unwrap().unwrap();
@@ -739,5 +767,28 @@ mod tests {
         assert_eq!(&buf[..got.len], b"back");
         b_in.stop_receiving();
         assert!(b_in.receive(&mut buf).unwrap().is_none(), "stopped");
+    }
+
+    #[test]
+    fn the_participants_of_a_process_share_one_way_to_an_inbox() {
+        let (a, b, c) = (
+            SharedMemoryTransport::open().unwrap(),
+            SharedMemoryTransport::open().unwrap(),
+            SharedMemoryTransport::open().unwrap(),
+        );
+        assert!(Arc::ptr_eq(&a.host, &b.host), "one per process");
+        let c_in = c.receive_channels().unwrap().remove(0);
+        a.send(b"from a", &c.locator()).unwrap();
+        b.send(b"from b", &c.locator()).unwrap();
+        // One way to c, whoever of the process sends (the tests of this binary share the
+        // process's ways, so it is counted at c's inbox).
+        let way = a.host.ways().get(&c.locator().port).cloned().unwrap();
+        assert_eq!(way.service.dynamic_config().number_of_publishers(), 1);
+        // Each datagram still says which participant sent it.
+        let mut buf = [0u8; 16];
+        for (text, from) in [(&b"from a"[..], a.locator()), (b"from b", b.locator())] {
+            let got = c_in.receive(&mut buf).unwrap().unwrap();
+            assert_eq!((&buf[..got.len], got.source), (text, from));
+        }
     }
 }
