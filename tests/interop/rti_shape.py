@@ -13,7 +13,8 @@ byte of additional_payload_size), `T C NOT_ALIVE_..._INSTANCE_STATE` lines and `
 The connector takes its entities and QoS from an XML document, generated here from the
 options. RTI's defaults are kept except: loopback-only UDPv4 (no shared memory), the QoS the
 options ask for, and autodispose_unregistered_instances off with --final-instance-state u
-(as shapes_cyclone.py). A subscriber's -c filters locally (no content-filtered topic);
+(as shapes_cyclone.py), and asynchronous publishing for samples over 63,000 bytes (which
+Connext 6.1 fragments only then). A subscriber's -c filters locally (no content-filtered topic);
 --cft makes a real RTI content filter (SQL expression). --coherent, and the listener lines
 for incompatible QoS and deadlines, are not available through the connector.
 
@@ -263,6 +264,12 @@ def group_qos(o):
     return q
 
 
+# The largest sample Connext 6.1 sends from the writing thread: a larger one is fragmented,
+# which it does only with asynchronous publishing (RTI's perftest switches it on above this;
+# without it the write fails).
+RTI_SYNCHRONOUS_MAX = 63000
+
+
 def endpoint_qos(o, writer):
     q = "<reliability><kind>%s_RELIABILITY_QOS</kind></reliability>" % (
         "RELIABLE" if o.reliable else "BEST_EFFORT")
@@ -284,6 +291,8 @@ def endpoint_qos(o, writer):
             q += "<ownership_strength><value>%d</value></ownership_strength>" \
                  % o.ownership_strength
     if writer:
+        if o.additional_payload_size > RTI_SYNCHRONOUS_MAX:
+            q += "<publish_mode><kind>ASYNCHRONOUS_PUBLISH_MODE_QOS</kind></publish_mode>"
         if o.lifespan_ms > 0:
             q += "<lifespan><duration>%s</duration></lifespan>" % duration(o.lifespan_ms)
         if o.final_state == "u":
