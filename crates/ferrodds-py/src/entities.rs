@@ -26,13 +26,15 @@ pub struct Participant {
 
 #[pymethods]
 impl Participant {
-    /// Joins domain `domain_id` (configured by `FERRODDS_CONFIG`, as the Rust API is).
+    /// Joins domain `domain_id` (configured by `FERRODDS_CONFIG`, as the Rust API is),
+    /// announcing `user_data` (USER_DATA).
     #[new]
-    fn new(py: Python<'_>, domain_id: u32) -> PyResult<Self> {
+    #[pyo3(signature = (domain_id, user_data = Vec::new()))]
+    fn new(py: Python<'_>, domain_id: u32, user_data: Vec<u8>) -> PyResult<Self> {
         let inner = py
             .detach(|| {
                 ferrodds::DomainParticipant::builder()
-                    .map(|b| b.domain_id(domain_id))
+                    .map(|b| b.domain_id(domain_id).user_data(user_data))
                     .and_then(|b| b.build())
             })
             .map_err(|e| dds("creating the domain participant", e))?;
@@ -45,6 +47,12 @@ impl Participant {
     #[getter]
     fn domain_id(&self) -> u32 {
         self.inner.domain_id()
+    }
+
+    /// Changes the participant's USER_DATA (announced at once).
+    fn set_user_data(&self, py: Python<'_>, user_data: Vec<u8>) -> PyResult<()> {
+        py.detach(|| self.inner.set_user_data(user_data))
+            .map_err(|e| dds("changing the participant's user data", e))
     }
 
     /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.

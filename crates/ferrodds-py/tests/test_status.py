@@ -353,6 +353,31 @@ def test_set_qos_announces_the_change_and_cyclone_takes_it_in(sides):
     assert seen_user_data() is None
 
 
+def test_a_participants_set_qos_announces_its_user_data_and_cyclone_takes_it_in(sides):
+    """A participant created with USER_DATA announces it; its set_qos announces the new
+    bytes at once, and Cyclone's DCPSParticipant built-in topic shows them."""
+    from cyclonedds.builtin import BuiltinDataReader, BuiltinTopicDcpsParticipant
+    f, c = sides["ferrodds"], sides["cyclonedds"]
+    P = f.core.Policy
+    participants = BuiltinDataReader(c.participant, BuiltinTopicDcpsParticipant)
+    fp = f.domain.DomainParticipant(DOMAIN, qos=f.core.Qos(P.Userdata(b"first")))
+    key = fp.get_guid()
+
+    def seen_user_data():
+        found = None
+        for s in participants.take(N=50):
+            if int.from_bytes(s.key.bytes[:12], "big") == key >> 32:
+                for p in s.qos:
+                    if type(p).__name__ == "Userdata":
+                        found = p.data
+        return found
+
+    assert until(seen_user_data) == b"first"
+    fp.set_qos(f.core.Qos(P.Userdata(b"second")))
+    assert until(seen_user_data, timeout=1.5) == b"second"
+    assert fp.get_qos()["Userdata"].data == b"second"
+
+
 def test_a_publishers_set_qos_moves_its_writers_to_the_readers_partition(sides):
     f = sides["ferrodds"]
     P = f.core.Policy

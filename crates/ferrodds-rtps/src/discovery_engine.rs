@@ -1834,6 +1834,32 @@ impl Discovery {
         }
     }
 
+    /// Our USER_DATA (DCPS `set_qos` of the participant): announced at once, to the SPDP
+    /// destinations and to every participant known, so that peers see it without waiting
+    /// for the next periodic announcement. False when it did not change.
+    pub fn set_user_data(&mut self, now: Timestamp, value: Vec<u8>) -> bool {
+        if self.config.own.user_data.value == value {
+            return false;
+        }
+        self.config.own.user_data.value = value;
+        self.announce(now, None);
+        let unicast: Vec<Locator> = self
+            .remotes
+            .values()
+            .flat_map(|r| r.data.metatraffic_unicast_locators.iter().copied())
+            .filter(|l| !self.config.spdp_destinations.contains(l))
+            .collect();
+        if !unicast.is_empty() {
+            self.announce(now, Some(&unicast));
+        }
+        true
+    }
+
+    /// Our USER_DATA as announced.
+    pub fn user_data(&self) -> &[u8] {
+        &self.config.own.user_data.value
+    }
+
     /// Sends our SPDP data to the SPDP destinations, or to `only` (a newcomer).
     fn announce(&mut self, now: Timestamp, only: Option<&[Locator]>) {
         if only.is_none() {

@@ -144,6 +144,18 @@ impl ParticipantCore {
         self.assert_participant(now, true);
     }
 
+    /// Changes the participant's USER_DATA and announces it ([`Discovery::set_user_data`]).
+    pub fn set_user_data(&mut self, now: Timestamp, value: Vec<u8>) -> bool {
+        let changed = self.discovery.set_user_data(now, value);
+        self.after_input(now);
+        changed
+    }
+
+    /// The participant's USER_DATA.
+    pub fn user_data(&self) -> &[u8] {
+        self.discovery.user_data()
+    }
+
     fn assert_participant(&mut self, now: Timestamp, explicit: bool) {
         self.discovery
             .assert_liveliness(now, explicit, &mut self.rtps);

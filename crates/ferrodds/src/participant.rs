@@ -374,6 +374,28 @@ impl DomainParticipant {
         Ok(())
     }
 
+    /// DCPS `set_qos` of the participant for USER_DATA, the policy of a participant that
+    /// may change: the new bytes are announced over SPDP at once, and peers show them in
+    /// their discovered participants' data (`DCPSParticipant`).
+    pub fn set_user_data(&self, bytes: impl Into<Vec<u8>>) -> Result<()> {
+        let shared = &self.inner.shared;
+        let now = shared.now();
+        let mut core = shared.lock();
+        if core.closed {
+            return Err(crate::Error::Closed);
+        }
+        if core.node.set_user_data(now, bytes.into()) {
+            core.after_input();
+        }
+        shared.finish(core);
+        Ok(())
+    }
+
+    /// The participant's USER_DATA.
+    pub fn user_data(&self) -> Vec<u8> {
+        self.inner.shared.lock().node.user_data().to_vec()
+    }
+
     /// The participant's GUID prefix.
     pub fn guid_prefix(&self) -> GuidPrefix {
         self.inner.shared.lock().node.rtps.prefix()

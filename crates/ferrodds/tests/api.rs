@@ -715,3 +715,47 @@ fn a_publishers_new_partition_moves_the_writers_it_made() {
     assert_eq!(later.publication_matched_status().current_count, 0);
     assert_eq!(reader.subscription_matched_status().current_count, 0);
 }
+
+/// A participant's USER_DATA changes (`set_user_data`, DCPS `set_qos`) and its peer shows
+/// the new bytes from the next announcement, which goes out at once.
+#[test]
+fn a_participants_user_data_changes_and_its_peers_see_it() {
+    let a = DomainParticipant::builder()
+        .unwrap()
+        .domain_id(203)
+        .interface("lo")
+        .unwrap()
+        .allow_multicast(false)
+        .user_data(b"first".to_vec())
+        .build()
+        .unwrap();
+    let built = Instant::now();
+    let b = participant(203);
+    let seen_by_b = |b: &DomainParticipant| {
+        b.discovered_participant_data()
+            .into_iter()
+            .find(|p| p.guid.prefix == a.guid_prefix())
+            .map(|p| p.user_data.value)
+    };
+    let deadline = Instant::now() + T;
+    while seen_by_b(&b).as_deref() != Some(&b"first"[..]) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(seen_by_b(&b).as_deref(), Some(&b"first"[..]));
+    assert_eq!(a.user_data(), b"first");
+
+    // Past the start-up announcements (20, 100 and 500 ms apart): the next periodic one is
+    // 2 s after the last of them, so a change seen within half a second went out at once.
+    std::thread::sleep(Duration::from_millis(800).saturating_sub(built.elapsed()));
+    a.set_user_data(b"second".to_vec()).unwrap();
+    assert_eq!(a.user_data(), b"second");
+    let deadline = Instant::now() + Duration::from_millis(500);
+    while seen_by_b(&b).as_deref() != Some(&b"second"[..]) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(
+        seen_by_b(&b).as_deref(),
+        Some(&b"second"[..]),
+        "not announced at once"
+    );
+}
