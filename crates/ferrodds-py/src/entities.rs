@@ -209,6 +209,15 @@ impl Subscriber {
     fn end_access(&self, py: Python<'_>) {
         py.detach(|| self.inner.end_access());
     }
+
+    /// DCPS `get_datareaders`: the GUIDs (as integers) of its readers, one per sample
+    /// held, in the order to read one sample from each.
+    fn datareaders(&self, py: Python<'_>) -> Vec<u128> {
+        py.detach(|| self.inner.datareaders(ferrodds::Selection::ANY))
+            .into_iter()
+            .map(|g| u128::from_be_bytes(g.to_bytes()))
+            .collect()
+    }
 }
 
 /// A writer of `topic` with `policies`, made by `create` (a participant's or a
@@ -434,6 +443,12 @@ pub struct Reader {
 
 #[pymethods]
 impl Reader {
+    /// The reader's GUID as an integer.
+    #[getter]
+    fn guid(&self) -> u128 {
+        u128::from_be_bytes(self.inner.guid().to_bytes())
+    }
+
     /// Changes the reader's QoS to `policies` (DCPS `set_qos`: only the changeable
     /// policies may differ).
     fn set_qos(&self, py: Python<'_>, policies: &Bound<'_, PyAny>) -> PyResult<()> {

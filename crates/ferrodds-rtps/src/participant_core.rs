@@ -403,6 +403,17 @@ impl ParticipantCore {
         self.dcps.begin_access(group);
     }
 
+    /// DCPS `get_datareaders` of subscriber `group` ([`Dcps::readers_in_order`]): a reader
+    /// per sample `selection` selects, in the order to read them one by one.
+    pub fn readers_in_order(
+        &self,
+        group: u32,
+        now: Timestamp,
+        selection: crate::dcps::Selection,
+    ) -> Vec<EntityId> {
+        self.dcps.readers_in_order(group, now, selection)
+    }
+
     /// The application ends reading subscriber `group`: the sets that completed go in.
     pub fn end_access(&mut self, now: Timestamp, group: u32) {
         self.dcps.end_access(group, now);

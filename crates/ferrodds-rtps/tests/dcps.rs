@@ -1162,6 +1162,71 @@ fn ordered_access_of_instance_scope_hands_out_each_instance_together() {
 }
 
 #[test]
+fn group_ordered_access_lists_the_readers_in_the_order_the_publisher_wrote() {
+    use qos::PresentationAccessScope::Group;
+    for seed in 0..4 {
+        let faults = if seed < 2 {
+            Faults::NONE
+        } else {
+            Faults::lossy(0.2)
+        };
+        let mut net = group_pair(seed, faults, presentation(Group, false, true), true);
+        // Interleaved across the two writers (their own order, and the publisher's).
+        let writes = [
+            (W, 0),
+            (W2, 1),
+            (W2, 2),
+            (W, 3),
+            (W2, 4),
+            (W, 5),
+            (W, 6),
+            (W2, 7),
+        ];
+        for &(w, v) in &writes {
+            write_with(&mut net, w, v, v);
+        }
+        let arrived = net.run_until(Duration::from_secs(5), |n| held(n, R) + held(n, R2) == 8);
+        assert!(arrived, "seed {seed}");
+        let now = net.now;
+        net.nodes[1].begin_access(SUBSCRIBER);
+        let order = net.nodes[1].readers_in_order(SUBSCRIBER, now, Selection::ANY);
+        let expected: Vec<EntityId> = writes
+            .iter()
+            .map(|&(w, _)| if w == W { R } else { R2 })
+            .collect();
+        assert_eq!(order, expected, "seed {seed}");
+        // Reading one sample from each in turn reads them as they were written.
+        let mut read = Vec::new();
+        for r in order {
+            let now = net.now;
+            let taken = net.nodes[1]
+                .data_reader(r)
+                .unwrap()
+                .collect(now, 1, true, Selection::ANY);
+            read.extend(values(&taken).into_iter().map(|(v, _)| v));
+        }
+        let now = net.now;
+        net.nodes[1].end_access(now, SUBSCRIBER);
+        assert_eq!(read, [0, 1, 2, 3, 4, 5, 6, 7], "seed {seed}");
+        // Without group order (TOPIC scope) the readers come one after the other.
+        let mut net = group_pair(
+            seed,
+            faults,
+            presentation(qos::PresentationAccessScope::Topic, false, true),
+            true,
+        );
+        for &(w, v) in &writes {
+            write_with(&mut net, w, v, v);
+        }
+        let arrived = net.run_until(Duration::from_secs(5), |n| held(n, R) + held(n, R2) == 8);
+        assert!(arrived, "seed {seed}");
+        let now = net.now;
+        let order = net.nodes[1].readers_in_order(SUBSCRIBER, now, Selection::ANY);
+        assert_eq!(order, [R, R, R, R, R2, R2, R2, R2], "seed {seed}");
+    }
+}
+
+#[test]
 fn history_relayed_for_a_writer_is_taken_in_once() {
     // W is TRANSIENT; a second writer relays W's changes as a durability service does
     // (PID_ORIGINAL_WRITER_INFO). The TRANSIENT_LOCAL reader had them from W: it drops the

@@ -1122,6 +1122,24 @@ impl Subscriber {
         shared.lock().node.begin_access(self.group.id);
     }
 
+    /// DCPS `get_datareaders`: the GUIDs of this subscriber's readers, one entry per sample
+    /// `selection` selects, in the order that reading one sample (`take_selection(1, ...)`)
+    /// from each in turn reads them in. With ordered access of GROUP scope, samples of one
+    /// publisher come in the order it wrote them, whichever of its writers wrote each; call
+    /// it between [`Subscriber::begin_access`] and [`Subscriber::end_access`] so that no
+    /// sample arrives meanwhile.
+    pub fn datareaders(&self, selection: ferrodds_rtps::dcps::Selection) -> Vec<Guid> {
+        let shared = &self.participant.inner.shared;
+        let now = shared.now();
+        let core = shared.lock();
+        let prefix = core.node.rtps.prefix();
+        core.node
+            .readers_in_order(self.group.id, now, selection)
+            .into_iter()
+            .map(|id| Guid::new(prefix, id))
+            .collect()
+    }
+
     /// Ends the access: the sets that completed meanwhile go into the readers.
     pub fn end_access(&self) {
         let shared = &self.participant.inner.shared;

@@ -25,6 +25,7 @@ class Subscriber(_GroupQos, Entity):
         super().__init__(domain_participant, listener)
         self.qos = qos
         self._native = domain_participant._native.subscriber(_native_qos(qos))
+        self._readers = weakref.WeakValueDictionary()
 
     def begin_coherent(self) -> None:
         """Begins access (DCPS ``begin_access``), as cyclonedds-python's does."""
@@ -32,6 +33,19 @@ class Subscriber(_GroupQos, Entity):
 
     def end_coherent(self) -> None:
         self._native.end_access()
+
+    def get_datareaders(self) -> List["DataReader"]:
+        """DCPS ``get_datareaders``: its readers, one entry per sample they hold, in the
+        order that reading one sample from each in turn (``take(N=1)``) reads them in. With
+        ``Policy.PresentationAccessScope.Group`` ordered access, samples of one publisher
+        come in the order it wrote them, across its writers; call it between
+        ``begin_coherent()`` and ``end_coherent()`` so that nothing arrives meanwhile."""
+        readers = []
+        for guid in self._native.datareaders():
+            reader = self._readers.get(guid)
+            if reader is not None:
+                readers.append(reader)
+        return readers
 
     def notify_readers(self) -> None:
         """Accepted for compatibility."""
@@ -56,6 +70,8 @@ class DataReader(_ChangeableQos, Entity, Generic[_T]):
         creator = subscriber_or_participant._native \
             if isinstance(subscriber_or_participant, Subscriber) else participant._native
         self._native = creator.reader(topic._native, _native_qos(topic.qos, subscriber_qos, qos))
+        if self._subscriber is not None:
+            self._subscriber._readers[self._native.guid] = self
         self._next_condition = None
         subscriber = subscriber_or_participant \
             if isinstance(subscriber_or_participant, Subscriber) else None

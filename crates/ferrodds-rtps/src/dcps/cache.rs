@@ -28,6 +28,9 @@ pub(crate) struct Stored {
     pub(crate) sequence_number: i64,
     /// When the sample expires (its writer's LIFESPAN), if ever.
     pub(crate) expires: Option<Timestamp>,
+    /// Its place in its publisher's order (PID_GROUP_SEQ_NUM, GROUP access scope; 0 when
+    /// the writer sent none).
+    pub(crate) group_seq: i64,
 }
 
 impl Stored {
@@ -621,6 +624,7 @@ impl ReaderCache {
                     writer,
                     sequence_number: 0,
                     expires: None,
+                    group_seq: 0,
                 };
                 instance.samples.push_back(stored);
                 self.unread += 1;
@@ -702,6 +706,19 @@ impl ReaderCache {
                         info: sample_info(handle, instance.state, instance.new, stored),
                     },
                 ))
+            })
+            .collect()
+    }
+
+    /// The writer and group sequence number of each sample `selection` selects, in the
+    /// order [`Self::collect`] would hand them out (for GROUP ordered access across a
+    /// subscriber's readers).
+    pub(crate) fn group_order(&self, now: Timestamp, selection: Selection) -> Vec<(Guid, i64)> {
+        self.select(now, usize::MAX, selection)
+            .iter()
+            .filter_map(|&(_, handle, index)| {
+                let stored = self.instances.get(&handle)?.samples.get(index)?;
+                Some((stored.writer, stored.group_seq))
             })
             .collect()
     }
@@ -963,6 +980,7 @@ mod tests {
             writer,
             sequence_number: seq,
             expires: None,
+            group_seq: 0,
         }
     }
 

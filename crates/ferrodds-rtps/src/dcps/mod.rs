@@ -480,6 +480,46 @@ impl Dcps {
         *self.access.entry(group).or_default() += 1;
     }
 
+    /// DCPS `get_datareaders` of subscriber `group`: its readers, one entry per sample
+    /// `selection` selects, in the order that reading one sample from each in turn reads
+    /// them in. Each reader's own order is kept; between readers, samples of one remote
+    /// publisher go by their group sequence numbers (GROUP ordered access), samples
+    /// without one after those with, and publishers by their participant's GUID prefix.
+    pub(crate) fn readers_in_order(
+        &self,
+        group: u32,
+        now: Timestamp,
+        selection: Selection,
+    ) -> Vec<EntityId> {
+        let queues: Vec<(EntityId, Vec<(crate::wire::GuidPrefix, i64)>)> = self
+            .readers
+            .iter()
+            .filter(|(_, r)| r.group == Some(group))
+            .map(|(id, r)| {
+                let order = r
+                    .cache
+                    .group_order(now, selection)
+                    .into_iter()
+                    .map(|(writer, seq)| (writer.prefix, if seq > 0 { seq } else { i64::MAX }))
+                    .collect();
+                (*id, order)
+            })
+            .collect();
+        let total = queues.iter().map(|(_, q)| q.len()).sum();
+        let mut heads = vec![0usize; queues.len()];
+        let mut out = Vec::with_capacity(total);
+        for _ in 0..total {
+            // The reader whose next sample comes first (a few readers: a scan is enough).
+            let next = (0..queues.len())
+                .filter(|&k| heads[k] < queues[k].1.len())
+                .min_by_key(|&k| (queues[k].1[heads[k]], k));
+            let Some(k) = next else { break };
+            heads[k] += 1;
+            out.push(queues[k].0);
+        }
+        out
+    }
+
     /// The application ends reading subscriber `group`: the sets that completed meanwhile
     /// go in.
     pub(crate) fn end_access(&mut self, group: u32, now: Timestamp) {

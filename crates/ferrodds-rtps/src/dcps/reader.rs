@@ -426,6 +426,11 @@ impl DcpsReader {
         } else {
             self.keys.variants(&change.payload, key_only)
         };
+        let group_seq = change
+            .coherence
+            .as_ref()
+            .and_then(|c| c.group.as_ref())
+            .map_or(0, |g| g.seq);
         let stored = Stored {
             payload: change.payload,
             key_only,
@@ -435,6 +440,7 @@ impl DcpsReader {
             writer: change.writer,
             sequence_number: change.sequence_number.0,
             expires,
+            group_seq,
         };
         self.cache.insert(handle, change.kind, stored, &variants);
         self.cache.note_state(handle, now);
