@@ -11,6 +11,8 @@
 
 use std::time::SystemTime;
 
+use crate::dcps::status::InconsistentTopicStatus;
+use crate::dcps::status_reads::{Counted, StatusKind, StatusMask, StatusReads, COUNTED};
 use crate::dcps::{
     Dcps, DcpsReader, DcpsWriter, Event, Heard, InstanceHandle, Preparation, Prepared,
 };
@@ -31,6 +33,8 @@ pub struct ParticipantCore {
     /// SPDP, SEDP, TypeLookup and matching.
     pub discovery: Discovery,
     dcps: Dcps,
+    /// What the application last read of each status.
+    status_reads: StatusReads,
 }
 
 impl ParticipantCore {
@@ -42,7 +46,80 @@ impl ParticipantCore {
             rtps,
             discovery,
             dcps: Dcps::new(),
+            status_reads: StatusReads::default(),
         }
+    }
+
+    /// The counters of status `kind` of writer or reader `id` at `now` (`None`: the entity
+    /// has no such status).
+    pub fn status_counters(
+        &mut self,
+        id: EntityId,
+        kind: StatusKind,
+        now: Timestamp,
+    ) -> Option<[u64; 2]> {
+        let c = match kind {
+            StatusKind::SubscriptionMatched => {
+                self.data_reader_ref(id)?.matches().status().counters()
+            }
+            StatusKind::PublicationMatched => {
+                self.data_writer_ref(id)?.matches().status().counters()
+            }
+            StatusKind::RequestedIncompatibleQos => {
+                self.data_reader_ref(id)?.incompatible().counters()
+            }
+            StatusKind::OfferedIncompatibleQos => {
+                self.data_writer_ref(id)?.incompatible().counters()
+            }
+            StatusKind::RequestedDeadlineMissed => {
+                self.data_reader(id)?.deadline_missed(now).counters()
+            }
+            StatusKind::OfferedDeadlineMissed => {
+                self.data_writer(id)?.deadline_missed(now).counters()
+            }
+            StatusKind::SampleLost => self.data_reader_ref(id)?.sample_lost().counters(),
+            StatusKind::SampleRejected => self.data_reader_ref(id)?.sample_rejected().counters(),
+            StatusKind::LivelinessChanged => {
+                self.data_reader_ref(id)?.liveliness_changed().counters()
+            }
+            StatusKind::LivelinessLost => self.data_writer_ref(id)?.liveliness_lost().counters(),
+            _ => return None,
+        };
+        Some(c)
+    }
+
+    /// Whether a status of writer or reader `id` in `mask` changed since the application
+    /// last read it ([`ParticipantCore::read_status`]; DATA_AVAILABLE: samples not read
+    /// yet are waiting): a status condition's trigger.
+    pub fn status_changed(&mut self, id: EntityId, mask: StatusMask, now: Timestamp) -> bool {
+        COUNTED
+            .iter()
+            .chain(&[StatusKind::DataAvailable])
+            .filter(|&&k| mask.contains(k))
+            .any(|&kind| match kind {
+                StatusKind::DataAvailable => {
+                    self.data_reader_ref(id).is_some_and(|r| r.has_unread(now))
+                }
+                kind => self
+                    .status_counters(id, kind, now)
+                    .is_some_and(|c| self.status_reads.changed(id, kind, c)),
+            })
+    }
+
+    /// The application reads `status` (status `kind` of `id`, as the core holds it): it
+    /// gets its changes since the last read, and the status counts as read.
+    pub fn read_status<S: Counted>(&mut self, id: EntityId, kind: StatusKind, status: S) -> S {
+        self.status_reads.read(id, kind, status)
+    }
+
+    /// The application reads topic `name`'s INCONSISTENT_TOPIC `status` (as
+    /// [`ParticipantCore::read_status`]).
+    pub fn read_topic_status(
+        &mut self,
+        name: &str,
+        status: InconsistentTopicStatus,
+    ) -> InconsistentTopicStatus {
+        self.status_reads.read_topic(name, status)
     }
 
     /// Sets the wall-clock time at `Timestamp(0)` (the Unix epoch unless set): what
@@ -454,6 +531,7 @@ impl ParticipantCore {
         self.discovery.remove_local(now, guid, &mut self.rtps);
         self.after_input(now);
         self.dcps.remove(guid.entity_id);
+        self.status_reads.forget(guid.entity_id);
     }
 }
 

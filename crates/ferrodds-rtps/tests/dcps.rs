@@ -286,14 +286,19 @@ fn a_sample_expires_exactly_when_its_lifespan_ends() {
     assert!(take(&mut net).is_empty());
 }
 
-#[test]
-fn missed_deadlines_are_counted_and_reported_as_events_on_both_sides() {
-    let period = qos::Duration::from_millis(100);
+/// A reliable pair whose writer offers and reader requests a deadline of `period_ms`.
+fn deadline_pair(seed: u64, period_ms: u64) -> Network {
+    let period = qos::Duration::from_millis(period_ms);
     let mut writer_qos = reliable(EndpointQos::writer_default());
     writer_qos.deadline.period = period;
     let mut reader_qos = reliable(EndpointQos::reader_default());
     reader_qos.deadline.period = period;
-    let mut net = pair(2, writer_qos, reader_qos);
+    pair(seed, writer_qos, reader_qos)
+}
+
+#[test]
+fn missed_deadlines_are_counted_and_reported_as_events_on_both_sides() {
+    let mut net = deadline_pair(2, 100);
     events(&mut net, 0);
     events(&mut net, 1);
     // Written every 30 ms: nothing missed.
@@ -339,6 +344,89 @@ fn missed_deadlines_are_counted_and_reported_as_events_on_both_sides() {
     assert!(deadline_events(&events(&mut net, 0)).is_empty());
     assert!(deadline_events(&events(&mut net, 1)).is_empty());
     assert_eq!(net.nodes[0].poll_timeout().map(|t| t > net.now), Some(true));
+}
+
+#[test]
+fn status_conditions_hold_until_the_status_is_read() {
+    use ferrodds_rtps::dcps::status_reads::{StatusKind, StatusMask};
+    let mut net = deadline_pair(4, 100);
+    let mask = |kinds: &[StatusKind]| StatusMask::of(kinds);
+    let holds = |net: &mut Network, node: usize, id: EntityId, kinds: &[StatusKind]| {
+        let now = net.now;
+        net.nodes[node].status_changed(id, mask(kinds), now)
+    };
+    let read_matched = |net: &mut Network| {
+        let status = net.nodes[1].data_reader_ref(R).unwrap().matches().status();
+        net.nodes[1].read_status(R, StatusKind::SubscriptionMatched, status)
+    };
+    let (sub, publ) = (
+        StatusKind::SubscriptionMatched,
+        StatusKind::PublicationMatched,
+    );
+    // The match: each side's condition holds until the application reads the status, and a
+    // condition on another status does not.
+    assert!(holds(&mut net, 1, R, &[sub]) && holds(&mut net, 0, W, &[publ]));
+    assert!(!holds(
+        &mut net,
+        1,
+        R,
+        &[StatusKind::SampleLost, StatusKind::DataAvailable]
+    ));
+    let read = read_matched(&mut net);
+    assert_eq!((read.current_count, read.current_count_change), (1, 1));
+    assert!(!holds(&mut net, 1, R, &[sub]), "read: no longer triggered");
+    assert!(holds(&mut net, 0, W, &[publ]), "the writer's is its own");
+    assert_eq!(read_matched(&mut net).current_count_change, 0);
+    // DATA_AVAILABLE holds while samples are not read, whatever was read of other statuses.
+    write(&mut net, 1, 1);
+    settle(&mut net);
+    assert!(holds(&mut net, 1, R, &[sub, StatusKind::DataAvailable]));
+    take(&mut net);
+    assert!(!holds(&mut net, 1, R, &[StatusKind::DataAvailable]));
+    // A deadline missed in virtual time triggers the condition when it is missed (100 ms
+    // after the sample came, not before), and reading it ends that until the next miss.
+    let missed = [StatusKind::RequestedDeadlineMissed];
+    let read_missed = |net: &mut Network| {
+        let now = net.now;
+        let status = net.nodes[1].data_reader(R).unwrap().deadline_missed(now);
+        net.nodes[1].read_status(R, StatusKind::RequestedDeadlineMissed, status)
+    };
+    read_missed(&mut net);
+    let written = net.now;
+    write(&mut net, 1, 2);
+    let mut first = None;
+    for _ in 0..100 {
+        net.advance(ms(2));
+        if holds(&mut net, 1, R, &missed) {
+            first = Some(net.now);
+            break;
+        }
+    }
+    let after = first.expect("no deadline missed within 200 ms").0 - written.0;
+    assert!(
+        (ms(100).as_nanos()..ms(130).as_nanos()).contains(&u128::from(after)),
+        "missed {after} ns after the write"
+    );
+    let status = read_missed(&mut net);
+    assert_eq!(status.total_count_change, 1);
+    assert!(!holds(&mut net, 1, R, &missed));
+    net.advance(ms(100));
+    assert!(holds(&mut net, 1, R, &missed), "missed again");
+    // The reader goes: the writer's match condition holds again.
+    let now = net.now;
+    let read = net.nodes[0].data_writer_ref(W).unwrap().matches().status();
+    net.nodes[0].read_status(W, publ, read);
+    assert!(!holds(&mut net, 0, W, &[publ]));
+    let reader = Guid::new(net.nodes[1].rtps.prefix(), R);
+    net.nodes[1].remove_local(now, reader);
+    let unmatched = net.run_until(Duration::from_secs(5), |n| {
+        let now = n.now;
+        n.nodes[0].status_changed(W, StatusMask::of(&[publ]), now)
+    });
+    assert!(
+        unmatched,
+        "the writer's condition did not see the reader go"
+    );
 }
 
 /// How many endpoints node 0's writer and node 1's reader match now.

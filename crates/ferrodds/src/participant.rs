@@ -754,7 +754,7 @@ impl DomainParticipant {
     fn inconsistent_topic_status(&self, name: &str) -> InconsistentTopicStatus {
         let mut core = self.inner.shared.lock();
         let status = core.node.inconsistent_topic(name);
-        core.status_reads.read_topic(name, status)
+        core.node.read_topic_status(name, status)
     }
 
     /// Sets the listener of the topics named `name`.

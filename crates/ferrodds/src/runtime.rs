@@ -33,141 +33,7 @@ pub(crate) type StatusCallback = Arc<dyn Fn(StatusKind) + Send + Sync>;
 /// changed, for the statuses of its mask.
 pub(crate) type ParentCallback = Arc<dyn Fn(Guid, StatusKind) + Send + Sync>;
 
-/// Which statuses a publisher's, subscriber's or participant's listener hears of (DCPS's
-/// `StatusMask`): those its entities have no listener of their own for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct StatusMask(u32);
-
-impl StatusMask {
-    /// No status.
-    pub const NONE: StatusMask = StatusMask(0);
-    /// Every status.
-    pub const ALL: StatusMask = StatusMask(u32::MAX);
-
-    /// The mask of `kinds`.
-    pub fn of(kinds: &[StatusKind]) -> StatusMask {
-        StatusMask(kinds.iter().fold(0, |m, k| m | k.bit()))
-    }
-
-    /// Whether it holds `kind`.
-    pub const fn contains(self, kind: StatusKind) -> bool {
-        self.0 & kind.bit() != 0
-    }
-}
-
-impl std::ops::BitOr for StatusMask {
-    type Output = StatusMask;
-    fn bitor(self, other: StatusMask) -> StatusMask {
-        StatusMask(self.0 | other.0)
-    }
-}
-
-/// A DCPS status of a reader or writer whose change a status listener hears of
-/// (DATA_AVAILABLE has a listener of its own). The listener reads the status itself — the
-/// entity's `*_status()` call — so that what it sees is never older than the call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum StatusKind {
-    /// A reader gained or lost a matched writer.
-    SubscriptionMatched,
-    /// A writer gained or lost a matched reader.
-    PublicationMatched,
-    /// A writer was found that does not fit a reader.
-    RequestedIncompatibleQos,
-    /// A reader was found that does not fit a writer.
-    OfferedIncompatibleQos,
-    /// A reader's deadline passed without a sample of an instance.
-    RequestedDeadlineMissed,
-    /// A writer's deadline passed without a write of an instance.
-    OfferedDeadlineMissed,
-    /// Samples for a reader were lost on the way.
-    SampleLost,
-    /// Samples for a reader were not stored.
-    SampleRejected,
-    /// A writer matched with a reader became alive or not alive.
-    LivelinessChanged,
-    /// A writer did not assert its liveliness within its lease.
-    LivelinessLost,
-    /// Samples arrived at a reader (a parent's listener hears of it when the reader has no
-    /// data-available listener of its own).
-    DataAvailable,
-    /// Samples arrived at one of a subscriber's readers: a subscriber's or participant's
-    /// listener with it in its mask is called instead of the readers' data-available
-    /// listeners (DCPS: DATA_ON_READERS takes precedence).
-    DataOnReaders,
-    /// A remote endpoint of a topic has another type (a topic's status, heard by the
-    /// topic's listener or else the participant's).
-    InconsistentTopic,
-}
-
-impl StatusKind {
-    /// Every status: a writer's or reader's counted ones first (SUBSCRIPTION_MATCHED to
-    /// LIVELINESS_LOST), then DATA_AVAILABLE, DATA_ON_READERS and INCONSISTENT_TOPIC.
-    pub const ALL: [StatusKind; 13] = [
-        StatusKind::SubscriptionMatched,
-        StatusKind::PublicationMatched,
-        StatusKind::RequestedIncompatibleQos,
-        StatusKind::OfferedIncompatibleQos,
-        StatusKind::RequestedDeadlineMissed,
-        StatusKind::OfferedDeadlineMissed,
-        StatusKind::SampleLost,
-        StatusKind::SampleRejected,
-        StatusKind::LivelinessChanged,
-        StatusKind::LivelinessLost,
-        StatusKind::DataAvailable,
-        StatusKind::DataOnReaders,
-        StatusKind::InconsistentTopic,
-    ];
-
-    /// The DCPS status's name in snake case (`"subscription_matched"`, …), as listener
-    /// callbacks are named after it (`on_subscription_matched`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            StatusKind::SubscriptionMatched => "subscription_matched",
-            StatusKind::PublicationMatched => "publication_matched",
-            StatusKind::RequestedIncompatibleQos => "requested_incompatible_qos",
-            StatusKind::OfferedIncompatibleQos => "offered_incompatible_qos",
-            StatusKind::RequestedDeadlineMissed => "requested_deadline_missed",
-            StatusKind::OfferedDeadlineMissed => "offered_deadline_missed",
-            StatusKind::SampleLost => "sample_lost",
-            StatusKind::SampleRejected => "sample_rejected",
-            StatusKind::LivelinessChanged => "liveliness_changed",
-            StatusKind::LivelinessLost => "liveliness_lost",
-            StatusKind::DataAvailable => "data_available",
-            StatusKind::DataOnReaders => "data_on_readers",
-            StatusKind::InconsistentTopic => "inconsistent_topic",
-        }
-    }
-
-    const fn bit(self) -> u32 {
-        1 << self as u32
-    }
-
-    /// The status an event of the core reports, and the entity it is of.
-    fn of_event(event: &Event) -> Option<(EntityId, StatusKind)> {
-        Some(match *event {
-            Event::SubscriptionMatched { reader, .. } => (reader, StatusKind::SubscriptionMatched),
-            Event::PublicationMatched { writer, .. } => (writer, StatusKind::PublicationMatched),
-            Event::RequestedIncompatibleQos { reader, .. } => {
-                (reader, StatusKind::RequestedIncompatibleQos)
-            }
-            Event::OfferedIncompatibleQos { writer, .. } => {
-                (writer, StatusKind::OfferedIncompatibleQos)
-            }
-            Event::RequestedDeadlineMissed { reader, .. } => {
-                (reader, StatusKind::RequestedDeadlineMissed)
-            }
-            Event::OfferedDeadlineMissed { writer, .. } => {
-                (writer, StatusKind::OfferedDeadlineMissed)
-            }
-            Event::SampleLost { reader, .. } => (reader, StatusKind::SampleLost),
-            Event::SampleRejected { reader, .. } => (reader, StatusKind::SampleRejected),
-            Event::LivelinessChanged { reader, .. } => (reader, StatusKind::LivelinessChanged),
-            Event::LivelinessLost { writer, .. } => (writer, StatusKind::LivelinessLost),
-            _ => return None,
-        })
-    }
-}
+pub use ferrodds_rtps::dcps::status_reads::{StatusKind, StatusMask};
 
 /// What the driver keeps for a local reader besides its DCPS state (which is the core's):
 /// who to wake when data arrives.
@@ -195,7 +61,6 @@ pub(crate) struct Core {
     /// The listeners of topics, by name.
     pub(crate) topic_listeners: BTreeMap<String, StatusCallback>,
     /// What the application last read of each status (`*_change`, status conditions).
-    pub(crate) status_reads: crate::status::StatusReads,
     /// Status listener calls to make once the lock is released.
     status_calls: Vec<ListenerCall>,
     next_entity: u32,
@@ -227,7 +92,6 @@ impl Core {
             group_listeners: BTreeMap::new(),
             participant_listener: None,
             topic_listeners: BTreeMap::new(),
-            status_reads: Default::default(),
             status_calls: Vec::new(),
             next_entity: 0,
             pending: Vec::new(),
@@ -633,7 +497,6 @@ impl Shared {
         // Before the events of its withdrawal are looked at: a deleted entity's listener
         // hears nothing of its own deletion.
         core.status_listeners.remove(&guid.entity_id);
-        core.status_reads.forget(guid.entity_id);
         core.parents.remove(&guid.entity_id);
         core.after_input();
         self.finish(core);

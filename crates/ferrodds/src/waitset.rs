@@ -60,7 +60,7 @@ impl Condition {
 
     fn holds(&self, core: &mut Core, now: Timestamp) -> bool {
         match self {
-            Condition::Status(id, mask) => crate::status::changed_since_read(core, *id, *mask, now),
+            Condition::Status(id, mask) => core.node.status_changed(*id, *mask, now),
             Condition::Query(id, selection, query) => {
                 let (ty, filter) = &**query;
                 core.node.data_reader_ref(*id).is_some_and(|r| {

@@ -33,6 +33,7 @@ mod presentation;
 mod reader;
 pub mod sample;
 pub mod status;
+pub mod status_reads;
 mod writer;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
