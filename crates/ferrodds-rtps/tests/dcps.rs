@@ -968,6 +968,15 @@ fn presentation(
     }
 }
 
+/// The network of seed `seed` of four: clean for the first two, 20 % loss for the others.
+fn clean_then_lossy(seed: u64) -> Faults {
+    if seed < 2 {
+        Faults::NONE
+    } else {
+        Faults::lossy(0.2)
+    }
+}
+
 /// Two topics between a publisher and a subscriber with `p`, over `faults`; best-effort
 /// when `reliable` is false.
 fn group_pair(seed: u64, faults: Faults, p: qos::Presentation, reliable_: bool) -> Network {
@@ -1091,11 +1100,7 @@ fn take_from(net: &mut Network, r: EntityId) -> Vec<(i32, i32)> {
 fn a_coherent_set_is_held_back_until_it_ends_and_then_comes_whole() {
     use qos::PresentationAccessScope::Topic;
     for seed in 0..4 {
-        let faults = if seed < 2 {
-            Faults::NONE
-        } else {
-            Faults::lossy(0.2)
-        };
+        let faults = clean_then_lossy(seed);
         let mut net = group_pair(seed, faults, presentation(Topic, true, false), true);
         write_with(&mut net, W, 1, 0);
         net.nodes[0].begin_coherent_changes(PUBLISHER);
@@ -1127,11 +1132,7 @@ fn a_coherent_set_is_held_back_until_it_ends_and_then_comes_whole() {
 fn a_group_set_goes_into_every_reader_of_the_subscriber_at_once() {
     use qos::PresentationAccessScope::Group;
     for seed in 0..4 {
-        let faults = if seed < 2 {
-            Faults::NONE
-        } else {
-            Faults::lossy(0.2)
-        };
+        let faults = clean_then_lossy(seed);
         let mut net = group_pair(seed, faults, presentation(Group, true, false), true);
         for round in 0..3 {
             net.nodes[0].begin_coherent_changes(PUBLISHER);
@@ -1253,11 +1254,7 @@ fn ordered_access_of_instance_scope_hands_out_each_instance_together() {
 fn group_ordered_access_lists_the_readers_in_the_order_the_publisher_wrote() {
     use qos::PresentationAccessScope::Group;
     for seed in 0..4 {
-        let faults = if seed < 2 {
-            Faults::NONE
-        } else {
-            Faults::lossy(0.2)
-        };
+        let faults = clean_then_lossy(seed);
         let mut net = group_pair(seed, faults, presentation(Group, false, true), true);
         // Interleaved across the two writers (their own order, and the publisher's).
         let writes = [
