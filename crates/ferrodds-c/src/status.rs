@@ -237,6 +237,12 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
             last_reason: s.last_policy.map_or(0, |p| p as i32),
             ..Default::default()
         };
+        // A status that is a count and its change, nothing more.
+        let count = |total_count, total_count_change| ferrodds_count_status_t {
+            total_count,
+            total_count_change,
+            ..Default::default()
+        };
         let deadline = |s: ferrodds::DeadlineMissedStatus| ferrodds_count_status_t {
             total_count: s.total_count,
             total_count_change: s.total_count_change,
@@ -246,11 +252,7 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
         *out = match (kind, e) {
             (FERRODDS_LIVELINESS_LOST_STATUS, Endpoint::Writer(w)) => {
                 let s = w.liveliness_lost_status();
-                ferrodds_count_status_t {
-                    total_count: s.total_count,
-                    total_count_change: s.total_count_change,
-                    ..Default::default()
-                }
+                count(s.total_count, s.total_count_change)
             }
             (FERRODDS_OFFERED_DEADLINE_MISSED_STATUS, Endpoint::Writer(w)) => {
                 deadline(w.offered_deadline_missed())
@@ -266,11 +268,7 @@ pub unsafe extern "C" fn ferrodds_get_count_status(
             }
             (FERRODDS_SAMPLE_LOST_STATUS, Endpoint::Reader(r)) => {
                 let s = r.sample_lost_status();
-                ferrodds_count_status_t {
-                    total_count: s.total_count,
-                    total_count_change: s.total_count_change,
-                    ..Default::default()
-                }
+                count(s.total_count, s.total_count_change)
             }
             (FERRODDS_SAMPLE_REJECTED_STATUS, Endpoint::Reader(r)) => {
                 let s = r.sample_rejected_status();
