@@ -210,9 +210,20 @@ namespace FerroDDS
         /// <c>FERRODDS_CONFIG</c> as every FerroDDS participant is.</summary>
         public DomainParticipant CreateParticipant(int domainId, DomainParticipantListener listener = null, StatusMask mask = StatusMask.DefaultStatusMask)
         {
+            return CreateParticipant(domainId, null, listener, mask);
+        }
+
+        /// <summary>A participant in domain <paramref name="domainId"/> with
+        /// <paramref name="qos"/> (its USER_DATA announced in SPDP).</summary>
+        public DomainParticipant CreateParticipant(int domainId, DomainParticipantQos qos, DomainParticipantListener listener = null, StatusMask mask = StatusMask.DefaultStatusMask)
+        {
             // A negative id reaches the C API as a large one, which it rejects by name.
-            int handle = Native.Check(Native.ferrodds_create_participant(unchecked((uint)domainId), IntPtr.Zero));
+            int handle = NativeQos.Create(qos, q => Native.ferrodds_create_participant(unchecked((uint)domainId), q));
             var participant = new DomainParticipant(handle, domainId);
+            if (qos != null)
+            {
+                participant.Qos.CopyFrom(qos);
+            }
             participant.SetListener(listener, mask);
             return participant;
         }
@@ -231,10 +242,35 @@ namespace FerroDDS
         internal DomainParticipant(int handle, int domainId) : base(handle, null)
         {
             DomainId = domainId;
+            Qos = new DomainParticipantQos();
         }
 
         /// <summary>Its domain.</summary>
         public int DomainId { get; private set; }
+
+        /// <summary>The QoS it was given last (only this object changes it).</summary>
+        internal DomainParticipantQos Qos { get; private set; }
+
+        /// <summary>Changes its QoS: the new USER_DATA is announced at once.</summary>
+        public void SetQos(DomainParticipantQos qos)
+        {
+            if (qos == null)
+            {
+                throw new ArgumentNullException("qos");
+            }
+            NativeQos.Create(qos, q => Native.ferrodds_set_qos(Handle, q));
+            Qos.CopyFrom(qos);
+        }
+
+        /// <summary>Copies its QoS into <paramref name="qos"/>.</summary>
+        public void GetQos(DomainParticipantQos qos)
+        {
+            if (qos == null)
+            {
+                throw new ArgumentNullException("qos");
+            }
+            qos.CopyFrom(Qos);
+        }
 
         /// <summary>Topic <paramref name="name"/> of the type <paramref name="typeSupport"/>
         /// describes (registered from its IDL the first time).</summary>
@@ -682,6 +718,44 @@ namespace FerroDDS
         public void SetQos(SubscriberQos qos)
         {
             NativeQos.Create(qos, q => Native.ferrodds_set_qos(Handle, q));
+        }
+
+        /// <summary>DCPS <c>get_datareaders</c>: fills <paramref name="readers"/> with its
+        /// readers holding samples in the given states, one entry per sample, in the order
+        /// that taking one sample from each in turn reads them in (with GROUP ordered access,
+        /// the order its publisher wrote them across topics). Call it between
+        /// <see cref="BeginAccess"/> and <see cref="EndAccess"/>.</summary>
+        public unsafe void GetDataReaders(IList<DataReader> readers, SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState, InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            if (readers == null)
+            {
+                throw new ArgumentNullException("readers");
+            }
+            uint mask = StateMask.Of(sampleStates, viewStates, instanceStates);
+            int[] handles = new int[16];
+            int n;
+            // Bounded: the count only grows when samples arrive, which an access holds back.
+            for (int attempt = 0; ; attempt++)
+            {
+                fixed (int* p = handles)
+                {
+                    n = Native.Check(Native.ferrodds_get_datareaders(Handle, mask, p, (UIntPtr)handles.Length));
+                }
+                if (n <= handles.Length || attempt == 3)
+                {
+                    break;
+                }
+                handles = new int[n];
+            }
+            readers.Clear();
+            for (int i = 0; i < Math.Min(n, handles.Length); i++)
+            {
+                var reader = Entity.Find(handles[i]) as DataReader;
+                if (reader != null)
+                {
+                    readers.Add(reader);
+                }
+            }
         }
 
         /// <summary>Starts an access: sets completed meanwhile are held back until

@@ -89,6 +89,8 @@ namespace FerroDDS
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_create_writer(int parent, int topic, IntPtr qos);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_create_reader(int parent, int topic, IntPtr qos);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_set_qos(int entity, IntPtr qos);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_qset_userdata(IntPtr qos, IntPtr value, UIntPtr sz);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_datareaders(int subscriber, uint mask, int* readers, UIntPtr capacity);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_create_filtered_reader(int parent, int topic, IntPtr qos, byte* expression, byte** parameters, UIntPtr nparameters);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_delete(int entity);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_parent(int entity);

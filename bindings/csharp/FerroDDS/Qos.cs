@@ -415,6 +415,50 @@ namespace FerroDDS
         }
     }
 
+    /// <summary>USER_DATA: bytes the application announces with its entity (a participant's
+    /// in SPDP).</summary>
+    public sealed class UserDataQosPolicy
+    {
+        /// <summary>The bytes (empty: none).</summary>
+        public IList<byte> Value { get; set; }
+
+        internal UserDataQosPolicy() { Value = new List<byte>(); }
+
+        internal unsafe void Apply(IntPtr q)
+        {
+            byte[] bytes = Value == null ? new byte[0] : new List<byte>(Value).ToArray();
+            fixed (byte* p = bytes)
+            {
+                Native.Check(Native.ferrodds_qset_userdata(q, (IntPtr)p, (UIntPtr)bytes.Length));
+            }
+        }
+    }
+
+    /// <summary>The QoS of a DomainParticipant.</summary>
+    public sealed class DomainParticipantQos : INativeQos
+    {
+        /// <summary>USER_DATA, announced in SPDP (Cyclone's and FerroDDS's
+        /// <c>DCPSParticipant</c> built-in topic show it).</summary>
+        public UserDataQosPolicy UserData { get; private set; }
+
+        /// <summary>The defaults.</summary>
+        public DomainParticipantQos()
+        {
+            UserData = new UserDataQosPolicy();
+        }
+
+        /// <summary>A copy of <paramref name="other"/>'s values into this one.</summary>
+        internal void CopyFrom(DomainParticipantQos other)
+        {
+            UserData.Value = new List<byte>(other.UserData.Value ?? new List<byte>());
+        }
+
+        void INativeQos.Apply(IntPtr q)
+        {
+            UserData.Apply(q);
+        }
+    }
+
     /// <summary>The QoS of a Publisher.</summary>
     public sealed class PublisherQos : INativeQos
     {

@@ -30,6 +30,7 @@ namespace FerroDDS.Tests
                 { "deleted_entities", DeletedEntities },
                 { "wrong_kind_of_entity", WrongKindOfEntity },
                 { "bytes_that_are_not_a_sample", BytesThatAreNotASample },
+                { "group_order_and_participant_qos", GroupOrderAndParticipantQos },
             });
         }
 
@@ -246,6 +247,55 @@ namespace FerroDDS.Tests
             participant.CreatePublisher().Dispose();
             factory.DeleteParticipant(participant);
             participant.Dispose();
+        }
+
+        /// <summary>GetDataReaders lists a GROUP-ordered subscriber's readers one entry per
+        /// sample, in the order its publisher wrote them across topics; a participant's
+        /// QoS (USER_DATA) is given at creation and changed.</summary>
+        private static void GroupOrderAndParticipantQos(int domain)
+        {
+            var participantQos = new DomainParticipantQos();
+            participantQos.UserData.Value = new List<byte> { 1, 2, 3 };
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain, participantQos))
+            {
+                var got = new DomainParticipantQos();
+                participant.GetQos(got);
+                Check.EqualItems(new byte[] { 1, 2, 3 }, got.UserData.Value.ToArray(), "the USER_DATA given");
+                participantQos.UserData.Value = new List<byte> { 9 };
+                participant.SetQos(participantQos);
+                participant.GetQos(got);
+                Check.EqualItems(new byte[] { 9 }, got.UserData.Value.ToArray(), "the USER_DATA set");
+
+                var publisherQos = new PublisherQos();
+                publisherQos.Presentation.AccessScope = PresentationQosPolicyAccessScopeKind.GroupPresentationQos;
+                publisherQos.Presentation.OrderedAccess = true;
+                var subscriberQos = new SubscriberQos();
+                subscriberQos.Presentation.AccessScope = PresentationQosPolicyAccessScopeKind.GroupPresentationQos;
+                subscriberQos.Presentation.OrderedAccess = true;
+                var publisher = participant.CreatePublisher(publisherQos);
+                var subscriber = participant.CreateSubscriber(subscriberQos);
+                var a = participant.CreateTopic("cs_group_a", Readings);
+                var b = participant.CreateTopic("cs_group_b", Readings);
+                var wa = publisher.CreateDataWriter(a, ReliableWriter());
+                var wb = publisher.CreateDataWriter(b, ReliableWriter());
+                var ra = subscriber.CreateDataReader(a, ReliableReader());
+                var rb = subscriber.CreateDataReader(b, ReliableReader());
+                Check.Equal(ReturnCode.Ok, wa.WaitForMatched(1, FiveSeconds), "a matched");
+                Check.Equal(ReturnCode.Ok, wb.WaitForMatched(1, FiveSeconds), "b matched");
+                wb.Write(new Reading(1, "b1"));
+                wa.Write(new Reading(2, "a1"));
+                wb.Write(new Reading(3, "b2"));
+                Check.Equal(ReturnCode.Ok, wa.WaitForAcknowledgments(FiveSeconds), "a acknowledged");
+                Check.Equal(ReturnCode.Ok, wb.WaitForAcknowledgments(FiveSeconds), "b acknowledged");
+                var readers = new List<DataReader>();
+                subscriber.BeginAccess();
+                subscriber.GetDataReaders(readers);
+                subscriber.EndAccess();
+                Check.Equal(3, readers.Count, "an entry per sample");
+                Check.True(ReferenceEquals(readers[0], rb) && ReferenceEquals(readers[1], ra) && ReferenceEquals(readers[2], rb), "the order written");
+                subscriber.GetDataReaders(readers, SampleStateKind.ReadSampleState);
+                Check.Equal(0, readers.Count, "none read yet");
+            }
         }
 
         private static void WriteTake(int domain)

@@ -282,7 +282,8 @@ extern "C" {
 #endif // __cplusplus
 
 // A participant in domain `domain_id`, configured by `FERRODDS_CONFIG` as every FerroDDS
-// participant is (`qos` may be null; it holds no participant policy yet).
+// participant is. Of `qos` (may be null) it takes USER_DATA (`ferrodds_qset_userdata`),
+// announced in SPDP; other policies are a writer's or reader's and ignored here.
 //
 // # Safety
 // `qos` is null or a live QoS.
@@ -355,7 +356,8 @@ ferrodds_entity_t ferrodds_create_reader(ferrodds_entity_t parent, ferrodds_enti
 // latency budget, partition, user/topic/group data, lifespan, ownership strength,
 // time-based filter, the data lifecycles). Matches follow: a writer moved into a
 // reader's partition matches it, one moved out unmatches. Of a publisher or subscriber,
-// the PARTITION of `qos` moves it and every writer or reader it made. Returns
+// the PARTITION of `qos` moves it and every writer or reader it made. Of a participant,
+// the USER_DATA of `qos` (none: empty) replaces its own and is announced at once. Returns
 // `FERRODDS_RETCODE_IMMUTABLE_POLICY` (naming the policy) when another policy would
 // change; nothing changed then. `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
 //
@@ -390,6 +392,19 @@ ferrodds_entity_t ferrodds_get_participant(ferrodds_entity_t entity);
 // # Safety
 // `guid` is null or points at 16 writable bytes.
 ferrodds_return_t ferrodds_get_guid(ferrodds_entity_t entity, uint8_t *guid);
+
+// DCPS `get_datareaders`: the readers of `subscriber` holding samples that `mask` selects
+// (`FERRODDS_*_STATE` bits, as a read condition's; 0 is any), one entry per sample, in the
+// order that taking one sample (`ferrodds_take` with that mask and room for one) from each
+// in turn reads them in: with ordered access of GROUP scope, one publisher's samples in
+// the order it wrote them, whichever of its writers wrote each. Call it between
+// `ferrodds_begin_coherent(subscriber)` and `ferrodds_end_coherent(subscriber)` so that no
+// sample arrives meanwhile. Writes up to `capacity` handles into `readers` and returns
+// how many entries there are (more than `capacity`: call again with more room).
+//
+// # Safety
+// `readers` is null (with `capacity` 0) or points at `capacity` writable handles.
+ferrodds_return_t ferrodds_get_datareaders(ferrodds_entity_t subscriber, uint32_t mask, ferrodds_entity_t *readers, size_t capacity);
 
 // Starts a coherent set on `publisher` (PRESENTATION with coherent access), or an access
 // on `subscriber` (its readers hold back sets completed meanwhile until
@@ -469,6 +484,25 @@ ferrodds_return_t ferrodds_qset_ownership_strength(ferrodds_qos_t *qos, int32_t 
 // `qos` is null or a live QoS; `names` is null (with `n` 0) or points at `n` pointers, each
 // null or a NUL-terminated string.
 ferrodds_return_t ferrodds_qset_partition(ferrodds_qos_t *qos, uint32_t n, const char *const *names);
+
+// USER_DATA: `sz` bytes at `value` (a participant's, announced in SPDP; a writer's or
+// reader's, in SEDP). Cyclone DDS's `dds_qset_userdata`.
+//
+// # Safety
+// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+ferrodds_return_t ferrodds_qset_userdata(ferrodds_qos_t *qos, const void *value, size_t sz);
+
+// TOPIC_DATA: `sz` bytes at `value` (announced with each writer and reader).
+//
+// # Safety
+// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+ferrodds_return_t ferrodds_qset_topicdata(ferrodds_qos_t *qos, const void *value, size_t sz);
+
+// GROUP_DATA: `sz` bytes at `value` (announced with each writer and reader).
+//
+// # Safety
+// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+ferrodds_return_t ferrodds_qset_groupdata(ferrodds_qos_t *qos, const void *value, size_t sz);
 
 // DESTINATION_ORDER: `kind` (`FERRODDS_DESTINATIONORDER_*`).
 //

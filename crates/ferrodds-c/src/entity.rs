@@ -18,7 +18,8 @@ use crate::retcode::{
 };
 
 /// A participant in domain `domain_id`, configured by `FERRODDS_CONFIG` as every FerroDDS
-/// participant is (`qos` may be null; it holds no participant policy yet).
+/// participant is. Of `qos` (may be null) it takes USER_DATA (`ferrodds_qset_userdata`),
+/// announced in SPDP; other policies are a writer's or reader's and ignored here.
 ///
 /// # Safety
 /// `qos` is null or a live QoS.
@@ -27,15 +28,19 @@ pub unsafe extern "C" fn ferrodds_create_participant(
     domain_id: u32,
     qos: *const ferrodds_qos_t,
 ) -> ferrodds_entity_t {
-    let _ = qos;
+    // SAFETY: the caller's promise.
+    let user_data = unsafe { qos::optional(qos) }.and_then(ferrodds_qos_t::user_data);
     call("ferrodds_create_participant", || {
         if domain_id > 232 {
             return Err(Fail::bad(format!(
                 "domain {domain_id}: RTPS's port mapping allows domains 0 to 232"
             )));
         }
-        let participant = DomainParticipant::new(domain_id)?;
-        register(Entity::Participant(participant), 0)
+        let mut builder = DomainParticipant::builder()?.domain_id(domain_id);
+        if let Some(bytes) = user_data {
+            builder = builder.user_data(bytes);
+        }
+        register(Entity::Participant(builder.build()?), 0)
     })
 }
 
@@ -324,7 +329,8 @@ pub unsafe extern "C" fn ferrodds_create_reader(
 /// latency budget, partition, user/topic/group data, lifespan, ownership strength,
 /// time-based filter, the data lifecycles). Matches follow: a writer moved into a
 /// reader's partition matches it, one moved out unmatches. Of a publisher or subscriber,
-/// the PARTITION of `qos` moves it and every writer or reader it made. Returns
+/// the PARTITION of `qos` moves it and every writer or reader it made. Of a participant,
+/// the USER_DATA of `qos` (none: empty) replaces its own and is announced at once. Returns
 /// `FERRODDS_RETCODE_IMMUTABLE_POLICY` (naming the policy) when another policy would
 /// change; nothing changed then. `FERRODDS_RETCODE_UNSUPPORTED` for other entities.
 ///
@@ -344,12 +350,13 @@ pub unsafe extern "C" fn ferrodds_set_qos(
             Entity::Reader(r) => Entity::Reader(r.clone()),
             Entity::Publisher(p) => Entity::Publisher(p.clone()),
             Entity::Subscriber(s) => Entity::Subscriber(s.clone()),
+            Entity::Participant(p) => Entity::Participant(p.clone()),
             other => {
                 return Err(Fail::new(
                     FERRODDS_RETCODE_UNSUPPORTED,
                     format!(
-                        "entity {entity} is a {}: set_qos takes writers, readers, publishers \
-                         and subscribers",
+                        "entity {entity} is a {}: set_qos takes participants, writers, \
+                         readers, publishers and subscribers",
                         other.kind()
                     ),
                 ))
@@ -360,7 +367,8 @@ pub unsafe extern "C" fn ferrodds_set_qos(
             Entity::Reader(r) => r.set_qos(qos.apply(Qos::reader()))?,
             Entity::Publisher(p) => p.set_qos(&qos.apply(Qos::writer()))?,
             Entity::Subscriber(s) => s.set_qos(&qos.apply(Qos::reader()))?,
-            _ => unreachable!("a writer, reader, publisher or subscriber"),
+            Entity::Participant(p) => p.set_user_data(qos.user_data().unwrap_or_default())?,
+            _ => unreachable!("a participant, writer, reader, publisher or subscriber"),
         }
         Ok(FERRODDS_RETCODE_OK)
     })
@@ -472,6 +480,50 @@ fn group_entity(handle: ferrodds_entity_t) -> Result<Entity, Fail> {
         Entity::Subscriber(s) => Ok(Entity::Subscriber(s.clone())),
         e => Err(wrong_kind(handle, e, "publisher or subscriber")),
     }
+}
+
+/// DCPS `get_datareaders`: the readers of `subscriber` holding samples that `mask` selects
+/// (`FERRODDS_*_STATE` bits, as a read condition's; 0 is any), one entry per sample, in the
+/// order that taking one sample (`ferrodds_take` with that mask and room for one) from each
+/// in turn reads them in: with ordered access of GROUP scope, one publisher's samples in
+/// the order it wrote them, whichever of its writers wrote each. Call it between
+/// `ferrodds_begin_coherent(subscriber)` and `ferrodds_end_coherent(subscriber)` so that no
+/// sample arrives meanwhile. Writes up to `capacity` handles into `readers` and returns
+/// how many entries there are (more than `capacity`: call again with more room).
+///
+/// # Safety
+/// `readers` is null (with `capacity` 0) or points at `capacity` writable handles.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_get_datareaders(
+    subscriber: ferrodds_entity_t,
+    mask: u32,
+    readers: *mut ferrodds_entity_t,
+    capacity: usize,
+) -> ferrodds_return_t {
+    call("ferrodds_get_datareaders", || {
+        // SAFETY: the caller's promise.
+        let out = unsafe { ptr::out_slice(readers, capacity, "readers") }?;
+        let selection = crate::sample::selection(mask)?;
+        let s = match registry().get(subscriber)? {
+            Entity::Subscriber(s) => s.clone(),
+            e => return Err(wrong_kind(subscriber, e, "subscriber")),
+        };
+        // Out of the table's lock: the order is worked out under the participant's.
+        let order = s.datareaders(selection);
+        let handles = registry().readers_of(subscriber)?;
+        let mut n = 0usize;
+        for guid in order {
+            // A reader deleted meanwhile is left out.
+            let Some(&(_, handle)) = handles.iter().find(|(g, _)| *g == guid) else {
+                continue;
+            };
+            if let Some(slot) = out.get_mut(n) {
+                *slot = handle;
+            }
+            n += 1;
+        }
+        ferrodds_return_t::try_from(n).map_err(|_| Fail::bad(format!("{n} entries")))
+    })
 }
 
 /// Starts a coherent set on `publisher` (PRESENTATION with coherent access), or an access

@@ -80,6 +80,9 @@ enum Policy {
     DataRepresentation(Vec<i16>),
     Presentation(Presentation),
     WriterDataLifecycle(bool),
+    UserData(Vec<u8>),
+    TopicData(Vec<u8>),
+    GroupData(Vec<u8>),
 }
 
 /// QoS policies to create an entity with (opaque: made by [`ferrodds_create_qos`]).
@@ -129,6 +132,9 @@ impl ferrodds_qos_t {
                 }
                 Policy::Presentation(p) => qos.presentation(p),
                 Policy::WriterDataLifecycle(on) => qos.autodispose_unregistered_instances(on),
+                Policy::UserData(bytes) => qos.user_data(bytes),
+                Policy::TopicData(bytes) => qos.topic_data(bytes),
+                Policy::GroupData(bytes) => qos.group_data(bytes),
             };
         }
         qos
@@ -144,6 +150,14 @@ impl ferrodds_qos_t {
                 _ => None,
             })
             .unwrap_or_default()
+    }
+
+    /// The USER_DATA set last, if any (a participant's).
+    pub(crate) fn user_data(&self) -> Option<Vec<u8>> {
+        self.policies.iter().rev().find_map(|p| match p {
+            Policy::UserData(bytes) => Some(bytes.clone()),
+            _ => None,
+        })
     }
 
     /// The presentation set last, if any (a publisher's or subscriber's).
@@ -431,6 +445,70 @@ pub unsafe extern "C" fn ferrodds_qset_partition(
             Ok(Policy::Partition(out))
         })
     }
+}
+
+/// Sets `make(bytes)` from `sz` bytes at `value`.
+///
+/// # Safety
+/// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+unsafe fn set_bytes(
+    name: &'static str,
+    qos: *mut ferrodds_qos_t,
+    value: *const std::ffi::c_void,
+    sz: usize,
+    make: fn(Vec<u8>) -> Policy,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe {
+        set(name, qos, || {
+            // `sz` bytes at `value`, the caller's promise.
+            let bytes = ptr::bytes(value.cast(), sz, "value")?;
+            Ok(make(bytes.to_vec()))
+        })
+    }
+}
+
+/// USER_DATA: `sz` bytes at `value` (a participant's, announced in SPDP; a writer's or
+/// reader's, in SEDP). Cyclone DDS's `dds_qset_userdata`.
+///
+/// # Safety
+/// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_qset_userdata(
+    qos: *mut ferrodds_qos_t,
+    value: *const std::ffi::c_void,
+    sz: usize,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { set_bytes("ferrodds_qset_userdata", qos, value, sz, Policy::UserData) }
+}
+
+/// TOPIC_DATA: `sz` bytes at `value` (announced with each writer and reader).
+///
+/// # Safety
+/// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_qset_topicdata(
+    qos: *mut ferrodds_qos_t,
+    value: *const std::ffi::c_void,
+    sz: usize,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { set_bytes("ferrodds_qset_topicdata", qos, value, sz, Policy::TopicData) }
+}
+
+/// GROUP_DATA: `sz` bytes at `value` (announced with each writer and reader).
+///
+/// # Safety
+/// `qos` is null or a live QoS; `value` is null (with `sz` 0) or points at `sz` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_qset_groupdata(
+    qos: *mut ferrodds_qos_t,
+    value: *const std::ffi::c_void,
+    sz: usize,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { set_bytes("ferrodds_qset_groupdata", qos, value, sz, Policy::GroupData) }
 }
 
 /// DESTINATION_ORDER: `kind` (`FERRODDS_DESTINATIONORDER_*`).

@@ -154,6 +154,21 @@ impl Registry {
         Ok(&self.entry(handle)?.entity)
     }
 
+    /// The readers made from `parent`, with their GUIDs.
+    pub(crate) fn readers_of(
+        &mut self,
+        parent: ferrodds_entity_t,
+    ) -> Result<Vec<(ferrodds::Guid, ferrodds_entity_t)>, Fail> {
+        let children = self.entry(parent)?.children.clone();
+        Ok(children
+            .into_iter()
+            .filter_map(|h| match self.entries.get(&h).map(|e| &e.entity) {
+                Some(Entity::Reader(r)) => Some((r.guid(), h)),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// The participant `handle` belongs to (itself for a participant), and its handle.
     pub(crate) fn participant_of(
         &mut self,

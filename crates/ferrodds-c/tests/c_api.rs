@@ -220,3 +220,56 @@ fn a_c_reader_takes_what_a_cyclone_writer_wrote() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A participant made from C with USER_DATA (`ferrodds_qset_userdata`) announces it, and
+/// `ferrodds_set_qos` on the participant replaces it: a FerroDDS participant of the same
+/// domain sees both. (Called in this process, through the same functions C calls.)
+#[test]
+fn a_c_participants_user_data_is_announced_and_replaced() {
+    use ferrodds_c::entity::*;
+    use ferrodds_c::qos::*;
+    let domain = 208;
+    let announced = |observer: &ferrodds::DomainParticipant, endpoint: ferrodds::Guid| {
+        observer
+            .discovered_participant_data()
+            .into_iter()
+            .find(|p| p.guid.prefix == endpoint.prefix)
+            .map(|p| p.user_data.value)
+    };
+    let wait_for =
+        |observer: &ferrodds::DomainParticipant, endpoint: ferrodds::Guid, want: &[u8]| {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while announced(observer, endpoint).as_deref() != Some(want)
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            assert_eq!(announced(observer, endpoint).as_deref(), Some(want));
+        };
+    // SAFETY: the QoS is live until deleted, the bytes are what the lengths say.
+    unsafe {
+        let qos = ferrodds_create_qos();
+        assert_eq!(ferrodds_qset_userdata(qos, b"from C".as_ptr().cast(), 6), 0);
+        let p = ferrodds_create_participant(domain, qos);
+        assert!(p > 0, "{p}");
+        let observer = ferrodds::DomainParticipant::new(domain).unwrap();
+        // The C participant's GUID endpoint: that of a writer it makes.
+        let ty = ferrodds_create_type_from_idl(
+            c"module m { struct T { long x; }; };".as_ptr(),
+            c"m::T".as_ptr(),
+        );
+        let topic = ferrodds_create_topic(p, c"user_data_t".as_ptr(), ty);
+        let writer = ferrodds_create_writer(p, topic, std::ptr::null());
+        assert!(writer > 0, "{writer}");
+        let mut guid = [0u8; 16];
+        assert_eq!(ferrodds_get_guid(writer, guid.as_mut_ptr()), 0);
+        let endpoint = ferrodds::Guid::from_bytes(guid);
+        wait_for(&observer, endpoint, b"from C");
+        assert_eq!(ferrodds_qset_userdata(qos, b"again".as_ptr().cast(), 5), 0);
+        assert_eq!(ferrodds_set_qos(p, qos), 0);
+        wait_for(&observer, endpoint, b"again");
+        ferrodds_delete_qos(qos);
+        assert_eq!(ferrodds_delete(p), 0);
+        assert_eq!(ferrodds_delete(ty), 0);
+    }
+}

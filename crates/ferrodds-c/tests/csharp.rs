@@ -108,6 +108,11 @@ fn csharp_write_take_dispose_and_instance_states() {
 }
 
 #[test]
+fn csharp_group_order_and_participant_qos() {
+    api_cases(209, &["group_order_and_participant_qos"]);
+}
+
+#[test]
 fn csharp_transient_local_late_joiner() {
     api_cases(188, &["late_joiner"]);
 }

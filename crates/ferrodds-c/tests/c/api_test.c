@@ -311,8 +311,8 @@ int main(int argc, char **argv) {
     OK(ferrodds_wait_for_matched(moving, 1, 5 * SECOND));
     OK(ferrodds_qset_history(away, FERRODDS_HISTORY_KEEP_LAST, 2));
     FAILS(ferrodds_set_qos(moving, away), FERRODDS_RETCODE_IMMUTABLE_POLICY, "HISTORY");
-    FAILS(ferrodds_set_qos(participant, away), FERRODDS_RETCODE_UNSUPPORTED,
-          "set_qos takes writers, readers");
+    FAILS(ferrodds_set_qos(topic, away), FERRODDS_RETCODE_UNSUPPORTED,
+          "set_qos takes participants, writers, readers");
     ferrodds_delete_qos(away);
     OK(ferrodds_delete(moving));
     /* A publisher's new partition moves the writers it made: the reader loses `writer`,
@@ -335,6 +335,40 @@ int main(int argc, char **argv) {
     OK(ferrodds_qset_presentation(moved, FERRODDS_PRESENTATION_GROUP, 1, 0));
     FAILS(ferrodds_set_qos(publisher, moved), FERRODDS_RETCODE_IMMUTABLE_POLICY, "PRESENTATION");
     ferrodds_delete_qos(moved);
+
+    /* DCPS get_datareaders: a subscriber with GROUP ordered access lists its readers, one
+     * entry per sample, in the order its publisher wrote them across topics. */
+    ferrodds_qos_t *group = ferrodds_create_qos();
+    OK(ferrodds_qset_reliability(group, FERRODDS_RELIABILITY_RELIABLE, SECOND));
+    OK(ferrodds_qset_history(group, FERRODDS_HISTORY_KEEP_ALL, 0));
+    const char *grouped[1] = {"c-api-group"};
+    OK(ferrodds_qset_partition(group, 1, grouped));
+    OK(ferrodds_qset_presentation(group, FERRODDS_PRESENTATION_GROUP, 0, 1));
+    ferrodds_entity_t gpub = OK(ferrodds_create_publisher(participant, group));
+    ferrodds_entity_t gsub = OK(ferrodds_create_subscriber(participant, group));
+    ferrodds_entity_t topic2 = OK(ferrodds_create_topic(participant, "c_api_readings_2", type));
+    ferrodds_entity_t w1 = OK(ferrodds_create_writer(gpub, topic, group));
+    ferrodds_entity_t w2 = OK(ferrodds_create_writer(gpub, topic2, group));
+    ferrodds_entity_t r1 = OK(ferrodds_create_reader(gsub, topic, group));
+    ferrodds_entity_t r2 = OK(ferrodds_create_reader(gsub, topic2, group));
+    OK(ferrodds_wait_for_matched(w1, 1, 5 * SECOND));
+    OK(ferrodds_wait_for_matched(w2, 1, 5 * SECOND));
+    OK(ferrodds_write(w2, READING_7, sizeof READING_7));
+    OK(ferrodds_write(w1, READING_7, sizeof READING_7));
+    OK(ferrodds_write(w2, READING_7, sizeof READING_7));
+    OK(ferrodds_wait_for_acks(w1, 5 * SECOND));
+    OK(ferrodds_wait_for_acks(w2, 5 * SECOND));
+    OK(ferrodds_begin_coherent(gsub));
+    ferrodds_entity_t order[8] = {0};
+    CHECK(OK(ferrodds_get_datareaders(gsub, 0, order, 8)) == 3);
+    CHECK(order[0] == r2 && order[1] == r1 && order[2] == r2);
+    /* Room for one: the count says how many there are. */
+    CHECK(OK(ferrodds_get_datareaders(gsub, 0, order, 1)) == 3);
+    CHECK(OK(ferrodds_get_datareaders(gsub, FERRODDS_NOT_READ_SAMPLE_STATE, NULL, 0)) == 3);
+    OK(ferrodds_end_coherent(gsub));
+    FAILS(ferrodds_get_datareaders(gpub, 0, order, 8), FERRODDS_RETCODE_BAD_PARAMETER,
+          "not a subscriber");
+    ferrodds_delete_qos(group);
 
     OK(ferrodds_delete(writer));
     FAILS(ferrodds_write(writer, READING_7, sizeof READING_7), FERRODDS_RETCODE_ALREADY_DELETED,
