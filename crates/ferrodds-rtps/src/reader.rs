@@ -685,11 +685,33 @@ impl Reader {
         };
         self.writers[i].stamp(now, false);
         let end = gap.gap_list.base().0;
-        let from = gap.gap_start.0.max(self.writers[i].next_expected);
-        // Bounded: a GAP may cover a huge range; what lies below next_expected needs nothing,
-        // and a range start..end is applied by moving next_expected, not element by element.
-        if from < end {
-            self.mark_irrelevant_range(i, from, end);
+        let next = self.writers[i].next_expected;
+        if gap.gap_start.0 > next && self.reliable_with(i) {
+            // A change before the range is still to come (its resend may arrive after this
+            // GAP): the range cannot move next_expected past it, so its numbers wait in
+            // `ahead` as irrelevant, as many as `ahead` has room for. Those that do not fit
+            // are asked for again, and the writer answers with another GAP.
+            let room = self
+                .config
+                .max_out_of_order
+                .saturating_sub(self.writers[i].ahead.len());
+            let stop = end.min(gap.gap_start.0.saturating_add(room as i64));
+            let mut lost = 0u64;
+            for seq in gap.gap_start.0..stop {
+                if !self.is_settled(i, seq) {
+                    lost += 1;
+                }
+                self.accept(now, i, seq, Slot::Irrelevant);
+            }
+            self.stats.lost = self.stats.lost.saturating_add(lost);
+        } else {
+            let from = gap.gap_start.0.max(next);
+            // Bounded: a GAP may cover a huge range; what lies below next_expected needs
+            // nothing, and a range start..end is applied by moving next_expected, not
+            // element by element.
+            if from < end {
+                self.mark_irrelevant_range(i, from, end);
+            }
         }
         for seq in gap.gap_list.iter() {
             self.accept(now, i, seq.0, Slot::Irrelevant);
@@ -1127,6 +1149,30 @@ mod tests {
             None,
             &data,
         );
+    }
+
+    /// A GAP for 5..7 that overtakes the resend of 4: 4 is still taken in and delivered,
+    /// then 7 (a range used to move the reader past 4, which was then dropped as old).
+    #[test]
+    fn a_gap_past_a_missing_change_waits_for_it() {
+        let (mut r, writer, loopback) = matched_reliable_reader();
+        for sn in 1..=3 {
+            send_data(&mut r, writer, loopback, sn);
+        }
+        let gap = Gap {
+            reader_id: r.guid().entity_id,
+            writer_id: writer.entity_id,
+            gap_start: SequenceNumber(5),
+            gap_list: SequenceNumberSet::new(SequenceNumber(7)),
+        };
+        r.handle_gap(Timestamp::ZERO, writer.prefix, &gap);
+        send_data(&mut r, writer, loopback, 7);
+        send_data(&mut r, writer, loopback, 4);
+        let delivered: Vec<i64> = std::iter::from_fn(|| r.poll_change())
+            .map(|c| c.sequence_number.0)
+            .collect();
+        assert_eq!(delivered, [1, 2, 3, 4, 7]);
+        assert_eq!(r.stats().lost, 2);
     }
 
     #[test]
