@@ -597,6 +597,7 @@ fn user_endpoint(prefix: GuidPrefix, id: EntityId, kind: EndpointKind) -> LocalE
         // A type with a nested struct, so that TypeLookup requests find something to answer.
         ty: Some(<crate::Telemetry as ferrodds_cdr::Cdr>::dynamic_type()),
         ignore_local: false,
+        content_filter: None,
     }
 }
 
@@ -687,6 +688,7 @@ pub fn participant_datagram(data: &[u8]) {
                 transient_local: false,
                 dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                 reduced: false,
+                filter: None,
             },
         );
     }

@@ -283,6 +283,11 @@ impl Topic {
         self.support.get().ty.name().to_owned()
     }
 
+    /// Changes the topic's TOPIC_DATA: its writers and readers announce it at once.
+    fn set_topic_data(&self, py: Python<'_>, topic_data: Vec<u8>) {
+        py.detach(|| self.inner.set_topic_data(topic_data));
+    }
+
     /// A status as counts: `"inconsistent_topic"` → (total,).
     fn status(&self, name: &str) -> PyResult<(u64,)> {
         match name {

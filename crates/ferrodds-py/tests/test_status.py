@@ -378,6 +378,31 @@ def test_a_participants_set_qos_announces_its_user_data_and_cyclone_takes_it_in(
     assert fp.get_qos()["Userdata"].data == b"second"
 
 
+def test_a_topics_set_qos_announces_its_topic_data_and_cyclone_takes_it_in(sides):
+    """A topic's TOPIC_DATA goes out with its writers over SEDP, from its creation and
+    after its set_qos, at once; Cyclone's DCPSPublication built-in topic shows it."""
+    from cyclonedds.builtin import BuiltinDataReader, BuiltinTopicDcpsPublication
+    f, c = sides["ferrodds"], sides["cyclonedds"]
+    P = f.core.Policy
+    publications = BuiltinDataReader(c.participant, BuiltinTopicDcpsPublication)
+
+    def seen_topic_data():
+        for s in publications.take(N=50):
+            if s.topic_name == "status_topic_data":
+                for p in s.qos:
+                    if type(p).__name__ == "Topicdata":
+                        return p.data
+        return None
+
+    topic = f.topic.Topic(f.participant, "status_topic_data", f.types["Plain"],
+                          qos=f.core.Qos(P.Topicdata(b"first")))
+    writer = f.pub.DataWriter(f.participant, topic, qos=f.qos())  # noqa: F841 (kept alive)
+    assert until(seen_topic_data) == b"first"
+    topic.set_qos(f.core.Qos(P.Topicdata(b"second")))
+    assert until(seen_topic_data, timeout=1.5) == b"second"
+    assert topic.get_qos()["Topicdata"].data == b"second"
+
+
 def test_a_publishers_set_qos_moves_its_writers_to_the_readers_partition(sides):
     f = sides["ferrodds"]
     P = f.core.Policy

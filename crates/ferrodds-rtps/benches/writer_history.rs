@@ -82,6 +82,7 @@ impl Bench {
                 transient_local: false,
                 dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                 reduced: false,
+                filter: None,
             };
             writer.match_reader(Timestamp::ZERO, reader);
         }

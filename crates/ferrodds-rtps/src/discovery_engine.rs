@@ -41,9 +41,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::admission::{Source, Unverified};
+use crate::dcps::instance_keys::decode_dynamic;
+use crate::dcps::FilterExpression;
 pub use crate::discovery::EndpointKind;
 use crate::discovery::{
-    BuiltinEndpointSet, DiscoveredReaderData, DiscoveredWriterData, EndpointData, ParticipantData,
+    BuiltinEndpointSet, ContentFilterProperty, DiscoveredReaderData, DiscoveredWriterData,
+    EndpointData, ParticipantData,
 };
 use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History};
 use crate::limits::Limits;
@@ -59,13 +62,34 @@ use crate::wire::{
     Data, DataPayload, EntityId, Guid, GuidPrefix, InfoTimestamp, Locator, SequenceNumber,
     Submessage, Time, VendorId,
 };
-use crate::writer::{Change, DisposeKey, RemoteReader, Writer, WriterConfig};
+use crate::writer::{Change, DisposeKey, ReaderFilter, RemoteReader, Writer, WriterConfig};
 use ferrodds_cdr::dynamic::assignable::NotAssignable;
 
 use crate::diagnosis::{types_fit, TopicEndpoint};
 use ferrodds_cdr::dynamic::type_lookup::TypeInformation;
 use ferrodds_cdr::dynamic::type_object::TypeObjectError;
 use ferrodds_cdr::dynamic::DynamicType;
+
+/// What a local writer makes of a remote reader's content filter: a filter to apply
+/// before sending, when it is DDS SQL that reads the writer's type; otherwise `None`, and
+/// the writer sends everything (the reader filters anyway). A sample the filter cannot
+/// decode is sent.
+fn reader_filter(
+    ty: Option<&DynamicType>,
+    filter: Option<&ContentFilterProperty>,
+) -> Option<ReaderFilter> {
+    let (ty, filter) = (ty?, filter.filter(|f| f.is_sql())?);
+    let parameters: Vec<&str> = filter
+        .expression_parameters
+        .iter()
+        .map(String::as_str)
+        .collect();
+    let expression = FilterExpression::new(ty, &filter.filter_expression, &parameters).ok()?;
+    let ty = ty.clone();
+    Some(ReaderFilter(Arc::new(move |payload: &[u8]| {
+        decode_dynamic(&ty, payload, false).map_or(true, |sample| expression.matches(&sample))
+    })))
+}
 
 /// A local endpoint to announce and match.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +113,9 @@ pub struct LocalEndpoint {
     /// PARTICIPANT): a participant that both writes and reads a topic does not receive
     /// its own samples.
     pub ignore_local: bool,
+    /// A content-filtered topic's reader: its filter, announced in SEDP so that writers
+    /// that can evaluate it send only what passes.
+    pub content_filter: Option<ContentFilterProperty>,
 }
 
 /// What discovery found out.
@@ -610,6 +637,16 @@ impl Discovery {
             .or_else(|| self.locals.get(&guid).map(|l| &l.qos))
     }
 
+    /// The local endpoints of `topic` and their QoS (to change what they announce of
+    /// their topic: TOPIC_DATA).
+    pub fn local_endpoints_of(&self, topic: &str) -> Vec<(Guid, EndpointQos)> {
+        self.locals
+            .values()
+            .filter(|l| l.topic_name == topic)
+            .map(|l| (l.guid, l.qos.clone()))
+            .collect()
+    }
+
     /// What the TypeLookup service answered, obtained and refused.
     pub fn type_lookup_stats(&self) -> TypeLookupStats {
         self.types.stats()
@@ -936,6 +973,7 @@ impl Discovery {
                     transient_local,
                     dispose_key: DisposeKey::KeyOnlySample,
                     reduced: false,
+                    filter: reader_filter(w.ty.as_ref(), r.content_filter.as_ref()),
                 },
             );
         }
@@ -1347,6 +1385,7 @@ impl Discovery {
             transient_local: true,
             dispose_key: DisposeKey::KeyOnlySample,
             reduced: false,
+            filter: None,
         };
         let writer = |id| RemoteWriter {
             guid: g(id),
@@ -1668,6 +1707,7 @@ impl Discovery {
                                 .get(&remote.prefix)
                                 .map_or(DisposeKey::KeyOnlySample, |p| dispose_key(&p.data)),
                             reduced: false,
+                            filter: reader_filter(l.ty.as_ref(), r.data.content_filter.as_ref()),
                         },
                     );
                 }
@@ -1796,6 +1836,7 @@ impl Discovery {
         let mut data = EndpointData::new(e.guid, &e.topic_name, &e.type_name, e.qos.clone());
         data.participant_guid = self.config.own.guid;
         data.unicast_locators = self.config.own.default_unicast_locators.clone();
+        data.content_filter = e.content_filter.clone();
         data
     }
 

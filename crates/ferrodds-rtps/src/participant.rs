@@ -405,4 +405,6 @@ fn add_writer_stats(total: &mut WriterStats, other: &WriterStats) {
     add(&mut total.gaps, other.gaps);
     add(&mut total.heartbeats, other.heartbeats);
     add(&mut total.ignored_acknacks, other.ignored_acknacks);
+    add(&mut total.paced_fragments, other.paced_fragments);
+    add(&mut total.filtered, other.filtered);
 }

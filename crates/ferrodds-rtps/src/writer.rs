@@ -167,7 +167,39 @@ pub struct RemoteReader {
     pub dispose_key: DisposeKey,
     /// It gets a change's [`Change::reduced_payload`] where there is one.
     pub reduced: bool,
+    /// Its content filter, where the writer can evaluate it: samples it drops are not sent
+    /// to this reader (a GAP says so instead).
+    pub filter: Option<ReaderFilter>,
 }
+
+/// A remote reader's content filter as a writer evaluates it: true for a serialized sample
+/// (encapsulation included) the reader keeps. It should keep whatever it cannot judge: the
+/// reader filters again, but cannot get back what the writer did not send.
+#[derive(Clone)]
+pub struct ReaderFilter(pub crate::dcps::ContentFilter);
+
+impl ReaderFilter {
+    /// Whether the reader keeps `change`: disposes and unregisters always reach it (it
+    /// decides whether it knows the instance).
+    fn keeps(&self, change: &Change) -> bool {
+        change.kind != ChangeKind::Alive || (self.0)(&change.payload)
+    }
+}
+
+impl std::fmt::Debug for ReaderFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReaderFilter")
+    }
+}
+
+/// The same filter (not merely one that decides alike).
+impl PartialEq for ReaderFilter {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ReaderFilter {}
 
 /// What a dispose or unregister (a DATA whose PID_STATUS_INFO says so) carries besides
 /// PID_KEY_HASH, for one reader. Implementations read different forms; discovery chooses
@@ -264,6 +296,16 @@ struct ReaderProxy {
     resent_at: BTreeMap<i64, Timestamp>,
     last_acknack: Option<u32>,
     last_nack_frag: Option<u32>,
+    /// Changes its filter dropped that it has not yet been told of (ascending): they go
+    /// as one GAP before the next thing sent to it, not a GAP each.
+    filtered: Vec<i64>,
+}
+
+impl ReaderProxy {
+    /// Whether this reader keeps `change` (no filter: everything).
+    fn keeps(&self, change: &Change) -> bool {
+        self.remote.filter.as_ref().is_none_or(|f| f.keeps(change))
+    }
 }
 
 /// Counters for what the writer saw.
@@ -283,6 +325,9 @@ pub struct WriterStats {
     pub paced_fragments: u64,
     /// ACKNACKs and NACK_FRAGs from unknown readers or repeated, ignored.
     pub ignored_acknacks: u64,
+    /// Changes not sent to a reader because its content filter drops them (one per reader
+    /// and change).
+    pub filtered: u64,
 }
 
 /// An RTPS writer without I/O.
@@ -324,6 +369,22 @@ pub struct Writer {
     retired: PayloadPool,
     stats: WriterStats,
 }
+
+/// Whether a reader's dropped changes should be told now rather than with the next thing
+/// sent to it: enough for a GAP of their own, or as many as one GAP can list (a KEEP_ALL
+/// writer cannot let go of a change until the reader acknowledges it, and a reader whose
+/// filter drops everything would otherwise hear only at the next periodic HEARTBEAT).
+fn filtered_due(filtered: &[i64]) -> bool {
+    filtered.len() >= FILTERED_BATCH
+        || filtered
+            .first()
+            .zip(filtered.last())
+            .is_some_and(|(a, b)| b - a >= i64::from(MAX_SET_BITS) - 1)
+}
+
+/// Changes a filtered reader is told of in one GAP at most, unless something else goes to
+/// it first.
+const FILTERED_BATCH: usize = 32;
 
 /// An outbox packing datagrams as `config` says.
 fn outbox_for(config: &WriterConfig) -> Outbox {
@@ -428,6 +489,7 @@ impl Writer {
             resent_at: BTreeMap::new(),
             last_acknack: None,
             last_nack_frag: None,
+            filtered: Vec::new(),
         };
         if proxy.next_unsent <= self.last_seq {
             self.send_unsent(&mut proxy);
@@ -490,6 +552,23 @@ impl Writer {
 
         let ack_request_bytes = self.max_bytes() / 8;
         let mut readers = std::mem::take(&mut self.readers);
+        // Readers whose content filter drops the change skip it; they hear of it with a
+        // GAP before whatever goes to them next.
+        if readers.iter().any(|r| r.remote.filter.is_some()) {
+            if let Some(change) = self.history.get(&seq) {
+                for r in readers
+                    .iter_mut()
+                    .filter(|r| r.next_unsent == seq && !r.keeps(change))
+                {
+                    r.filtered.push(seq);
+                    r.next_unsent = seq + 1;
+                    self.stats.filtered += 1;
+                }
+            }
+            for r in readers.iter_mut().filter(|r| filtered_due(&r.filtered)) {
+                self.send_filtered(r);
+            }
+        }
         // Readers at the same locators get one datagram addressed to any reader. A reader
         // sent to has `next_unsent` past `seq`, which keeps it out of later groups.
         let mut group = std::mem::take(&mut self.group);
@@ -552,6 +631,11 @@ impl Writer {
             let heartbeat = reliable
                 .then_some(!wants_ack)
                 .filter(|&final_flag| !(batched && final_flag));
+            for &j in &group {
+                if !readers[j].filtered.is_empty() {
+                    self.send_filtered(&mut readers[j]);
+                }
+            }
             self.send_change(
                 seq,
                 reader_id,
@@ -688,7 +772,10 @@ impl Writer {
             return;
         }
         self.next_heartbeat = None;
-        let readers = std::mem::take(&mut self.readers);
+        let mut readers = std::mem::take(&mut self.readers);
+        for proxy in readers.iter_mut().filter(|r| !r.filtered.is_empty()) {
+            self.send_filtered(proxy);
+        }
         let mut unacked = false;
         let last = self.last_seq;
         for proxy in readers
@@ -709,8 +796,11 @@ impl Writer {
     /// batching holds back.
     pub fn assert_liveliness(&mut self) {
         self.flush();
-        let readers = std::mem::take(&mut self.readers);
-        for proxy in &readers {
+        let mut readers = std::mem::take(&mut self.readers);
+        for proxy in &mut readers {
+            if !proxy.filtered.is_empty() {
+                self.send_filtered(proxy);
+            }
             let mut hb = self.heartbeat(proxy.remote.guid.entity_id, true, proxy.first_relevant);
             hb.liveliness_flag = true;
             self.queue(
@@ -893,10 +983,17 @@ impl Writer {
         let reader_id = proxy.remote.guid.entity_id;
         let mut missing = Vec::new();
         for seq in proxy.next_unsent..=self.last_seq {
-            if self.history.contains_key(&seq) {
+            let keeps = self.history.get(&seq).map(|change| proxy.keeps(change));
+            if keeps == Some(false) {
+                proxy.filtered.push(seq);
+                self.stats.filtered += 1;
+            } else if keeps == Some(true) {
                 if !missing.is_empty() {
                     self.send_gap(reader_id, destination, &locators, &missing);
                     missing.clear();
+                }
+                if !proxy.filtered.is_empty() {
+                    self.send_filtered(proxy);
                 }
                 self.send_change(
                     seq,
@@ -913,6 +1010,9 @@ impl Writer {
         }
         if !missing.is_empty() {
             self.send_gap(reader_id, destination, &locators, &missing);
+        }
+        if !proxy.filtered.is_empty() {
+            self.send_filtered(proxy);
         }
         proxy.next_unsent = self.last_seq + 1;
     }
@@ -934,7 +1034,13 @@ impl Writer {
         let mut sent = false;
         let mut retry_at = None;
         for seq in requested {
-            if seq >= proxy.first_relevant && self.history.contains_key(&seq) {
+            let keeps = self.history.get(&seq).map(|change| proxy.keeps(change));
+            if keeps == Some(false) {
+                // Asked for before its GAP arrived.
+                proxy.filtered.push(seq);
+                continue;
+            }
+            if seq >= proxy.first_relevant && keeps.is_some() {
                 if let Some(until) = proxy
                     .resent_at
                     .get(&seq)
@@ -963,6 +1069,10 @@ impl Writer {
         if !missing.is_empty() {
             sent = true;
             self.send_gap(reader_id, destination, &locators, &missing);
+        }
+        if !proxy.filtered.is_empty() {
+            sent = true;
+            self.send_filtered(proxy);
         }
         (sent, retry_at)
     }
@@ -1000,6 +1110,39 @@ impl Writer {
             };
             self.queue(Some(destination), &[gap.into()], locators);
         }
+    }
+
+    /// Tells `proxy` of the changes its filter dropped: GAPs that list them one by one
+    /// (`gap_start` at the first, an empty range), unlike the changes gone from the history
+    /// that [`Writer::send_gap`] covers with ranges. A reader counts a range it never
+    /// received as lost (SAMPLE_LOST); a listed change is only irrelevant to it.
+    fn send_filtered(&mut self, proxy: &mut ReaderProxy) {
+        let mut seqs = std::mem::take(&mut proxy.filtered);
+        seqs.sort_unstable();
+        seqs.dedup();
+        let mut i = 0;
+        while i < seqs.len() {
+            let base = seqs[i];
+            let mut list = SequenceNumberSet::new(SequenceNumber(base));
+            while i < seqs.len() && seqs[i] - base < i64::from(MAX_SET_BITS) {
+                list.insert(SequenceNumber(seqs[i]));
+                i += 1;
+            }
+            self.stats.gaps += 1;
+            let gap = Gap {
+                reader_id: proxy.remote.guid.entity_id,
+                writer_id: self.guid.entity_id,
+                gap_start: SequenceNumber(base),
+                gap_list: list,
+            };
+            self.queue(
+                Some(proxy.remote.guid.prefix),
+                &[gap.into()],
+                &proxy.remote.locators,
+            );
+        }
+        seqs.clear();
+        proxy.filtered = seqs;
     }
 
     fn heartbeat(
@@ -1217,6 +1360,7 @@ mod tests {
             transient_local: false,
             dispose_key: DisposeKey::KeyOnlySample,
             reduced: false,
+            filter: None,
         };
         w.match_reader(Timestamp::ZERO, reader);
         while w.poll_transmit().is_some() {}
@@ -1366,6 +1510,7 @@ mod tests {
             transient_local: false,
             dispose_key,
             reduced: false,
+            filter: None,
         }
     }
 
@@ -1416,6 +1561,7 @@ mod tests {
             Timestamp::ZERO,
             RemoteReader {
                 reduced: true,
+                filter: None,
                 ..second_reader(DisposeKey::KeyOnlySample)
             },
         );
@@ -1609,6 +1755,7 @@ mod tests {
                 transient_local: true,
                 dispose_key: DisposeKey::KeyOnlySample,
                 reduced: false,
+                filter: None,
             },
         );
         assert_eq!(data_per_datagram(&mut w).concat(), [10, 11, 12, 13, 14, 15]);
@@ -1718,6 +1865,7 @@ mod tests {
             transient_local: false,
             dispose_key: DisposeKey::KeyOnlySample,
             reduced: false,
+            filter: None,
         };
         w.match_reader(Timestamp::ZERO, reader);
         while w.poll_transmit().is_some() {}

@@ -14,12 +14,14 @@ mod sim;
 use std::time::Duration;
 
 use ferrodds_cdr::{Cdr, Endianness, XcdrVersion};
+use ferrodds_rtps::dcps::instance_keys::decode_dynamic;
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::SampleRejectedReason;
 use ferrodds_rtps::dcps::{
-    ContentFilter, DcpsReader, DcpsWriter, InstanceKeys, InstanceState, PurgeDelays, Selection,
-    Taken,
+    ContentFilter, DcpsReader, DcpsWriter, FilterExpression, InstanceKeys, InstanceState,
+    PurgeDelays, Selection, Taken,
 };
+use ferrodds_rtps::discovery::ContentFilterProperty;
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::qos::{self, EndpointQos, History, LivelinessKind, Reliability};
 use ferrodds_rtps::wire::{EntityId, Guid};
@@ -100,6 +102,19 @@ fn pair_with(
     filter: Option<ContentFilter>,
     purge: PurgeDelays,
 ) -> Network {
+    pair_announcing(seed, faults, writer_qos, reader_qos, filter, purge, None)
+}
+
+/// [`pair_with`], the reader announcing `announced` as its content filter.
+fn pair_announcing(
+    seed: u64,
+    faults: Faults,
+    writer_qos: EndpointQos,
+    reader_qos: EndpointQos,
+    filter: Option<ContentFilter>,
+    purge: PurgeDelays,
+    announced: Option<ContentFilterProperty>,
+) -> Network {
     let mut net = Network::discovering_pair(seed, faults, |_, _| {});
     let now = net.now;
     let ty = Tick::dynamic_type();
@@ -125,6 +140,7 @@ fn pair_with(
             keyed: true,
             ty: Some(ty.clone()),
             ignore_local: false,
+            content_filter: None,
         },
     );
     let r = Guid::new(net.nodes[1].rtps.prefix(), R);
@@ -153,6 +169,7 @@ fn pair_with(
             keyed: true,
             ty: Some(ty),
             ignore_local: false,
+            content_filter: announced,
         },
     );
     let matched = net.run_until(Duration::from_secs(5), |n| {
@@ -727,6 +744,83 @@ fn a_content_filter_that_panics_drops_its_sample_and_nothing_else() {
     }
 }
 
+/// Writer-side content filtering: the reader announces its filter expression in SEDP, and
+/// the writer (which reads the same type) sends it only the samples that pass, and the
+/// disposes. Through loss, the reader gets exactly those, counts nothing lost, and the
+/// writer's history lets go of everything.
+#[test]
+fn a_writer_sends_a_filtered_reader_only_what_passes() {
+    let ty = Tick::dynamic_type();
+    let expression = FilterExpression::new(&ty, "value >= %0 AND id <> 2", &["5"]).unwrap();
+    let announced = ContentFilterProperty::sql(
+        "ticks_filtered",
+        "ticks",
+        expression.text(),
+        expression.parameters(),
+    );
+    let reader_side = {
+        let ty = ty.clone();
+        let expression = expression.clone();
+        let filter: ContentFilter = std::sync::Arc::new(move |payload: &[u8]| {
+            decode_dynamic(&ty, payload, false).is_ok_and(|v| expression.matches(&v))
+        });
+        filter
+    };
+    for seed in 0..6 {
+        let mut net = pair_announcing(
+            seed,
+            clean_then_lossy(seed),
+            reliable(EndpointQos::writer_default()),
+            reliable(EndpointQos::reader_default()),
+            Some(reader_side.clone()),
+            PurgeDelays::default(),
+            Some(announced.clone()),
+        );
+        let mut want = Vec::new();
+        for value in 0..10 {
+            for id in 1..=3 {
+                write(&mut net, id, value);
+                if value >= 5 && id != 2 {
+                    want.push((id, value));
+                }
+            }
+            net.advance(ms(1));
+        }
+        write_aged(
+            &mut net,
+            &Tick { id: 1, value: 0 },
+            ChangeKind::Disposed,
+            Duration::ZERO,
+        );
+        let acked = net.run_until(Duration::from_secs(30), |n| {
+            n.nodes[0].rtps.writer(W).unwrap().all_acknowledged()
+        });
+        assert!(acked, "seed {seed}: not all acknowledged");
+        let taken = take(&mut net);
+        let mut got = values(&taken);
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "seed {seed}");
+        assert!(
+            taken
+                .iter()
+                .any(|t| !t.info.valid_data
+                    && t.info.instance_state == InstanceState::NotAliveDisposed),
+            "seed {seed}: the dispose of an instance the reader has did not come"
+        );
+        let filtered = 30 - want.len() as u64;
+        assert_eq!(
+            net.nodes[0].rtps.writer(W).unwrap().stats().filtered,
+            filtered,
+            "seed {seed}"
+        );
+        let received = net.nodes[1].rtps.reader(R).unwrap().stats();
+        // The passing samples and the dispose, nothing else.
+        assert_eq!(received.delivered, want.len() as u64 + 1, "seed {seed}");
+        assert_eq!(received.lost, 0, "seed {seed}");
+    }
+}
+
 /// A writer with LIVELINESS `kind` and a lease of `lease_ms`, and a reliable reader that
 /// requests nothing of it (an infinite lease).
 fn liveliness_pair(seed: u64, kind: LivelinessKind, lease_ms: u64) -> Network {
@@ -1011,6 +1105,7 @@ fn group_pair(seed: u64, faults: Faults, p: qos::Presentation, reliable_: bool) 
                 keyed: true,
                 ty: Some(ty.clone()),
                 ignore_local: false,
+                content_filter: None,
             },
         );
         let rg = Guid::new(net.nodes[1].rtps.prefix(), r);
@@ -1034,6 +1129,7 @@ fn group_pair(seed: u64, faults: Faults, p: qos::Presentation, reliable_: bool) 
                 keyed: true,
                 ty: Some(ty.clone()),
                 ignore_local: false,
+                content_filter: None,
             },
         );
     }
@@ -1347,6 +1443,7 @@ fn history_relayed_for_a_writer_is_taken_in_once() {
             keyed: true,
             ty: Some(Tick::dynamic_type()),
             ignore_local: false,
+            content_filter: None,
         },
     );
     let matched = net.run_until(Duration::from_secs(5), |n| {
@@ -1411,6 +1508,7 @@ fn a_topic_of_another_type_is_inconsistent_on_both_sides() {
         keyed: true,
         ty: None,
         ignore_local: false,
+        content_filter: None,
     };
     let w = Guid::new(net.nodes[0].rtps.prefix(), W);
     net.nodes[0]

@@ -50,6 +50,7 @@ fn endpoint(
         keyed: false,
         ty: None,
         ignore_local: false,
+        content_filter: None,
     }
 }
 

@@ -73,6 +73,7 @@ fn local_reaching(limits: Limits, other_locators: Vec<Locator>) -> ParticipantCo
             keyed: false,
             ty: None,
             ignore_local: false,
+            content_filter: None,
         },
     );
     drain(&mut c);

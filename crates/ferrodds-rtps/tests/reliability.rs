@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{
-    Change, ChangeKind, History, Reader, ReaderConfig, RemoteReader, RemoteWriter, WriteError,
-    Writer, WriterConfig,
+    Change, ChangeKind, History, Reader, ReaderConfig, ReaderFilter, RemoteReader, RemoteWriter,
+    WriteError, Writer, WriterConfig,
 };
 use sim::{Faults, Network};
 
@@ -26,6 +26,19 @@ fn sample(i: u32, size: usize) -> Arc<Vec<u8>> {
     v.extend_from_slice(&i.to_le_bytes());
     v.extend((0..size).map(|k| (k as u32).wrapping_mul(31).wrapping_add(i) as u8));
     v.into()
+}
+
+/// A new sample (no key, no timestamp) with `payload`.
+fn alive(payload: Arc<Vec<u8>>) -> Change {
+    Change {
+        original: None,
+        coherence: None,
+        kind: ChangeKind::Alive,
+        key_hash: None,
+        timestamp: None,
+        payload,
+        reduced_payload: None,
+    }
 }
 
 struct Setup {
@@ -71,6 +84,18 @@ fn connect(
     wl: ferrodds_rtps::wire::Locator,
     rl: ferrodds_rtps::wire::Locator,
 ) {
+    connect_filtered(s, reliable_w, reliable_r, transient_reader, wl, rl, None);
+}
+
+fn connect_filtered(
+    s: &mut Setup,
+    reliable_w: bool,
+    reliable_r: bool,
+    transient_reader: bool,
+    wl: ferrodds_rtps::wire::Locator,
+    rl: ferrodds_rtps::wire::Locator,
+    filter: Option<ReaderFilter>,
+) {
     let now = s.net.now;
     s.net.nodes[0].rtps.writer(WRITER_ID).unwrap().match_reader(
         now,
@@ -81,6 +106,7 @@ fn connect(
             transient_local: transient_reader,
             dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
             reduced: false,
+            filter,
         },
     );
     s.net.nodes[1].rtps.reader(READER_ID).unwrap().match_writer(
@@ -115,15 +141,7 @@ fn run_reliable(seed: u64, faults: Faults, count: u32, size: usize, wc: WriterCo
         for _ in 0..burst.min(count - i) {
             let payload = sample(i, size);
             let now = s.net.now;
-            let change = Change {
-                original: None,
-                coherence: None,
-                kind: ChangeKind::Alive,
-                key_hash: None,
-                timestamp: None,
-                payload: payload.clone(),
-                reduced_payload: None,
-            };
+            let change = alive(payload.clone());
             match s.net.nodes[0]
                 .rtps
                 .writer(WRITER_ID)
@@ -256,15 +274,7 @@ fn a_perfect_network_needs_no_repair() {
     let mut s = setup(1, Faults::NONE, wc, ReaderConfig::default(), false, true);
     for i in 0..100 {
         let now = s.net.now;
-        let change = Change {
-            original: None,
-            coherence: None,
-            kind: ChangeKind::Alive,
-            key_hash: None,
-            timestamp: None,
-            payload: sample(i, 100),
-            reduced_payload: None,
-        };
+        let change = alive(sample(i, 100));
         s.net.nodes[0]
             .rtps
             .writer(WRITER_ID)
@@ -302,15 +312,7 @@ fn best_effort_never_delivers_a_duplicate_or_out_of_order() {
         let mut got = Vec::new();
         for i in 0..50 {
             let now = s.net.now;
-            let change = Change {
-                original: None,
-                coherence: None,
-                kind: ChangeKind::Alive,
-                key_hash: None,
-                timestamp: None,
-                payload: sample(i, 16),
-                reduced_payload: None,
-            };
+            let change = alive(sample(i, 16));
             s.net.nodes[0]
                 .rtps
                 .writer(WRITER_ID)
@@ -363,15 +365,7 @@ fn transient_local_late_joiner_receives_the_history() {
         );
         for i in 0..5 {
             let now = s.net.now;
-            let change = Change {
-                original: None,
-                coherence: None,
-                kind: ChangeKind::Alive,
-                key_hash: None,
-                timestamp: None,
-                payload: sample(i, 8),
-                reduced_payload: None,
-            };
+            let change = alive(sample(i, 8));
             s.net.nodes[0]
                 .rtps
                 .writer(WRITER_ID)
@@ -418,15 +412,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
     );
     for i in 0..5 {
         let now = s.net.now;
-        let change = Change {
-            original: None,
-            coherence: None,
-            kind: ChangeKind::Alive,
-            key_hash: None,
-            timestamp: None,
-            payload: sample(i, 8),
-            reduced_payload: None,
-        };
+        let change = alive(sample(i, 8));
         s.net.nodes[0]
             .rtps
             .writer(WRITER_ID)
@@ -441,15 +427,7 @@ fn volatile_late_joiner_receives_only_new_samples() {
     connect(&mut s, true, true, false, wl, rl);
     s.net.advance(Duration::from_millis(500));
     let now = s.net.now;
-    let change = Change {
-        original: None,
-        coherence: None,
-        kind: ChangeKind::Alive,
-        key_hash: None,
-        timestamp: None,
-        payload: sample(5, 8),
-        reduced_payload: None,
-    };
+    let change = alive(sample(5, 8));
     s.net.nodes[0]
         .rtps
         .writer(WRITER_ID)
@@ -501,15 +479,7 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
         for i in 0..count {
             let now = s.net.now;
             let payload = sample(i, 64);
-            let change = Change {
-                original: None,
-                coherence: None,
-                kind: ChangeKind::Alive,
-                key_hash: None,
-                timestamp: None,
-                payload: payload.clone(),
-                reduced_payload: None,
-            };
+            let change = alive(payload.clone());
             s.net.nodes[0]
                 .rtps
                 .writer(WRITER_ID)
@@ -539,6 +509,97 @@ fn a_lossy_stream_is_repaired_without_a_retransmission_storm() {
         assert!(
             resent < u64::from(count) / 4,
             "seed {seed}: {resent} resends for {count} samples at 10 % loss"
+        );
+    }
+}
+
+/// A reader whose content filter the writer evaluates (writer-side filtering) is sent only
+/// the samples that pass, gets each of them once and in order through loss, and counts
+/// none of those it was not sent as lost; the writer's KEEP_ALL history is never held up
+/// for good by changes the reader will never get.
+#[test]
+fn a_filtered_reader_is_sent_only_what_passes_under_20_percent_faults() {
+    let wc = WriterConfig {
+        history: History::KeepAll,
+        max_samples: 16,
+        ..WriterConfig::default()
+    };
+    // Keeps samples whose number (after the encapsulation header) is a multiple of 3.
+    let filter = ReaderFilter(Arc::new(|p: &[u8]| {
+        p.get(4..8)
+            .and_then(|b| b.try_into().ok())
+            .is_some_and(|b| u32::from_le_bytes(b) % 3 == 0)
+    }));
+    let count = 60u32;
+    for seed in 0..200 {
+        let mut s = setup(
+            seed,
+            Faults::lossy(0.2),
+            wc.clone(),
+            ReaderConfig::default(),
+            false,
+            false,
+        );
+        let (wl, rl) = (s.net.locator(0), s.net.locator(1));
+        connect_filtered(&mut s, true, true, false, wl, rl, Some(filter.clone()));
+        let mut got = Vec::new();
+        let mut i = 0u32;
+        for _ in 0..100_000 {
+            if i == count {
+                break;
+            }
+            let now = s.net.now;
+            let change = alive(sample(i, 16));
+            match s.net.nodes[0]
+                .rtps
+                .writer(WRITER_ID)
+                .unwrap()
+                .write(now, change)
+            {
+                Ok(_) => i += 1,
+                Err(WriteError::HistoryFull(_)) => {}
+                Err(e) => panic!("seed {seed}: {e}"),
+            }
+            s.net.advance(Duration::from_micros(300));
+            drain(&mut s.net, &mut got);
+        }
+        assert_eq!(i, count, "seed {seed}: the writer stayed blocked");
+        let want: Vec<u32> = (0..count).filter(|n| n % 3 == 0).collect();
+        s.net.run_until(Duration::from_secs(60), |n| {
+            drain(n, &mut got);
+            got.len() >= want.len()
+                && n.nodes[0]
+                    .rtps
+                    .writer(WRITER_ID)
+                    .unwrap()
+                    .all_acknowledged()
+        });
+        drain(&mut s.net, &mut got);
+        let numbers: Vec<u32> = got
+            .iter()
+            .map(|(_, p)| u32::from_le_bytes(p[4..8].try_into().unwrap()))
+            .collect();
+        assert_eq!(numbers, want, "seed {seed}: what the reader got");
+        let writer = s.net.nodes[0].rtps.writer(WRITER_ID).unwrap();
+        assert!(
+            writer.all_acknowledged(),
+            "seed {seed}: not all acknowledged"
+        );
+        let stats = writer.stats();
+        assert_eq!(
+            stats.filtered,
+            u64::from(count) - want.len() as u64,
+            "seed {seed}"
+        );
+        assert_eq!(
+            stats.written - stats.filtered + stats.resent,
+            s.net.data_sent,
+            "seed {seed}: DATA sent besides the passing changes and their resends"
+        );
+        let reader = s.net.nodes[1].rtps.reader(READER_ID).unwrap().stats();
+        assert_eq!(
+            reader.lost, 0,
+            "seed {seed}: filtered changes counted as lost"
         );
     }
 }

@@ -581,8 +581,9 @@ impl DomainParticipant {
     }
 
     /// A reader in the default subscriber that takes in only the samples `filter` accepts:
-    /// a content filter, applied by the reader as samples arrive (writers still send
-    /// everything). Dispose and unregister reach it only for instances it accepted a
+    /// a content filter, applied by the reader as samples arrive (a closure cannot be
+    /// announced: writers send everything; see
+    /// [`DomainParticipant::create_reader_with_expression`]). Dispose and unregister reach it only for instances it accepted a
     /// sample of.
     pub fn create_reader_with_filter<T: Cdr + 'static>(
         &self,
@@ -594,10 +595,27 @@ impl DomainParticipant {
         DataReader::with_filter(self, topic, qos, filter)
     }
 
+    /// A reader in the default subscriber that takes in only the samples the filter
+    /// expression `expression` keeps (DDS SQL over `T`'s members, `%n` for
+    /// `parameters[n]`): a content-filtered topic's reader. The filter is announced, so
+    /// writers that can evaluate it (FerroDDS's, RTI Connext's) send only what passes; the
+    /// reader applies it too, to what others send.
+    pub fn create_reader_with_expression<T: Cdr + 'static>(
+        &self,
+        topic: &Topic<T>,
+        qos: Qos,
+        expression: &str,
+        parameters: &[&str],
+    ) -> Result<DataReader<T>> {
+        topic.check_participant(self)?;
+        DataReader::with_expression(self, topic, qos, expression, parameters)
+    }
+
     /// A reader of `topic` in the default subscriber that takes in only the samples the
     /// filter expression `expression` keeps (DDS SQL over the topic's members, `%n` for
-    /// `parameters[n]`): a content-filtered topic's reader. The filter runs as samples
-    /// arrive (writers still send everything).
+    /// `parameters[n]`): a content-filtered topic's reader. The filter is announced, so
+    /// writers that can evaluate it send only what passes; the reader applies it too, to
+    /// what others send.
     pub fn create_filtered_reader(
         &self,
         topic: &DynamicTopic,
@@ -723,6 +741,22 @@ impl<T> Topic<T> {
         check_same(participant, &self.participant, &self.name)
     }
 
+    /// Changes the topic's TOPIC_DATA (DCPS `set_qos` of a topic; the topic policy peers
+    /// see): its writers and readers in this participant announce the new bytes at once,
+    /// and those made later announce them too (over what their own QoS says). Empty clears
+    /// it. Topics of one name in a participant are one topic: they share it.
+    pub fn set_topic_data(&self, bytes: impl Into<Vec<u8>>) {
+        self.participant
+            .inner
+            .shared
+            .set_topic_data(&self.name, bytes.into());
+    }
+
+    /// The TOPIC_DATA [`set_topic_data`](Self::set_topic_data) set (empty: none).
+    pub fn topic_data(&self) -> Vec<u8> {
+        self.participant.inner.shared.topic_data(&self.name)
+    }
+
     /// The topic name.
     pub fn name(&self) -> &str {
         &self.name
@@ -799,6 +833,22 @@ pub struct DynamicTopic {
 impl DynamicTopic {
     fn check_participant(&self, participant: &DomainParticipant) -> Result<()> {
         check_same(participant, &self.participant, &self.name)
+    }
+
+    /// Changes the topic's TOPIC_DATA (DCPS `set_qos` of a topic; the topic policy peers
+    /// see): its writers and readers in this participant announce the new bytes at once,
+    /// and those made later announce them too (over what their own QoS says). Empty clears
+    /// it. Topics of one name in a participant are one topic: they share it.
+    pub fn set_topic_data(&self, bytes: impl Into<Vec<u8>>) {
+        self.participant
+            .inner
+            .shared
+            .set_topic_data(&self.name, bytes.into());
+    }
+
+    /// The TOPIC_DATA [`set_topic_data`](Self::set_topic_data) set (empty: none).
+    pub fn topic_data(&self) -> Vec<u8> {
+        self.participant.inner.shared.topic_data(&self.name)
     }
 
     /// The topic name.
@@ -1181,6 +1231,21 @@ impl Subscriber {
             qos,
             topic.filter(expression, parameters)?,
         )
+    }
+
+    /// A reader in this subscriber's partition that takes in only the samples the filter
+    /// expression keeps, announced to writers (see
+    /// [`DomainParticipant::create_reader_with_expression`]).
+    pub fn create_reader_with_expression<T: Cdr + 'static>(
+        &self,
+        topic: &Topic<T>,
+        qos: Qos,
+        expression: &str,
+        parameters: &[&str],
+    ) -> Result<DataReader<T>> {
+        let qos = self.group.apply(qos);
+        topic.check_participant(&self.participant)?;
+        DataReader::with_expression(&self.participant, topic, qos, expression, parameters)
     }
 
     /// A reader in this subscriber's partition that takes in only the samples `filter`

@@ -19,10 +19,11 @@ use ferrodds_rtps::dcps::status::{
 use ferrodds_rtps::dcps::{
     ContentFilter, DcpsReader, FilterExpression, InstanceHandle, SampleInfo, Selection, Taken,
 };
+use ferrodds_rtps::discovery::ContentFilterProperty;
 use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use ferrodds_rtps::wire::{EntityId, Guid};
-use ferrodds_rtps::{LocalEndpoint, Reader, Timestamp};
+use ferrodds_rtps::{LocalEndpoint, Reader, ReaderStats, Timestamp};
 
 use crate::error::{Error, Result};
 use crate::loan::{Loaned, Plain};
@@ -31,6 +32,15 @@ use crate::qos::Qos;
 use crate::runtime::{Callback, ReaderHooks, StatusKind, StatusMask};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 use crate::waitset::Condition;
+
+/// A reader's content filter as its creator gives it.
+enum ReaderFilter {
+    /// A predicate of the application's: applied here alone, never announced.
+    Closure(ContentFilter),
+    /// A filter expression: applied here, and announced in SEDP
+    /// (`PID_CONTENT_FILTER_PROPERTY`) for writers that filter before sending.
+    Expression(FilterExpression),
+}
 
 /// A sample and what the reader knows about it. A sample without data
 /// (`info.valid_data` false) only reports that its instance changed state — disposed,
@@ -127,14 +137,36 @@ impl<T: Cdr> DataReader<T> {
         let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
             decode_typed::<T>(payload, false).is_ok_and(|sample| filter(&sample))
         });
-        Self::with_content_filter(participant, topic, qos, Some(filter))
+        Self::with_content_filter(participant, topic, qos, Some(ReaderFilter::Closure(filter)))
+    }
+
+    /// A reader that only takes in the samples the filter expression keeps (DDS SQL over
+    /// `T`'s members), announced so that writers able to evaluate it send only those.
+    pub(crate) fn with_expression(
+        participant: &DomainParticipant,
+        topic: &Topic<T>,
+        qos: Qos,
+        expression: &str,
+        parameters: &[&str],
+    ) -> Result<Self> {
+        let expression = FilterExpression::new(&T::dynamic_type(), expression, parameters)
+            .map_err(|error| Error::Filter {
+                expression: expression.to_owned(),
+                error,
+            })?;
+        Self::with_content_filter(
+            participant,
+            topic,
+            qos,
+            Some(ReaderFilter::Expression(expression)),
+        )
     }
 
     fn with_content_filter(
         participant: &DomainParticipant,
         topic: &Topic<T>,
         qos: Qos,
-        filter: Option<ContentFilter>,
+        filter: Option<ReaderFilter>,
     ) -> Result<Self> {
         let support = TypeSupport::of::<T>(&topic.type_name);
         Ok(DataReader {
@@ -275,6 +307,11 @@ impl<T: Cdr> DataReader<T> {
         self.untyped.sample_lost_status()
     }
 
+    /// What reached this reader from the network; see [`DynamicReader::protocol_stats`].
+    pub fn protocol_stats(&self) -> ReaderStats {
+        self.untyped.protocol_stats()
+    }
+
     /// Waits until a sample not yet read is waiting; false on timeout.
     pub fn wait_for_data(&self, timeout: Duration) -> bool {
         self.untyped.wait_for_data(timeout)
@@ -371,11 +408,13 @@ impl DynamicReader {
         qos: Qos,
         filter: FilterExpression,
     ) -> Result<Self> {
-        let ty = topic.support.ty.clone();
-        let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
-            decode_dynamic(&ty, payload, false).is_ok_and(|sample| filter.matches(&sample))
-        });
-        DynamicReader::create(participant, &topic.name, &topic.support, qos, Some(filter))
+        DynamicReader::create(
+            participant,
+            &topic.name,
+            &topic.support,
+            qos,
+            Some(ReaderFilter::Expression(filter)),
+        )
     }
 
     /// Removes and returns up to `max` of the samples `selection` selects that `query`
@@ -416,11 +455,32 @@ impl DynamicReader {
         topic_name: &str,
         support: &TypeSupport,
         qos: Qos,
-        filter: Option<ContentFilter>,
+        filter: Option<ReaderFilter>,
     ) -> Result<Self> {
         let shared = &participant.inner.shared;
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if support.keyed() { 0x07 } else { 0x04 });
+        let (filter, announced) = match filter {
+            None => (None, None),
+            Some(ReaderFilter::Closure(filter)) => (Some(filter), None),
+            Some(ReaderFilter::Expression(expression)) => {
+                // The content-filtered topic has no name of its own in this API: one unique
+                // in the participant, as DDS wants it.
+                let [a, b, c, _] = entity_id.0;
+                let announced = ContentFilterProperty::sql(
+                    &format!("{topic_name}_filtered_{a:02x}{b:02x}{c:02x}"),
+                    topic_name,
+                    expression.text(),
+                    expression.parameters(),
+                );
+                let ty = support.ty.clone();
+                let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
+                    decode_dynamic(&ty, payload, false)
+                        .is_ok_and(|sample| expression.matches(&sample))
+                });
+                (Some(filter), Some(announced))
+            }
+        };
         let guid = Guid::new(core.node.rtps.prefix(), entity_id);
         let participant_limits = core.node.rtps.limits().clone();
         core.node.rtps.add_reader(Reader::new(
@@ -452,6 +512,7 @@ impl DynamicReader {
             keyed: support.keyed(),
             ty: Some(support.ty.clone()),
             ignore_local: qos.ignore_local,
+            content_filter: announced,
         };
         shared.announce(core, endpoint);
         Ok(DynamicReader {
@@ -612,6 +673,19 @@ impl DynamicReader {
             StatusKind::SampleLost,
             |node, _| node.data_reader_ref(id).map(|r| r.sample_lost()),
         )
+    }
+
+    /// What reached this reader from the network, counted by its RTPS layer (before the
+    /// DCPS policies: a content filter's drops are in `delivered`). Beside the samples
+    /// taken, it shows what writers sent it: a writer that filters for it (writer-side
+    /// content filtering) sends only what passes.
+    pub fn protocol_stats(&self) -> ReaderStats {
+        let core = self.inner.participant.inner.shared.lock();
+        core.node
+            .rtps
+            .reader_ref(self.inner.entity_id)
+            .map(Reader::stats)
+            .unwrap_or_default()
     }
 
     /// The type it reads.

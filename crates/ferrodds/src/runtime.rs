@@ -60,6 +60,9 @@ pub(crate) struct Core {
     pub(crate) participant_listener: Option<(StatusMask, ParentCallback)>,
     /// The listeners of topics, by name.
     pub(crate) topic_listeners: BTreeMap<String, StatusCallback>,
+    /// The TOPIC_DATA of topics that have one, by name: every writer and reader of the
+    /// topic announces it (DCPS: a topic's QoS, which its endpoints carry in SEDP).
+    pub(crate) topic_data: BTreeMap<String, Vec<u8>>,
     /// What the application last read of each status (`*_change`, status conditions).
     /// Status listener calls to make once the lock is released.
     status_calls: Vec<ListenerCall>,
@@ -92,6 +95,7 @@ impl Core {
             group_listeners: BTreeMap::new(),
             participant_listener: None,
             topic_listeners: BTreeMap::new(),
+            topic_data: BTreeMap::new(),
             status_calls: Vec::new(),
             next_entity: 0,
             pending: Vec::new(),
@@ -472,14 +476,47 @@ impl Shared {
         self.finish(core);
     }
 
+    /// The TOPIC_DATA of topic `topic` (empty: none).
+    pub(crate) fn topic_data(&self, topic: &str) -> Vec<u8> {
+        self.lock()
+            .topic_data
+            .get(topic)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Sets the TOPIC_DATA of topic `topic` (empty: none) and announces its endpoints
+    /// again with it.
+    pub(crate) fn set_topic_data(&self, topic: &str, data: Vec<u8>) {
+        let mut core = self.lock();
+        let endpoints = core.node.discovery.local_endpoints_of(topic);
+        let updates: Vec<_> = endpoints
+            .into_iter()
+            .filter(|(_, qos)| qos.topic_data.value != data)
+            .map(|(guid, mut qos)| {
+                qos.topic_data.value = data.clone();
+                (guid, qos)
+            })
+            .collect();
+        if data.is_empty() {
+            core.topic_data.remove(topic);
+        } else {
+            core.topic_data.insert(topic.to_owned(), data);
+        }
+        self.update_endpoints(core, updates);
+    }
+
     /// Announces a local endpoint over SEDP and matches it (its RTPS endpoint and DCPS state
     /// were added under the same lock).
     pub(crate) fn announce(
         &self,
         mut core: MutexGuard<'_, Core>,
-        endpoint: ferrodds_rtps::LocalEndpoint,
+        mut endpoint: ferrodds_rtps::LocalEndpoint,
     ) {
         let now = self.now();
+        if let Some(data) = core.topic_data.get(&endpoint.topic_name) {
+            endpoint.qos.topic_data.value = data.clone();
+        }
         core.node.add_local(now, endpoint);
         core.after_input();
         self.finish(core);
@@ -861,6 +898,7 @@ mod tests {
                     transient_local: false,
                     dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                     reduced: false,
+                    filter: None,
                 },
             );
             let change = Change {

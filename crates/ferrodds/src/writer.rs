@@ -592,6 +592,7 @@ impl DynamicWriter {
             keyed,
             ty: Some(support.ty.clone()),
             ignore_local: qos.ignore_local,
+            content_filter: None,
         };
         let unannounced = if announce {
             shared.announce(core, endpoint);

@@ -12,8 +12,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use ferrodds::{
-    Condition, DomainParticipant, PublishMode, Qos, SampleState, StatusKind, StatusMask, ViewState,
-    WaitSet,
+    Condition, DomainParticipant, Guid, PublishMode, Qos, SampleState, StatusKind, StatusMask,
+    ViewState, WaitSet,
 };
 use ferrodds_cdr::Cdr;
 
@@ -758,4 +758,40 @@ fn a_participants_user_data_changes_and_its_peers_see_it() {
         Some(&b"second"[..]),
         "not announced at once"
     );
+}
+
+/// A topic's TOPIC_DATA (`set_topic_data`, DCPS `set_qos` of a topic) goes out with its
+/// writer and reader at once, and with an endpoint made later; a peer sees each change.
+#[test]
+fn a_topics_data_goes_out_with_its_endpoints_and_changes() {
+    let a = participant(204);
+    let b = participant(204);
+    let topic = a.create_topic::<Note>("topic_data").unwrap();
+    let writer = a.create_writer(&topic, Qos::writer().reliable()).unwrap();
+    let seen = |guid: Guid| {
+        b.discovered_endpoints()
+            .into_iter()
+            .find(|e| e.data.guid == guid)
+            .map(|e| e.data.qos.topic_data.value)
+    };
+    let wait_for = |guid: Guid, want: &[u8]| {
+        let deadline = Instant::now() + T;
+        while seen(guid).as_deref() != Some(want) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(seen(guid).as_deref(), Some(want), "{guid:?}");
+    };
+    wait_for(writer.guid(), b"");
+    topic.set_topic_data(b"first".to_vec());
+    assert_eq!(topic.topic_data(), b"first");
+    wait_for(writer.guid(), b"first");
+    // A reader made afterwards, from another topic object of the same name, announces it.
+    let again = a.create_topic::<Note>("topic_data").unwrap();
+    let reader = a.create_reader(&again, Qos::reader().reliable()).unwrap();
+    wait_for(reader.guid(), b"first");
+    again.set_topic_data(b"second".to_vec());
+    wait_for(writer.guid(), b"second");
+    wait_for(reader.guid(), b"second");
+    // The writer still matches its reader: TOPIC_DATA changes nothing of a match.
+    writer.wait_for_matched(1, T).unwrap();
 }

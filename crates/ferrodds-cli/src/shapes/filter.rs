@@ -3,12 +3,13 @@
 //! (`color`, `x`, `y`, `shapesize`), as FerroDDS's content-filtered topics take them
 //! ([`ferrodds::FilterExpression`]).
 //!
-//! FerroDDS applies the filter in the reader, to every sample as it arrives (see
-//! `Subscriber::create_reader_with_filter`); this module only turns the text into the
-//! predicate.
+//! The reader announces the filter, so that writers able to evaluate it (FerroDDS's, RTI
+//! Connext's) send only what passes, and applies it to every sample that arrives (see
+//! `Subscriber::create_reader_with_expression`); this module only checks the text.
 
 use std::sync::Arc;
 
+#[cfg(test)]
 use ferrodds::dynamic::DynamicValue;
 use ferrodds::{FilterError, FilterExpression};
 use ferrodds_cdr::Cdr;
@@ -35,7 +36,18 @@ impl Filter {
         }
     }
 
+    /// The expression, for the reader to announce.
+    pub(crate) fn expression(&self) -> &str {
+        self.0.text()
+    }
+
+    /// What its `%n` stand for.
+    pub(crate) fn parameters(&self) -> Vec<&str> {
+        self.0.parameters().iter().map(String::as_str).collect()
+    }
+
     /// True if `s` passes.
+    #[cfg(test)]
     pub(crate) fn matches(&self, s: &ShapeType) -> bool {
         // The members in ShapeType's order, as its runtime type has them.
         self.0.matches(&DynamicValue::Struct(vec![

@@ -49,9 +49,12 @@ pub(super) fn create(
         let reader = match &filter {
             Some(f) => {
                 println!("Create reader for topic: {}_filtered", topic.name());
-                let f = f.clone();
-                subscriber
-                    .create_reader_with_filter(topic, reader_qos.clone(), move |s| f.matches(s))
+                subscriber.create_reader_with_expression(
+                    topic,
+                    reader_qos.clone(),
+                    f.expression(),
+                    &f.parameters(),
+                )
             }
             None => {
                 println!("Create reader for topic: {}", topic.name());

@@ -19,11 +19,24 @@ class Topic(Entity, Generic[_T]):
         self.name = topic_name
         self.qos = qos
         self._native = domain_participant._native.topic(topic_name, _support(data_type))
+        if _topic_data(qos):
+            self._native.set_topic_data(_topic_data(qos))
         _listen_to_statuses(self, [listener, domain_participant.get_listener()],
                             ("inconsistent_topic",))
 
     def get_name(self) -> str:
         return self.name
+
+    def set_qos(self, qos: Qos) -> None:
+        """Changes its QoS (DCPS ``set_qos``): ``Policy.Topicdata``, which its writers and
+        readers announce at once (absent: empty), and which those made later carry. Other
+        policies of a topic are defaults for the writers and readers made from it later."""
+        self._native.set_topic_data(_topic_data(qos))
+        self.qos = qos
+
+    def get_qos(self) -> Optional[Qos]:
+        """The QoS it was given (created with, or set since)."""
+        return self.qos
 
     def get_inconsistent_topic_status(self) -> InconsistentTopicStatus:
         """INCONSISTENT_TOPIC, its change counted since the last read."""
@@ -38,6 +51,13 @@ class Topic(Entity, Generic[_T]):
 
     def __repr__(self):
         return f"Topic({self.name!r}, {self.data_type.__name__})"
+
+
+def _topic_data(qos: Optional[Qos]) -> bytes:
+    """The bytes of ``qos``'s ``Policy.Topicdata`` (empty without one)."""
+    if qos is None or "Topicdata" not in qos:
+        return b""
+    return bytes(qos["Topicdata"].data)
 
 
 __all__ = ["Topic"]

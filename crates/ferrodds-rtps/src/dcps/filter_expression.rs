@@ -129,6 +129,7 @@ enum Node {
 #[derive(Debug, Clone)]
 pub struct FilterExpression {
     text: String,
+    parameters: Vec<String>,
     root: Node,
 }
 
@@ -150,6 +151,7 @@ impl FilterExpression {
         }
         Ok(FilterExpression {
             text: text.to_owned(),
+            parameters: parameters.iter().map(|&p| p.to_owned()).collect(),
             root,
         })
     }
@@ -157,6 +159,11 @@ impl FilterExpression {
     /// The expression as given.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The parameters as given (what `%n` stands for).
+    pub fn parameters(&self) -> &[String] {
+        &self.parameters
     }
 
     /// Whether `sample` (a value of the type the expression was made for) passes.

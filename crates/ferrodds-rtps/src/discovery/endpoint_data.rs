@@ -25,6 +25,7 @@
 //! the content filter, the deprecated queue sizes Connext still sends (0x0013, 0x0018),
 //! and every vendor-specific parameter.
 
+use super::content_filter::ContentFilterProperty;
 use super::qos_parameters;
 use super::scan::{self, FoundGuid, Handled};
 use super::value::ValueReader;
@@ -91,6 +92,9 @@ pub struct EndpointData {
     /// `PID_TYPE_INFORMATION` (DDS-XTypes 1.3 §7.6.3.2.2; Cyclone DDS ≥ 0.10 sends it),
     /// exactly as received: it is kept for a later type lookup and never parsed here.
     pub type_information: Option<Vec<u8>>,
+    /// The reader's content filter (`PID_CONTENT_FILTER_PROPERTY`, readers of a
+    /// content-filtered topic only).
+    pub content_filter: Option<ContentFilterProperty>,
 }
 
 impl EndpointData {
@@ -112,6 +116,7 @@ impl EndpointData {
             group_entity_id: None,
             type_max_size_serialized: None,
             type_information: None,
+            content_filter: None,
         }
     }
 
@@ -169,6 +174,9 @@ impl EndpointData {
                         data.type_information = Some(p.value.to_vec());
                     }
                     return Ok(Handled::Repeatable);
+                }
+                pid::CONTENT_FILTER_PROPERTY if kind == EndpointKind::Reader => {
+                    data.content_filter = Some(scan::read(offset, p, ContentFilterProperty::read)?);
                 }
                 // Participant-level; understood (it has the must-understand bit), not used.
                 pid::DOMAIN_TAG => return Ok(Handled::Ignored),
@@ -242,6 +250,9 @@ impl EndpointData {
         }
         if let Some(info) = &self.type_information {
             b.push(pid::TYPE_INFORMATION, info)?;
+        }
+        if let Some(filter) = &self.content_filter {
+            b.push(pid::CONTENT_FILTER_PROPERTY, &filter.to_value(e))?;
         }
         b.finish();
         Ok(())

@@ -76,6 +76,7 @@
 //!
 //! [`instance_guid`] finds the GUID of a disposal in each of these shapes.
 
+mod content_filter;
 mod endpoint_data;
 mod error;
 mod participant_data;
@@ -83,6 +84,7 @@ mod qos_parameters;
 mod scan;
 mod value;
 
+pub use content_filter::{ContentFilterProperty, DDSSQL};
 pub use endpoint_data::{DiscoveredReaderData, DiscoveredWriterData, EndpointData, EndpointKind};
 pub use error::{DiscoveryError, ValueError};
 pub use participant_data::{BuiltinEndpointQos, BuiltinEndpointSet, ParticipantData};

@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 use std::time::{Duration, SystemTime};
 
 use ferrodds_rtps::discovery::ParticipantData;
-use ferrodds_rtps::wire::{GuidPrefix, Locator};
+use ferrodds_rtps::wire::{GuidPrefix, Locator, Message, Submessage};
 use ferrodds_rtps::{DiscoveryConfig, Participant, ParticipantCore, Timestamp};
 
 /// SplitMix64: small, seedable, and good enough to pick which datagram to drop.
@@ -93,6 +93,9 @@ pub struct Network {
     pub faults: Faults,
     pub datagrams_sent: u64,
     pub datagrams_dropped: u64,
+    /// DATA submessages sent (user and builtin), once per datagram whatever its
+    /// destinations.
+    pub data_sent: u64,
 }
 
 impl Network {
@@ -107,6 +110,7 @@ impl Network {
             faults,
             datagrams_sent: 0,
             datagrams_dropped: 0,
+            data_sent: 0,
         }
     }
 
@@ -177,6 +181,12 @@ impl Network {
     fn collect_transmits(&mut self) {
         for from in 0..self.nodes.len() {
             while let Some(t) = self.nodes[from].poll_transmit() {
+                if let Ok((_, submessages)) = Message::parse(&t.payload) {
+                    self.data_sent += submessages
+                        .flatten()
+                        .filter(|s| matches!(s, Submessage::Data(_)))
+                        .count() as u64;
+                }
                 for dest in &t.destinations {
                     let Some(to) = self.locators.iter().position(|l| l == dest) else {
                         continue;
