@@ -60,6 +60,10 @@ namespace FerroDDS
             Read,
             TakeJson,
             ReadJson,
+            TakeInstance,
+            ReadInstance,
+            TakeNextInstance,
+            ReadNextInstance,
         }
 
         /// <summary>Turns one lent sample into an item of the caller's list.</summary>
@@ -92,7 +96,7 @@ namespace FerroDDS
         /// limit) from <paramref name="source"/> (this reader, or a condition of it) into
         /// <paramref name="items"/> and <paramref name="infos"/>; with <paramref name="reuse"/>,
         /// the items already in the list are read into, and the list cut to what was taken.</summary>
-        internal unsafe ReturnCode Collect<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter, bool reuse)
+        internal unsafe ReturnCode Collect<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter, bool reuse, InstanceHandle instance = default(InstanceHandle))
         {
             if (items == null)
             {
@@ -111,7 +115,7 @@ namespace FerroDDS
                 infos.Clear();
                 try
                 {
-                    return CollectLocked(access, source, maxSamples, mask, items, infos, converter, reuse);
+                    return CollectLocked(access, source, maxSamples, mask, items, infos, converter, reuse, instance);
                 }
                 finally
                 {
@@ -131,9 +135,14 @@ namespace FerroDDS
             }
         }
 
-        private unsafe ReturnCode CollectLocked<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter, bool reuse)
+        private unsafe ReturnCode CollectLocked<TItem>(Access access, int source, int maxSamples, uint mask, List<TItem> items, List<SampleInfo> infos, Converter<TItem> converter, bool reuse, InstanceHandle instance)
         {
-            bool take = access == Access.Take || access == Access.TakeJson;
+            // Repeated for more only where a repeat takes more of the same: not a next
+            // instance, which would move on to the instance after.
+            bool take = access == Access.Take || access == Access.TakeJson || access == Access.TakeInstance;
+            bool byHandle = access == Access.TakeInstance || access == Access.ReadInstance
+                || ((access == Access.TakeNextInstance || access == Access.ReadNextInstance) && !instance.IsNil);
+            byte[] handle = byHandle ? instance.ToArray() : null;
             int remaining = maxSamples < 0 ? int.MaxValue : maxSamples;
             int batch = Math.Min(remaining, take ? _loans.Length : MaxBatch);
             while (remaining > 0)
@@ -144,8 +153,9 @@ namespace FerroDDS
                 }
                 int n;
                 fixed (NativeSample* samples = _loans)
+                fixed (byte* h = handle)
                 {
-                    n = Call(access, source, samples, batch, mask);
+                    n = Call(access, source, samples, batch, mask, h);
                     if (n == -(int)ReturnCode.NoData)
                     {
                         break;
@@ -185,7 +195,7 @@ namespace FerroDDS
             return infos.Count == 0 ? ReturnCode.NoData : ReturnCode.Ok;
         }
 
-        private static unsafe int Call(Access access, int source, NativeSample* samples, int max, uint mask)
+        private static unsafe int Call(Access access, int source, NativeSample* samples, int max, uint mask, byte* handle)
         {
             var n = (UIntPtr)max;
             switch (access)
@@ -193,7 +203,11 @@ namespace FerroDDS
                 case Access.Take: return Native.ferrodds_take(source, samples, n, mask);
                 case Access.Read: return Native.ferrodds_read(source, samples, n, mask);
                 case Access.TakeJson: return Native.ferrodds_take_json(source, samples, n, mask);
-                default: return Native.ferrodds_read_json(source, samples, n, mask);
+                case Access.ReadJson: return Native.ferrodds_read_json(source, samples, n, mask);
+                case Access.TakeInstance: return Native.ferrodds_take_instance(source, samples, n, mask, handle);
+                case Access.ReadInstance: return Native.ferrodds_read_instance(source, samples, n, mask, handle);
+                case Access.TakeNextInstance: return Native.ferrodds_take_next_instance(source, samples, n, mask, handle);
+                default: return Native.ferrodds_read_next_instance(source, samples, n, mask, handle);
             }
         }
 
@@ -314,9 +328,14 @@ namespace FerroDDS
     {
         private readonly Samples _samples;
 
+        private readonly ITypeSupport<T> _typeSupport;
+        // The key of LookupInstance's sample; also the lock that keeps one in it at a time.
+        private readonly CdrWriter _keys = new CdrWriter();
+
         internal DataReader(int handle, Subscriber subscriber, Topic<T> topic) : base(handle, subscriber, topic)
         {
             _samples = new Samples(topic.TypeSupport);
+            _typeSupport = topic.TypeSupport;
         }
 
         /// <summary>Takes up to <paramref name="maxSamples"/> samples in the states given
@@ -362,6 +381,62 @@ namespace FerroDDS
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
         {
             return Collect(Access.Read, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, true);
+        }
+
+        /// <summary><see cref="Take"/> of the samples of one instance (DCPS
+        /// <c>take_instance</c>).</summary>
+        public ReturnCode TakeInstance(List<T> samples, List<SampleInfo> infos, InstanceHandle handle, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.TakeInstance, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, false, handle);
+        }
+
+        /// <summary><see cref="Read"/> of the samples of one instance (DCPS
+        /// <c>read_instance</c>).</summary>
+        public ReturnCode ReadInstance(List<T> samples, List<SampleInfo> infos, InstanceHandle handle, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.ReadInstance, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, false, handle);
+        }
+
+        /// <summary><see cref="Take"/> of the samples of the first instance after
+        /// <paramref name="previousHandle"/> (<see cref="InstanceHandle.HandleNil"/>: from the
+        /// first) that has any in the states given, in instance-handle order: DCPS
+        /// <c>take_next_instance</c>. One instance per call; <see cref="ReturnCode.NoData"/>
+        /// past the last.</summary>
+        public ReturnCode TakeNextInstance(List<T> samples, List<SampleInfo> infos, InstanceHandle previousHandle, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.TakeNextInstance, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, false, previousHandle);
+        }
+
+        /// <summary><see cref="TakeNextInstance"/>, leaving the samples in the reader,
+        /// marked read (DCPS <c>read_next_instance</c>).</summary>
+        public ReturnCode ReadNextInstance(List<T> samples, List<SampleInfo> infos, InstanceHandle previousHandle, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.ReadNextInstance, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, _samples, false, previousHandle);
+        }
+
+        /// <summary>The instance of <paramref name="instance"/> (its key members count) as
+        /// this reader holds it, or <see cref="InstanceHandle.HandleNil"/> (DCPS
+        /// <c>lookup_instance</c>).</summary>
+        public InstanceHandle LookupInstance(T instance)
+        {
+            if (instance == null)
+            {
+                throw new ArgumentNullException("instance");
+            }
+            lock (_keys)
+            {
+                _keys.Reset();
+                _typeSupport.Serialize(instance, _keys, DataRepresentation.Xcdr2);
+                return Instances.Lookup(Handle, _keys);
+            }
         }
 
         /// <summary><see cref="Take"/> of the samples <paramref name="condition"/> selects.</summary>

@@ -160,14 +160,84 @@ namespace FerroDDS
         /// <summary>Unregisters the instance of <paramref name="instance"/> (its key members count).</summary>
         public void UnregisterInstance(T instance) { Send(Change.Unregister, instance, null); }
 
+        /// <summary>Unregisters instance <paramref name="handle"/> (from
+        /// <see cref="RegisterInstance"/> or <see cref="LookupInstance"/>); with
+        /// <see cref="InstanceHandle.HandleNil"/>, the instance of <paramref name="instance"/>.</summary>
+        public void UnregisterInstance(T instance, InstanceHandle handle)
+        {
+            if (handle.IsNil)
+            {
+                UnregisterInstance(instance);
+                return;
+            }
+            ByHandle(handle, false);
+        }
+
+        /// <summary>Disposes instance <paramref name="handle"/>; with
+        /// <see cref="InstanceHandle.HandleNil"/>, the instance of <paramref name="instance"/>.</summary>
+        public void Dispose(T instance, InstanceHandle handle)
+        {
+            if (handle.IsNil)
+            {
+                Dispose(instance);
+                return;
+            }
+            ByHandle(handle, true);
+        }
+
+        /// <summary>Registers the instance of <paramref name="instance"/> (its key members
+        /// count): its handle, for <see cref="Dispose(T, InstanceHandle)"/> and
+        /// <see cref="UnregisterInstance(T, InstanceHandle)"/> (DCPS
+        /// <c>register_instance</c>).</summary>
+        public unsafe InstanceHandle RegisterInstance(T instance)
+        {
+            byte* handle = stackalloc byte[16];
+            SendTo(Change.Register, instance, null, handle);
+            return InstanceHandle.From(handle);
+        }
+
+        /// <summary>The instance of <paramref name="instance"/> if this writer registered or
+        /// wrote it, or <see cref="InstanceHandle.HandleNil"/> (DCPS <c>lookup_instance</c>).</summary>
+        public unsafe InstanceHandle LookupInstance(T instance)
+        {
+            if (instance == null)
+            {
+                throw new ArgumentNullException("instance");
+            }
+            lock (_cdr)
+            {
+                _cdr.Reset();
+                _typeSupport.Serialize(instance, _cdr, Representation);
+                return Instances.Lookup(Handle, _cdr);
+            }
+        }
+
+        private unsafe void ByHandle(InstanceHandle handle, bool dispose)
+        {
+            byte[] bytes = handle.ToArray();
+            fixed (byte* h = bytes)
+            {
+                Native.Check(dispose ? Native.ferrodds_dispose_instance(Handle, h) : Native.ferrodds_unregister_instance(Handle, h));
+            }
+        }
+
         private enum Change
         {
             Write,
             Dispose,
             Unregister,
+            Register,
         }
 
         private unsafe void Send(Change change, T sample, long? timestamp)
+        {
+            SendTo(change, sample, timestamp, null);
+        }
+
+        /// <summary>Serializes <paramref name="sample"/> and hands it to the C API for
+        /// <paramref name="change"/>; a registration writes the instance's handle to
+        /// <paramref name="handle"/>.</summary>
+        private unsafe void SendTo(Change change, T sample, long? timestamp, byte* handle)
         {
             if (sample == null)
             {
@@ -191,11 +261,30 @@ namespace FerroDDS
                         case Change.Dispose:
                             Native.Check(Native.ferrodds_dispose(Handle, data, size));
                             break;
+                        case Change.Register:
+                            Native.Check(Native.ferrodds_register_instance(Handle, data, size, handle));
+                            break;
                         default:
                             Native.Check(Native.ferrodds_unregister(Handle, data, size));
                             break;
                     }
                 }
+            }
+        }
+    }
+
+    /// <summary>Instances as the C API finds them, for writers and readers alike.</summary>
+    internal static unsafe class Instances
+    {
+        /// <summary>The instance of the sample serialized in <paramref name="cdr"/> as
+        /// <paramref name="entity"/> holds it, or nil.</summary>
+        internal static InstanceHandle Lookup(int entity, CdrWriter cdr)
+        {
+            byte* handle = stackalloc byte[16];
+            fixed (byte* data = cdr.Buffer)
+            {
+                int found = Native.Check(Native.ferrodds_lookup_instance(entity, data, (UIntPtr)cdr.Length, handle));
+                return found == 1 ? InstanceHandle.From(handle) : InstanceHandle.HandleNil;
             }
         }
     }

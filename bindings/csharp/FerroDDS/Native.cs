@@ -91,6 +91,14 @@ namespace FerroDDS
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_set_qos(int entity, IntPtr qos);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_qset_userdata(IntPtr qos, IntPtr value, UIntPtr sz);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_datareaders(int subscriber, uint mask, int* readers, UIntPtr capacity);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_register_instance(int writer, byte* data, UIntPtr size, byte* handle);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_lookup_instance(int entity, byte* data, UIntPtr size, byte* handle);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_unregister_instance(int writer, byte* handle);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_dispose_instance(int writer, byte* handle);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_take_instance(int reader, NativeSample* samples, UIntPtr max, uint mask, byte* handle);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_read_instance(int reader, NativeSample* samples, UIntPtr max, uint mask, byte* handle);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_take_next_instance(int reader, NativeSample* samples, UIntPtr max, uint mask, byte* previous);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_read_next_instance(int reader, NativeSample* samples, UIntPtr max, uint mask, byte* previous);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_create_filtered_reader(int parent, int topic, IntPtr qos, byte* expression, byte** parameters, UIntPtr nparameters);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_delete(int entity);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_parent(int entity);

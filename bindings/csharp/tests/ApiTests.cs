@@ -31,6 +31,7 @@ namespace FerroDDS.Tests
                 { "wrong_kind_of_entity", WrongKindOfEntity },
                 { "bytes_that_are_not_a_sample", BytesThatAreNotASample },
                 { "group_order_and_participant_qos", GroupOrderAndParticipantQos },
+                { "instances_by_handle", InstancesByHandle },
             });
         }
 
@@ -295,6 +296,57 @@ namespace FerroDDS.Tests
                 Check.True(ReferenceEquals(readers[0], rb) && ReferenceEquals(readers[1], ra) && ReferenceEquals(readers[2], rb), "the order written");
                 subscriber.GetDataReaders(readers, SampleStateKind.ReadSampleState);
                 Check.Equal(0, readers.Count, "none read yet");
+            }
+        }
+
+        /// <summary>RegisterInstance, LookupInstance (writer and reader), Read/TakeInstance,
+        /// Take/ReadNextInstance, and Dispose/UnregisterInstance by handle.</summary>
+        private static void InstancesByHandle(int domain)
+        {
+            using (var participant = DomainParticipantFactory.Instance.CreateParticipant(domain))
+            {
+                var topic = participant.CreateTopic("cs_instances", Readings);
+                var writer = participant.CreatePublisher().CreateDataWriter(topic, ReliableWriter());
+                var reader = participant.CreateSubscriber().CreateDataReader(topic, ReliableReader());
+                Check.Equal(ReturnCode.Ok, writer.WaitForMatched(1, FiveSeconds), "matched");
+                var one = writer.RegisterInstance(new Reading(1, "key only"));
+                Check.True(!one.IsNil, "a handle");
+                Check.Equal(one, writer.LookupInstance(new Reading(1, "other text")), "found by its key");
+                Check.True(writer.LookupInstance(new Reading(2, "")).IsNil, "not registered: nil");
+                writer.Write(new Reading(1, "a"));
+                writer.Write(new Reading(2, "b"));
+                writer.Write(new Reading(1, "c"));
+                Check.Equal(ReturnCode.Ok, writer.WaitForAcknowledgments(FiveSeconds), "acknowledged");
+                Check.Until(() => !reader.LookupInstance(new Reading(2, "")).IsNil, "the reader holds instance 2");
+                var r1 = reader.LookupInstance(new Reading(1, ""));
+                var samples = new List<Reading>();
+                var infos = new List<SampleInfo>();
+                Check.Equal(ReturnCode.Ok, reader.ReadInstance(samples, infos, r1), "read instance 1");
+                Check.EqualItems(new[] { new Reading(1, "a"), new Reading(1, "c") }, samples.ToArray(), "instance 1's samples");
+                Check.Equal(r1, infos[0].InstanceHandle, "their instance");
+                // One instance per call, in handle order, then none.
+                var seen = new List<Reading>();
+                var previous = InstanceHandle.HandleNil;
+                for (int i = 0; i < 3; i++)
+                {
+                    if (reader.TakeNextInstance(samples, infos, previous) != ReturnCode.Ok)
+                    {
+                        break;
+                    }
+                    Check.True(infos.All(x => x.InstanceHandle == infos[0].InstanceHandle), "one instance per call");
+                    Check.True(infos[0].InstanceHandle != previous, "the next one");
+                    previous = infos[0].InstanceHandle;
+                    seen.AddRange(samples);
+                }
+                Check.Equal(3, seen.Count, "every sample, instance by instance");
+                Check.Equal(ReturnCode.NoData, reader.TakeNextInstance(samples, infos, previous), "none after the last");
+                writer.Dispose(new Reading(1, ""), one);
+                Check.Until(() => reader.ReadInstance(samples, infos, r1) == ReturnCode.Ok
+                    && infos[infos.Count - 1].InstanceState == InstanceStateKind.NotAliveDisposedInstanceState, "disposed by handle");
+                writer.UnregisterInstance(new Reading(2, ""), writer.LookupInstance(new Reading(2, "")));
+                // A handle that names no instance of this writer (the writer's own GUID).
+                Check.Throws(ReturnCode.BadParameter, "is not registered with this writer",
+                    () => writer.UnregisterInstance(new Reading(3, ""), writer.InstanceHandle));
             }
         }
 

@@ -613,6 +613,66 @@ ferrodds_return_t ferrodds_take_json(ferrodds_entity_t reader, ferrodds_sample_t
 // `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`.
 ferrodds_return_t ferrodds_read_json(ferrodds_entity_t reader, ferrodds_sample_t *samples, size_t max, uint32_t mask);
 
+// [`ferrodds_take`] of the samples of one instance: `handle` (16 bytes, as a sample's
+// `info.instance_handle` or [`ferrodds_lookup_instance`] gives it). DCPS `take_instance`.
+//
+// # Safety
+// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`;
+// `handle` is null or points at 16 readable bytes.
+ferrodds_return_t ferrodds_take_instance(ferrodds_entity_t reader, ferrodds_sample_t *samples, size_t max, uint32_t mask, const uint8_t *handle);
+
+// [`ferrodds_take_instance`], leaving the samples in the reader (marked read).
+//
+// # Safety
+// As [`ferrodds_take_instance`].
+ferrodds_return_t ferrodds_read_instance(ferrodds_entity_t reader, ferrodds_sample_t *samples, size_t max, uint32_t mask, const uint8_t *handle);
+
+// [`ferrodds_take`] of the samples `mask` selects of the first instance after `previous`
+// (16 bytes; null: from the first) that has any, in instance-handle order: DCPS
+// `take_next_instance`. Calling it again with the instance of what it returned walks the
+// instances one at a time; `FERRODDS_RETCODE_NO_DATA` at the end.
+//
+// # Safety
+// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`;
+// `previous` is null or points at 16 readable bytes.
+ferrodds_return_t ferrodds_take_next_instance(ferrodds_entity_t reader, ferrodds_sample_t *samples, size_t max, uint32_t mask, const uint8_t *previous);
+
+// [`ferrodds_take_next_instance`], leaving the samples in the reader (marked read).
+//
+// # Safety
+// As [`ferrodds_take_next_instance`].
+ferrodds_return_t ferrodds_read_next_instance(ferrodds_entity_t reader, ferrodds_sample_t *samples, size_t max, uint32_t mask, const uint8_t *previous);
+
+// Registers the instance of the sample serialized at `data` (its key members count) with
+// `writer` and writes its handle (16 bytes) to `handle`: DCPS `register_instance`.
+//
+// # Safety
+// `data` is null or points at `size` readable bytes; `handle` is null or points at 16
+// writable bytes.
+ferrodds_return_t ferrodds_register_instance(ferrodds_entity_t writer, const uint8_t *data, size_t size, uint8_t *handle);
+
+// The instance of the sample serialized at `data` as `entity` (a writer or a reader) knows
+// it: writes its handle to `handle` and returns 1, or returns 0 (and writes zeros) when
+// the entity holds no such instance. DCPS `lookup_instance`.
+//
+// # Safety
+// `data` is null or points at `size` readable bytes; `handle` is null or points at 16
+// writable bytes.
+ferrodds_return_t ferrodds_lookup_instance(ferrodds_entity_t entity, const uint8_t *data, size_t size, uint8_t *handle);
+
+// Unregisters the instance `handle` (16 bytes, from [`ferrodds_register_instance`] or
+// [`ferrodds_lookup_instance`]) of `writer`: DCPS `unregister_instance` by handle.
+//
+// # Safety
+// `handle` is null or points at 16 readable bytes.
+ferrodds_return_t ferrodds_unregister_instance(ferrodds_entity_t writer, const uint8_t *handle);
+
+// Disposes the instance `handle` of `writer`: DCPS `dispose` by handle.
+//
+// # Safety
+// `handle` is null or points at 16 readable bytes.
+ferrodds_return_t ferrodds_dispose_instance(ferrodds_entity_t writer, const uint8_t *handle);
+
 // Gives back the bytes of `n` samples taken or read from `reader`; each one's `data` is
 // set to null. A sample whose `data` is null is skipped. Data `reader` did not lend (or
 // lent and got back already) is `FERRODDS_RETCODE_BAD_PARAMETER`, after the others are

@@ -14,14 +14,15 @@ use ferrodds::dynamic::{deserialize, DynamicValue};
 use std::sync::Arc;
 
 use ferrodds::{
-    DynamicReader, DynamicWriter, FilterExpression, InstanceState, SampleInfo, SampleState,
-    Selection, ViewState,
+    DynamicReader, DynamicWriter, FilterExpression, InstanceHandle, InstanceState, SampleInfo,
+    SampleState, Selection, ViewState,
 };
 
 use crate::ptr;
 use crate::registry::{ferrodds_entity_t, registry, wrong_kind, Entity};
 use crate::retcode::{
     call, ferrodds_return_t, Fail, FERRODDS_RETCODE_NO_DATA, FERRODDS_RETCODE_OK,
+    FERRODDS_RETCODE_UNSUPPORTED,
 };
 
 /// Sample state: read before.
@@ -262,9 +263,7 @@ unsafe fn serialized(
             Change::Write => w.write_serialized(padded(bytes), at)?,
             // Disposes and unregisters are rare: the key is taken from the whole sample.
             _ => {
-                let value = deserialize(w.dynamic_type(), bytes).map_err(|e| {
-                    Fail::bad(format!("data is not a sample of the writer's type: {e}"))
-                })?;
+                let value = sample_of(w.dynamic_type(), bytes, "writer")?;
                 change_value(&w, change, &value, at)?;
             }
         }
@@ -435,7 +434,32 @@ enum Form {
     Json,
 }
 
+/// Which instances a take or read looks at.
+#[derive(Debug, Clone, Copy)]
+enum Which {
+    /// Every instance.
+    All,
+    /// One instance.
+    Instance(InstanceHandle),
+    /// The first instance after this one (from the first: `None`) that has samples
+    /// selected (DCPS `take_next_instance`).
+    After(Option<InstanceHandle>),
+}
+
+/// The instance handle of 16 bytes at `handle`.
+///
+/// # Safety
+/// `handle` is null or points at 16 readable bytes.
+unsafe fn instance_handle(handle: *const u8, what: &str) -> Result<InstanceHandle, Fail> {
+    // SAFETY: the caller's promise.
+    let bytes = unsafe { ptr::bytes(handle, 16, what) }?;
+    let mut h = [0u8; 16];
+    h.copy_from_slice(bytes);
+    Ok(InstanceHandle(h))
+}
+
 /// Takes or reads up to `max` samples into `samples`, lending their bytes.
+#[allow(clippy::too_many_arguments)]
 unsafe fn collect(
     function: &str,
     handle: ferrodds_entity_t,
@@ -444,6 +468,7 @@ unsafe fn collect(
     mask: u32,
     take: bool,
     form: Form,
+    which: Which,
 ) -> ferrodds_return_t {
     call(function, || {
         // SAFETY: the callers' promise: `max` writable samples.
@@ -451,17 +476,35 @@ unsafe fn collect(
         let Source {
             reader,
             r,
-            selection,
+            mut selection,
             query,
         } = source(handle, mask)?;
         let max = max.min(i32::MAX as usize);
+        let previous = match which {
+            Which::All => None,
+            Which::Instance(h) => {
+                selection.instance = Some(h);
+                None
+            }
+            Which::After(previous) => {
+                if query.is_some() {
+                    return Err(Fail::new(
+                        FERRODDS_RETCODE_UNSUPPORTED,
+                        format!("entity {handle} is a query condition: it takes no next instance"),
+                    ));
+                }
+                Some(previous)
+            }
+        };
         let got: Vec<(Vec<u8>, SampleInfo)> = match form {
             Form::Serialized => {
-                let s = match (&query, take) {
-                    (Some(q), true) => r.take_serialized_query(max, selection, q),
-                    (Some(q), false) => r.read_serialized_query(max, selection, q),
-                    (None, true) => r.take_serialized_selection(max, selection),
-                    (None, false) => r.read_serialized_selection(max, selection),
+                let s = match (&query, take, previous) {
+                    (_, true, Some(p)) => r.take_serialized_next_instance(max, p, selection),
+                    (_, false, Some(p)) => r.read_serialized_next_instance(max, p, selection),
+                    (Some(q), true, None) => r.take_serialized_query(max, selection, q),
+                    (Some(q), false, None) => r.read_serialized_query(max, selection, q),
+                    (None, true, None) => r.take_serialized_selection(max, selection),
+                    (None, false, None) => r.read_serialized_selection(max, selection),
                 };
                 s.into_iter()
                     .map(|s| {
@@ -472,11 +515,13 @@ unsafe fn collect(
             }
             Form::Json => {
                 let ty = r.dynamic_type().clone();
-                let s = match (&query, take) {
-                    (Some(q), true) => r.take_query(max, selection, q)?,
-                    (Some(q), false) => r.read_query(max, selection, q)?,
-                    (None, true) => r.take_selection(max, selection)?,
-                    (None, false) => r.read_selection(max, selection)?,
+                let s = match (&query, take, previous) {
+                    (_, true, Some(p)) => r.take_next_instance(max, p, selection)?,
+                    (_, false, Some(p)) => r.read_next_instance(max, p, selection)?,
+                    (Some(q), true, None) => r.take_query(max, selection, q)?,
+                    (Some(q), false, None) => r.read_query(max, selection, q)?,
+                    (None, true, None) => r.take_selection(max, selection)?,
+                    (None, false, None) => r.read_selection(max, selection)?,
                 };
                 s.into_iter()
                     .map(|s| {
@@ -547,6 +592,7 @@ pub unsafe extern "C" fn ferrodds_take(
             mask,
             true,
             Form::Serialized,
+            Which::All,
         )
     }
 }
@@ -572,6 +618,7 @@ pub unsafe extern "C" fn ferrodds_read(
             mask,
             false,
             Form::Serialized,
+            Which::All,
         )
     }
 }
@@ -597,6 +644,7 @@ pub unsafe extern "C" fn ferrodds_take_json(
             mask,
             true,
             Form::Json,
+            Which::All,
         )
     }
 }
@@ -622,8 +670,314 @@ pub unsafe extern "C" fn ferrodds_read_json(
             mask,
             false,
             Form::Json,
+            Which::All,
         )
     }
+}
+
+/// [`ferrodds_take`] of the samples of one instance: `handle` (16 bytes, as a sample's
+/// `info.instance_handle` or [`ferrodds_lookup_instance`] gives it). DCPS `take_instance`.
+///
+/// # Safety
+/// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`;
+/// `handle` is null or points at 16 readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_take_instance(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    handle: *const u8,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promises.
+    unsafe {
+        by_instance(
+            "ferrodds_take_instance",
+            reader,
+            samples,
+            max,
+            mask,
+            handle,
+            true,
+        )
+    }
+}
+
+/// [`ferrodds_take_instance`], leaving the samples in the reader (marked read).
+///
+/// # Safety
+/// As [`ferrodds_take_instance`].
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_read_instance(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    handle: *const u8,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promises.
+    unsafe {
+        by_instance(
+            "ferrodds_read_instance",
+            reader,
+            samples,
+            max,
+            mask,
+            handle,
+            false,
+        )
+    }
+}
+
+/// # Safety
+/// As [`ferrodds_take_instance`].
+unsafe fn by_instance(
+    function: &str,
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    handle: *const u8,
+    take: bool,
+) -> ferrodds_return_t {
+    // SAFETY: the caller's promise.
+    let which = match unsafe { instance_handle(handle, "handle") } {
+        Ok(h) => Which::Instance(h),
+        Err(fail) => return call(function, || Err(fail)),
+    };
+    // SAFETY: forwarded promise.
+    unsafe {
+        collect(
+            function,
+            reader,
+            samples,
+            max,
+            mask,
+            take,
+            Form::Serialized,
+            which,
+        )
+    }
+}
+
+/// [`ferrodds_take`] of the samples `mask` selects of the first instance after `previous`
+/// (16 bytes; null: from the first) that has any, in instance-handle order: DCPS
+/// `take_next_instance`. Calling it again with the instance of what it returned walks the
+/// instances one at a time; `FERRODDS_RETCODE_NO_DATA` at the end.
+///
+/// # Safety
+/// `samples` is null (with `max` 0) or points at `max` writable `ferrodds_sample_t`;
+/// `previous` is null or points at 16 readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_take_next_instance(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    previous: *const u8,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promises.
+    unsafe {
+        next_instance(
+            "ferrodds_take_next_instance",
+            reader,
+            samples,
+            max,
+            mask,
+            previous,
+            true,
+        )
+    }
+}
+
+/// [`ferrodds_take_next_instance`], leaving the samples in the reader (marked read).
+///
+/// # Safety
+/// As [`ferrodds_take_next_instance`].
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_read_next_instance(
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    previous: *const u8,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promises.
+    unsafe {
+        next_instance(
+            "ferrodds_read_next_instance",
+            reader,
+            samples,
+            max,
+            mask,
+            previous,
+            false,
+        )
+    }
+}
+
+/// # Safety
+/// As [`ferrodds_take_next_instance`].
+unsafe fn next_instance(
+    function: &str,
+    reader: ferrodds_entity_t,
+    samples: *mut ferrodds_sample_t,
+    max: usize,
+    mask: u32,
+    previous: *const u8,
+    take: bool,
+) -> ferrodds_return_t {
+    let previous = if previous.is_null() {
+        None
+    } else {
+        // SAFETY: not null; the caller's promise of 16 bytes.
+        match unsafe { instance_handle(previous, "previous") } {
+            Ok(h) => Some(h),
+            Err(fail) => return call(function, || Err(fail)),
+        }
+    };
+    // SAFETY: forwarded promise.
+    unsafe {
+        collect(
+            function,
+            reader,
+            samples,
+            max,
+            mask,
+            take,
+            Form::Serialized,
+            Which::After(previous),
+        )
+    }
+}
+
+/// Registers the instance of the sample serialized at `data` (its key members count) with
+/// `writer` and writes its handle (16 bytes) to `handle`: DCPS `register_instance`.
+///
+/// # Safety
+/// `data` is null or points at `size` readable bytes; `handle` is null or points at 16
+/// writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_register_instance(
+    writer: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+    handle: *mut u8,
+) -> ferrodds_return_t {
+    call("ferrodds_register_instance", || {
+        // SAFETY: the caller's promises.
+        let (bytes, out) = unsafe {
+            (
+                ptr::bytes(data, size, "data")?,
+                ptr::out_slice(handle, 16, "handle")?,
+            )
+        };
+        let w = self::writer(writer)?;
+        let value = sample_of(w.dynamic_type(), bytes, "writer")?;
+        out.copy_from_slice(&w.register_instance(&value)?.0);
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
+/// The instance of the sample serialized at `data` as `entity` (a writer or a reader) knows
+/// it: writes its handle to `handle` and returns 1, or returns 0 (and writes zeros) when
+/// the entity holds no such instance. DCPS `lookup_instance`.
+///
+/// # Safety
+/// `data` is null or points at `size` readable bytes; `handle` is null or points at 16
+/// writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_lookup_instance(
+    entity: ferrodds_entity_t,
+    data: *const u8,
+    size: usize,
+    handle: *mut u8,
+) -> ferrodds_return_t {
+    call("ferrodds_lookup_instance", || {
+        // SAFETY: the caller's promises.
+        let (bytes, out) = unsafe {
+            (
+                ptr::bytes(data, size, "data")?,
+                ptr::out_slice(handle, 16, "handle")?,
+            )
+        };
+        let target = match registry().get(entity)? {
+            Entity::Writer(w) => Entity::Writer(w.clone()),
+            Entity::Reader(r) => Entity::Reader(r.clone()),
+            e => return Err(wrong_kind(entity, e, "writer or reader")),
+        };
+        let found = match &target {
+            Entity::Writer(w) => {
+                w.lookup_instance(&sample_of(w.dynamic_type(), bytes, "writer")?)?
+            }
+            Entity::Reader(r) => {
+                r.lookup_instance(&sample_of(r.dynamic_type(), bytes, "reader")?)?
+            }
+            _ => unreachable!("a writer or a reader"),
+        };
+        out.copy_from_slice(&found.unwrap_or(InstanceHandle::NIL).0);
+        Ok(ferrodds_return_t::from(found.is_some()))
+    })
+}
+
+/// Unregisters (`dispose` false) or disposes the instance `handle` of `writer`.
+///
+/// # Safety
+/// `handle` is null or points at 16 readable bytes.
+unsafe fn by_handle(
+    function: &str,
+    writer: ferrodds_entity_t,
+    handle: *const u8,
+    dispose: bool,
+) -> ferrodds_return_t {
+    call(function, || {
+        // SAFETY: the caller's promise.
+        let h = unsafe { instance_handle(handle, "handle") }?;
+        let w = self::writer(writer)?;
+        if dispose {
+            w.dispose_instance(h)?;
+        } else {
+            w.unregister_instance(h)?;
+        }
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
+/// Unregisters the instance `handle` (16 bytes, from [`ferrodds_register_instance`] or
+/// [`ferrodds_lookup_instance`]) of `writer`: DCPS `unregister_instance` by handle.
+///
+/// # Safety
+/// `handle` is null or points at 16 readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_unregister_instance(
+    writer: ferrodds_entity_t,
+    handle: *const u8,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { by_handle("ferrodds_unregister_instance", writer, handle, false) }
+}
+
+/// Disposes the instance `handle` of `writer`: DCPS `dispose` by handle.
+///
+/// # Safety
+/// `handle` is null or points at 16 readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_dispose_instance(
+    writer: ferrodds_entity_t,
+    handle: *const u8,
+) -> ferrodds_return_t {
+    // SAFETY: forwarded promise.
+    unsafe { by_handle("ferrodds_dispose_instance", writer, handle, true) }
+}
+
+/// The sample serialized in `bytes`, of `ty` (the `whose` type).
+fn sample_of(
+    ty: &ferrodds::dynamic::DynamicType,
+    bytes: &[u8],
+    whose: &str,
+) -> Result<DynamicValue, Fail> {
+    deserialize(ty, bytes)
+        .map_err(|e| Fail::bad(format!("data is not a sample of the {whose}'s type: {e}")))
 }
 
 /// Gives back the bytes of `n` samples taken or read from `reader`; each one's `data` is

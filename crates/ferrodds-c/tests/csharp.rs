@@ -113,6 +113,11 @@ fn csharp_group_order_and_participant_qos() {
 }
 
 #[test]
+fn csharp_instances_by_handle() {
+    api_cases(210, &["instances_by_handle"]);
+}
+
+#[test]
 fn csharp_transient_local_late_joiner() {
     api_cases(188, &["late_joiner"]);
 }

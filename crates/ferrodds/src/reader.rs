@@ -907,6 +907,33 @@ impl DynamicReader {
             .collect()
     }
 
+    /// [`DynamicReader::take_next_instance`] with the samples as they arrived, serialized
+    /// (what the C API lends).
+    pub fn take_serialized_next_instance(
+        &self,
+        max: usize,
+        previous: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Vec<Sample<Vec<u8>>> {
+        self.collect_next(max, true, previous, selection)
+            .into_iter()
+            .map(|t| Sample::new(t.payload, t.info))
+            .collect()
+    }
+
+    /// [`DynamicReader::read_next_instance`], serialized.
+    pub fn read_serialized_next_instance(
+        &self,
+        max: usize,
+        previous: Option<InstanceHandle>,
+        selection: Selection,
+    ) -> Vec<Sample<Vec<u8>>> {
+        self.collect_next(max, false, previous, selection)
+            .into_iter()
+            .map(|t| Sample::new(t.payload, t.info))
+            .collect()
+    }
+
     /// Returns up to `max` samples that `selection` selects, serialized, leaving them in
     /// the reader (marked read).
     pub fn read_serialized_selection(

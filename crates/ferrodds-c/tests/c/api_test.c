@@ -336,6 +336,59 @@ int main(int argc, char **argv) {
     FAILS(ferrodds_set_qos(publisher, moved), FERRODDS_RETCODE_IMMUTABLE_POLICY, "PRESENTATION");
     ferrodds_delete_qos(moved);
 
+    /* Instances by handle: register and look up (writer and reader), read and take by
+     * instance and by next instance, dispose and unregister by handle. */
+    static const uint8_t READING_42[] = {0x00, 0x01, 0x00, 0x01, 42, 0, 0, 0, 3, 0, 0, 0, 'h', 'i', 0, 0};
+    ferrodds_sample_t inst[4];
+    int32_t n;
+    while ((n = ferrodds_take(reader, inst, 4, 0)) > 0) {
+        OK(ferrodds_return_loan(reader, inst, (size_t)n));
+    }
+    uint8_t h7[16], h42[16], found[16];
+    const uint8_t nil[16] = {0};
+    OK(ferrodds_register_instance(writer, READING_7, sizeof READING_7, h7));
+    CHECK(OK(ferrodds_lookup_instance(writer, READING_7, sizeof READING_7, found)) == 1);
+    CHECK(memcmp(h7, found, 16) == 0);
+    CHECK(OK(ferrodds_lookup_instance(writer, READING_42, sizeof READING_42, found)) == 0);
+    CHECK(memcmp(found, nil, 16) == 0);
+    OK(ferrodds_write(writer, READING_7, sizeof READING_7));
+    OK(ferrodds_write(writer, READING_42, sizeof READING_42));
+    OK(ferrodds_write(writer, READING_7, sizeof READING_7));
+    CHECK(OK(ferrodds_lookup_instance(writer, READING_42, sizeof READING_42, h42)) == 1);
+    OK(ferrodds_wait_for_acks(writer, 5 * SECOND));
+    uint8_t r7[16];
+    for (int i = 0; i < 250 && ferrodds_lookup_instance(reader, READING_42, sizeof READING_42, found) != 1; i++) {
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
+    CHECK(OK(ferrodds_lookup_instance(reader, READING_7, sizeof READING_7, r7)) == 1);
+    n = OK(ferrodds_read_instance(reader, inst, 4, 0, r7));
+    CHECK(n == 2 && inst[0].data[4] == 7 && inst[1].data[4] == 7);
+    CHECK(memcmp(inst[0].info.instance_handle, r7, 16) == 0);
+    OK(ferrodds_return_loan(reader, inst, (size_t)n));
+    /* Next instance: one instance per call, in handle order, then nothing. */
+    n = OK(ferrodds_take_next_instance(reader, inst, 4, 0, NULL));
+    uint8_t first[16];
+    memcpy(first, inst[0].info.instance_handle, 16);
+    int taken = n;
+    OK(ferrodds_return_loan(reader, inst, (size_t)n));
+    n = OK(ferrodds_take_next_instance(reader, inst, 4, 0, first));
+    CHECK(memcmp(inst[0].info.instance_handle, first, 16) != 0);
+    taken += n;
+    uint8_t second[16];
+    memcpy(second, inst[0].info.instance_handle, 16);
+    OK(ferrodds_return_loan(reader, inst, (size_t)n));
+    CHECK(taken == 3);
+    FAILS(ferrodds_take_next_instance(reader, inst, 4, 0, second), FERRODDS_RETCODE_NO_DATA, "no sample");
+    FAILS(ferrodds_take_instance(reader, inst, 4, 0, NULL), FERRODDS_RETCODE_BAD_PARAMETER,
+          "handle is a null pointer");
+    FAILS(ferrodds_lookup_instance(topic, READING_7, sizeof READING_7, found),
+          FERRODDS_RETCODE_BAD_PARAMETER, "not a writer or reader");
+    FAILS(ferrodds_register_instance(writer, READING_7, 3, h7), FERRODDS_RETCODE_BAD_PARAMETER,
+          "not a sample of the writer's type");
+    OK(ferrodds_dispose_instance(writer, h7));
+    OK(ferrodds_unregister_instance(writer, h42));
+    CHECK(ferrodds_unregister_instance(writer, nil) < 0);
+
     /* DCPS get_datareaders: a subscriber with GROUP ordered access lists its readers, one
      * entry per sample, in the order its publisher wrote them across topics. */
     ferrodds_qos_t *group = ferrodds_create_qos();
