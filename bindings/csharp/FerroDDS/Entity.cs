@@ -363,13 +363,6 @@ namespace FerroDDS
         // One registration per type support's name and IDL, for the program's life.
         private static readonly Dictionary<string, TopicType> Registered = new Dictionary<string, TopicType>();
 
-        // XTypes 1.3's TypeObject: the kind of a struct and its StructTypeFlag IS_FINAL.
-        private const byte TkStructure = 0x51;
-        private const ushort IsFinal = 0x0001;
-
-        private readonly object _lock = new object();
-        private DataRepresentation? _defaultRepresentation;
-
         internal int Handle { get; private set; }
 
         /// <summary>Its name, <c>module::Name</c>.</summary>
@@ -433,27 +426,6 @@ namespace FerroDDS
                 if (index + 1 >= count)
                 {
                     return objects;
-                }
-            }
-        }
-
-        /// <summary>The representation a writer of this type sends when its QoS names none:
-        /// FerroDDS's rule, XCDR1 for a final struct and XCDR2 otherwise, read from the
-        /// struct flags of its TypeObject (an XCDR2 TypeObject: DHEADER, EK_COMPLETE,
-        /// TK_STRUCTURE, then the flags).</summary>
-        internal DataRepresentation DefaultRepresentation
-        {
-            get
-            {
-                lock (_lock)
-                {
-                    if (!_defaultRepresentation.HasValue)
-                    {
-                        byte[] own = GetTypeObjects()[0];
-                        bool final = own.Length >= 8 && own[5] == TkStructure && ((own[6] | own[7] << 8) & IsFinal) != 0;
-                        _defaultRepresentation = final ? DataRepresentation.Xcdr1 : DataRepresentation.Xcdr2;
-                    }
-                    return _defaultRepresentation.Value;
                 }
             }
         }
@@ -588,10 +560,19 @@ namespace FerroDDS
         /// <summary>A writer of <paramref name="topic"/>'s <typeparamref name="T"/>.</summary>
         public DataWriter<T> CreateDataWriter<T>(Topic<T> topic, DataWriterQos qos = null, DataWriterListener listener = null, StatusMask mask = StatusMask.DefaultStatusMask)
         {
-            DataRepresentation representation = qos != null && qos.DataRepresentation.IsSet
-                ? qos.DataRepresentation.Value[0]
-                : topic == null ? DataRepresentation.Xcdr1 : topic.Type.DefaultRepresentation;
-            var writer = new DataWriter<T>(CreateHandle(topic, qos, representation), this, topic, representation);
+            int handle = CreateHandle(topic, qos);
+            DataRepresentation representation;
+            try
+            {
+                // The binding serializes in what the writer sends: the C API says which.
+                representation = (DataRepresentation)Native.Check(Native.ferrodds_get_data_representation(handle));
+            }
+            catch
+            {
+                Native.ferrodds_delete(handle);
+                throw;
+            }
+            var writer = new DataWriter<T>(handle, this, topic, representation);
             writer.SetListener(listener, mask);
             return writer;
         }
@@ -599,24 +580,15 @@ namespace FerroDDS
         /// <summary>A writer of <paramref name="topic"/> that takes samples as JSON text.</summary>
         public DataWriter CreateDataWriter(Topic topic, DataWriterQos qos = null, DataWriterListener listener = null, StatusMask mask = StatusMask.DefaultStatusMask)
         {
-            var writer = new DataWriter(CreateHandle(topic, qos, null), this, topic);
+            var writer = new DataWriter(CreateHandle(topic, qos), this, topic);
             writer.SetListener(listener, mask);
             return writer;
         }
 
-        private int CreateHandle(Topic topic, DataWriterQos qos, DataRepresentation? representation)
+        private int CreateHandle(Topic topic, DataWriterQos qos)
         {
             int topicHandle = topic == null ? 0 : topic.Handle;
-            return NativeQos.Create(qos, q =>
-            {
-                // The binding serializes, so it names the representation it serializes in
-                // rather than trust that the C API's default is the same.
-                if (representation.HasValue && (qos == null || !qos.DataRepresentation.IsSet))
-                {
-                    DataRepresentationQosPolicy.Set(q, new[] { (short)representation.Value });
-                }
-                return Native.ferrodds_create_writer(Handle, topicHandle, q);
-            });
+            return NativeQos.Create(qos, q => Native.ferrodds_create_writer(Handle, topicHandle, q));
         }
 
         /// <summary>Deletes <paramref name="writer"/> (made by this publisher).</summary>

@@ -101,6 +101,7 @@ namespace FerroDDS
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_read_next_instance(int reader, NativeSample* samples, UIntPtr max, uint mask, byte* previous);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_create_filtered_reader(int parent, int topic, IntPtr qos, byte* expression, byte** parameters, UIntPtr nparameters);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_delete(int entity);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_data_representation(int writer);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_parent(int entity);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_participant(int entity);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_get_guid(int entity, byte* guid);

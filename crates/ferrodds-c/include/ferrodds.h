@@ -393,6 +393,11 @@ ferrodds_entity_t ferrodds_get_participant(ferrodds_entity_t entity);
 // `guid` is null or points at 16 writable bytes.
 ferrodds_return_t ferrodds_get_guid(ferrodds_entity_t entity, uint8_t *guid);
 
+// The data representation `writer` writes, which is the one to serialize its samples in
+// (the first of its QoS's DATA_REPRESENTATION, else XCDR1 for a final type and XCDR2
+// otherwise): `FERRODDS_DATA_REPRESENTATION_XCDR1` (0) or `_XCDR2` (2).
+ferrodds_return_t ferrodds_get_data_representation(ferrodds_entity_t writer);
+
 // DCPS `get_datareaders`: the readers of `subscriber` holding samples that `mask` selects
 // (`FERRODDS_*_STATE` bits, as a read condition's; 0 is any), one entry per sample, in the
 // order that taking one sample (`ferrodds_take` with that mask and room for one) from each

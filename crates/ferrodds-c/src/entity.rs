@@ -465,6 +465,27 @@ pub unsafe extern "C" fn ferrodds_get_guid(
     })
 }
 
+/// The data representation `writer` writes, which is the one to serialize its samples in
+/// (the first of its QoS's DATA_REPRESENTATION, else XCDR1 for a final type and XCDR2
+/// otherwise): `FERRODDS_DATA_REPRESENTATION_XCDR1` (0) or `_XCDR2` (2).
+#[no_mangle]
+pub extern "C" fn ferrodds_get_data_representation(writer: ferrodds_entity_t) -> ferrodds_return_t {
+    call("ferrodds_get_data_representation", || {
+        let version = match registry().get(writer)? {
+            Entity::Writer(w) => w.data_representation(),
+            e => return Err(wrong_kind(writer, e, "writer")),
+        };
+        Ok(match version {
+            ferrodds::ferrodds_cdr::XcdrVersion::Xcdr1 => {
+                ferrodds_return_t::from(qos::FERRODDS_DATA_REPRESENTATION_XCDR1)
+            }
+            ferrodds::ferrodds_cdr::XcdrVersion::Xcdr2 => {
+                ferrodds_return_t::from(qos::FERRODDS_DATA_REPRESENTATION_XCDR2)
+            }
+        })
+    })
+}
+
 /// The participant `handle` names (a clone: the table's lock is let go before it is used).
 fn participant_entity(handle: ferrodds_entity_t) -> Result<DomainParticipant, Fail> {
     match registry().get(handle)? {

@@ -124,6 +124,16 @@ int main(int argc, char **argv) {
     CHECK(ferrodds_get_parent(publisher) == participant);
     ferrodds_entity_t writer = OK(ferrodds_create_writer(publisher, topic, qos));
     CHECK(ferrodds_get_participant(writer) == participant);
+    /* What to serialize in: a final type's default, XCDR1, or what the QoS puts first. */
+    CHECK(OK(ferrodds_get_data_representation(writer)) == FERRODDS_DATA_REPRESENTATION_XCDR1);
+    ferrodds_qos_t *xcdr2 = ferrodds_create_qos();
+    const int16_t second_version[1] = {FERRODDS_DATA_REPRESENTATION_XCDR2};
+    OK(ferrodds_qset_data_representation(xcdr2, 1, second_version));
+    ferrodds_entity_t writer2 = OK(ferrodds_create_writer(participant, topic, xcdr2));
+    CHECK(OK(ferrodds_get_data_representation(writer2)) == FERRODDS_DATA_REPRESENTATION_XCDR2);
+    FAILS(ferrodds_get_data_representation(topic), FERRODDS_RETCODE_BAD_PARAMETER, "not a writer");
+    OK(ferrodds_delete(writer2));
+    ferrodds_delete_qos(xcdr2);
 
     /* A late joiner: written before the reader exists, TRANSIENT_LOCAL hands it over. */
     OK(ferrodds_write(writer, READING_7_UNPADDED, sizeof READING_7_UNPADDED));
