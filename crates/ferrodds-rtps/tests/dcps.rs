@@ -821,6 +821,30 @@ fn a_writer_sends_a_filtered_reader_only_what_passes() {
     }
 }
 
+/// A peer's filter the writer cannot take (nested 20,000 deep: hostile, or just more than
+/// a filter may hold) is not evaluated on the writer's side — the writer neither overflows
+/// its stack parsing it nor filters: it sends the reader everything.
+#[test]
+fn a_writer_sends_everything_to_a_reader_whose_filter_it_refuses() {
+    let deep = "(".repeat(20_000) + "value >= 5" + &")".repeat(20_000);
+    let announced = ContentFilterProperty::sql("ticks_filtered", "ticks", &deep, &[]);
+    let mut net = pair_announcing(
+        3,
+        Faults::NONE,
+        reliable(EndpointQos::writer_default()),
+        reliable(EndpointQos::reader_default()),
+        None,
+        PurgeDelays::default(),
+        Some(announced),
+    );
+    for value in 0..10 {
+        write(&mut net, 1, value);
+    }
+    settle(&mut net);
+    assert_eq!(values(&take(&mut net)).len(), 10);
+    assert_eq!(net.nodes[0].rtps.writer(W).unwrap().stats().filtered, 0);
+}
+
 /// A writer with LIVELINESS `kind` and a lease of `lease_ms`, and a reliable reader that
 /// requests nothing of it (an infinite lease).
 fn liveliness_pair(seed: u64, kind: LivelinessKind, lease_ms: u64) -> Network {

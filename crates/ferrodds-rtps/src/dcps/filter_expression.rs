@@ -40,6 +40,18 @@ pub enum FilterError {
         /// How many were given.
         given: usize,
     },
+    /// More nesting (parentheses and NOTs) or more comparisons than a filter may hold: a
+    /// peer's expression arrives over the network, and the parse, the evaluation and the
+    /// drop of the tree all recurse as deep as it nests.
+    #[error("at character {at}: more than {limit} {what}")]
+    TooComplex {
+        /// Character offset in the expression.
+        at: usize,
+        /// The limit.
+        limit: usize,
+        /// What there are too many of.
+        what: &'static str,
+    },
     /// A literal or parameter that cannot be compared with the member beside it.
     #[error("{what} cannot be compared with {member}")]
     Mismatch {
@@ -144,6 +156,8 @@ impl FilterExpression {
             ty,
             parameters,
             end: text.chars().count(),
+            depth: 0,
+            comparisons: 0,
         };
         let root = p.condition()?;
         if let Some(t) = p.tokens.get(p.at) {
@@ -440,7 +454,18 @@ struct Parser<'a> {
     parameters: &'a [&'a str],
     /// Characters in the text (where "the end" is).
     end: usize,
+    /// Parentheses and NOTs open around what is being parsed.
+    depth: usize,
+    /// Comparisons parsed so far.
+    comparisons: usize,
 }
+
+/// The most parentheses and NOTs one inside the other in a filter expression.
+const MAX_DEPTH: usize = 64;
+
+/// The most comparisons in a filter expression (AND and OR chains make a tree as deep as
+/// they are long).
+const MAX_COMPARISONS: usize = 1024;
 
 impl Parser<'_> {
     fn peek(&self) -> Option<&Tok> {
@@ -462,6 +487,10 @@ impl Parser<'_> {
             expected,
             found,
         }
+    }
+
+    fn peek_keyword(&self, word: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Name(n)) if n.eq_ignore_ascii_case(word))
     }
 
     fn keyword(&mut self, word: &str) -> bool {
@@ -490,6 +519,25 @@ impl Parser<'_> {
     }
 
     fn negation(&mut self) -> Result<Node, FilterError> {
+        let nests = self.peek() == Some(&Tok::Open) || self.peek_keyword("NOT");
+        if nests {
+            if self.depth == MAX_DEPTH {
+                return Err(FilterError::TooComplex {
+                    at: self.here(),
+                    limit: MAX_DEPTH,
+                    what: "parentheses and NOTs one inside the other",
+                });
+            }
+            self.depth += 1;
+        }
+        let node = self.negation_inner();
+        if nests {
+            self.depth -= 1;
+        }
+        node
+    }
+
+    fn negation_inner(&mut self) -> Result<Node, FilterError> {
         if self.keyword("NOT") {
             return Ok(Node::Not(Box::new(self.negation()?)));
         }
@@ -501,6 +549,14 @@ impl Parser<'_> {
             }
             self.at += 1;
             return Ok(inner);
+        }
+        self.comparisons += 1;
+        if self.comparisons > MAX_COMPARISONS {
+            return Err(FilterError::TooComplex {
+                at: self.here(),
+                limit: MAX_COMPARISONS,
+                what: "comparisons",
+            });
         }
         self.predicate()
     }
@@ -838,6 +894,33 @@ mod tests {
             err("x <", &[]).to_string(),
             "at character 3: expected a member, a literal or a parameter, found the end"
         );
+    }
+
+    /// A peer's expression (SEDP's content filter property, up to 64 KiB) nested or chained
+    /// without end is refused, not parsed into a tree whose parse, evaluation or drop would
+    /// overflow the stack; what a person writes still parses.
+    #[test]
+    fn nesting_and_length_are_bounded() {
+        let ty = shape_type();
+        let open = "(".repeat(30_000) + "x = 1" + &")".repeat(30_000);
+        assert!(matches!(
+            FilterExpression::new(&ty, &open, &[]),
+            Err(FilterError::TooComplex { limit: 64, .. })
+        ));
+        let nots = "NOT ".repeat(15_000) + "x = 1";
+        assert!(matches!(
+            FilterExpression::new(&ty, &nots, &[]),
+            Err(FilterError::TooComplex { limit: 64, .. })
+        ));
+        let chain = vec!["x = 1"; 6_000].join(" OR ");
+        assert!(matches!(
+            FilterExpression::new(&ty, &chain, &[]),
+            Err(FilterError::TooComplex { limit: 1024, .. })
+        ));
+        let deep = "(".repeat(64) + "x = 1" + &")".repeat(64);
+        assert!(keeps(&deep, &[], &shape("a", 1, 0, 0, 0.0, false)));
+        let long = vec!["x = 1"; 1024].join(" OR ");
+        assert!(keeps(&long, &[], &shape("a", 1, 0, 0, 0.0, false)));
     }
 
     #[test]
