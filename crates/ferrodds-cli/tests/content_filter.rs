@@ -3,13 +3,13 @@
 //! evaluate it sends that reader only the samples that pass, and a GAP for the others.
 //!
 //! - FerroDDS writing (in this process) to a shape application subscribing with
-//!   `--cft "shapesize <= 20"`: FerroDDS's own and RTI Connext 6.1's. The writer counts the
-//!   samples it did not send; the subscriber prints only those that pass.
+//!   `--cft "shapesize <= 20"`: FerroDDS's own, RTI Connext 6.1's and Fast DDS 2.9.1's. The
+//!   writer counts the samples it did not send; the subscriber prints only those that pass.
 //! - FerroDDS reading with a filter (in this process) from a shape application whose sizes
 //!   run 1 to 50 (`-z 0 --size-modulo 50`): what reached the reader's RTPS layer, beside
 //!   what it took, says whether the writer filtered.
 //!
-//! Domains 204–207.
+//! Domains 204–207, 211 and 212 (Fast DDS 2.9.1, both ways).
 
 #![allow(clippy::unwrap_used)]
 
@@ -17,6 +17,7 @@ mod shapes_common;
 
 use std::time::{Duration, Instant};
 
+use ferrodds::qos::DataRepresentationId;
 use ferrodds::{DomainParticipant, Qos};
 use ferrodds_cdr::Cdr;
 use shapes_common::{App, Vendor};
@@ -60,14 +61,28 @@ fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
 /// FerroDDS writes sizes 1 to 40, 100 samples, to `vendor`'s filtered subscriber: the 40
 /// larger than 20 are never sent, and the subscriber prints none of them.
 fn a_writer_filters_for(vendor: Vendor, domain: u32) {
+    // Fast DDS 2.9.1 announces no data representation whatever its QoS says, which is
+    // XCDR1's: the writer writes XCDR1 to it.
+    let version = if vendor == Vendor::FastDds { 1 } else { 2 };
     let mut sub = App::spawn(
         vendor,
-        &format!("-S -t Square -r -k 0 -x 2 --cft \"shapesize <= 20\" -d {domain}"),
+        &format!("-S -t Square -r -k 0 -x {version} --cft \"shapesize <= 20\" -d {domain}"),
     );
     let p = participant(domain);
     let topic = p.create_topic::<ShapeType>("Square").unwrap();
+    let id = if version == 1 {
+        DataRepresentationId::XCDR
+    } else {
+        DataRepresentationId::XCDR2
+    };
     let writer = p
-        .create_writer(&topic, Qos::writer().reliable().keep_all())
+        .create_writer(
+            &topic,
+            Qos::writer()
+                .reliable()
+                .keep_all()
+                .data_representation([id]),
+        )
         .unwrap();
     if !wait_until(Duration::from_secs(30), || {
         writer.publication_matched_status().current_count > 0
@@ -196,4 +211,15 @@ fn ferrodds_reader_is_sent_only_what_passes_by_ferrodds() {
 fn ferrodds_reader_is_sent_only_what_passes_by_rti_connext() {
     let (taken, delivered) = a_reader_filtered_by(Vendor::Rti, 207);
     only_what_passes(Vendor::Rti, taken, delivered);
+}
+
+#[test]
+fn ferrodds_writer_filters_for_fast_dds() {
+    a_writer_filters_for(Vendor::FastDds, 211);
+}
+
+#[test]
+fn ferrodds_reader_is_sent_only_what_passes_by_fast_dds() {
+    let (taken, delivered) = a_reader_filtered_by(Vendor::FastDds, 212);
+    only_what_passes(Vendor::FastDds, taken, delivered);
 }

@@ -77,6 +77,7 @@ use ferrodds_cdr::dynamic::DynamicType;
 fn reader_filter(
     ty: Option<&DynamicType>,
     filter: Option<&ContentFilterProperty>,
+    list_only: bool,
 ) -> Option<ReaderFilter> {
     let (ty, filter) = (ty?, filter.filter(|f| f.is_sql())?);
     let parameters: Vec<&str> = filter
@@ -86,9 +87,12 @@ fn reader_filter(
         .collect();
     let expression = FilterExpression::new(ty, &filter.filter_expression, &parameters).ok()?;
     let ty = ty.clone();
-    Some(ReaderFilter(Arc::new(move |payload: &[u8]| {
-        decode_dynamic(&ty, payload, false).map_or(true, |sample| expression.matches(&sample))
-    })))
+    Some(ReaderFilter {
+        keeps: Arc::new(move |payload: &[u8]| {
+            decode_dynamic(&ty, payload, false).map_or(true, |sample| expression.matches(&sample))
+        }),
+        list_only,
+    })
 }
 
 /// A local endpoint to announce and match.
@@ -973,7 +977,7 @@ impl Discovery {
                     transient_local,
                     dispose_key: DisposeKey::KeyOnlySample,
                     reduced: false,
-                    filter: reader_filter(w.ty.as_ref(), r.content_filter.as_ref()),
+                    filter: reader_filter(w.ty.as_ref(), r.content_filter.as_ref(), true),
                 },
             );
         }
@@ -1707,7 +1711,11 @@ impl Discovery {
                                 .get(&remote.prefix)
                                 .map_or(DisposeKey::KeyOnlySample, |p| dispose_key(&p.data)),
                             reduced: false,
-                            filter: reader_filter(l.ty.as_ref(), r.data.content_filter.as_ref()),
+                            filter: reader_filter(
+                                l.ty.as_ref(),
+                                r.data.content_filter.as_ref(),
+                                r.data.vendor_id == Some(VendorId::FERRODDS),
+                            ),
                         },
                     );
                 }

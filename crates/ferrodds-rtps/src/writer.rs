@@ -172,30 +172,42 @@ pub struct RemoteReader {
     pub filter: Option<ReaderFilter>,
 }
 
-/// A remote reader's content filter as a writer evaluates it: true for a serialized sample
-/// (encapsulation included) the reader keeps. It should keep whatever it cannot judge: the
-/// reader filters again, but cannot get back what the writer did not send.
+/// A remote reader's content filter as a writer evaluates it, and how the reader is told
+/// of what it drops.
 #[derive(Clone)]
-pub struct ReaderFilter(pub crate::dcps::ContentFilter);
+pub struct ReaderFilter {
+    /// True for a serialized sample (encapsulation included) the reader keeps. It should
+    /// keep whatever it cannot judge: the reader filters again, but cannot get back what
+    /// the writer did not send.
+    pub keeps: crate::dcps::ContentFilter,
+    /// The GAPs that tell the reader of dropped changes list every one (`gapStart` at the
+    /// first, an empty range): FerroDDS readers count a GAP's range as lost (SAMPLE_LOST)
+    /// and its list as merely irrelevant. Otherwise the first is the range, one long, and
+    /// the rest listed after it: Fast DDS drops a GAP whose list starts at `gapStart`
+    /// (it wants `gapList.base > gapStart`), which RTPS does not require.
+    pub list_only: bool,
+}
 
 impl ReaderFilter {
     /// Whether the reader keeps `change`: disposes and unregisters always reach it (it
     /// decides whether it knows the instance).
     fn keeps(&self, change: &Change) -> bool {
-        change.kind != ChangeKind::Alive || (self.0)(&change.payload)
+        change.kind != ChangeKind::Alive || (self.keeps)(&change.payload)
     }
 }
 
 impl std::fmt::Debug for ReaderFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ReaderFilter")
+        f.debug_struct("ReaderFilter")
+            .field("list_only", &self.list_only)
+            .finish_non_exhaustive()
     }
 }
 
 /// The same filter (not merely one that decides alike).
 impl PartialEq for ReaderFilter {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.keeps, &other.keeps) && self.list_only == other.list_only
     }
 }
 
@@ -1113,16 +1125,24 @@ impl Writer {
     }
 
     /// Tells `proxy` of the changes its filter dropped: GAPs that list them one by one
-    /// (`gap_start` at the first, an empty range), unlike the changes gone from the history
-    /// that [`Writer::send_gap`] covers with ranges. A reader counts a range it never
+    /// (`gap_start` at the first, an empty range; for readers that want a range, the first
+    /// alone: [`ReaderFilter::list_only`]), unlike the changes gone from the history that
+    /// [`Writer::send_gap`] covers with ranges. A FerroDDS reader counts a range it never
     /// received as lost (SAMPLE_LOST); a listed change is only irrelevant to it.
     fn send_filtered(&mut self, proxy: &mut ReaderProxy) {
         let mut seqs = std::mem::take(&mut proxy.filtered);
         seqs.sort_unstable();
         seqs.dedup();
+        let list_only = proxy.remote.filter.as_ref().is_none_or(|f| f.list_only);
         let mut i = 0;
         while i < seqs.len() {
-            let base = seqs[i];
+            let start = seqs[i];
+            let base = if list_only {
+                start
+            } else {
+                i += 1;
+                start + 1
+            };
             let mut list = SequenceNumberSet::new(SequenceNumber(base));
             while i < seqs.len() && seqs[i] - base < i64::from(MAX_SET_BITS) {
                 list.insert(SequenceNumber(seqs[i]));
@@ -1132,7 +1152,7 @@ impl Writer {
             let gap = Gap {
                 reader_id: proxy.remote.guid.entity_id,
                 writer_id: self.guid.entity_id,
-                gap_start: SequenceNumber(base),
+                gap_start: SequenceNumber(start),
                 gap_list: list,
             };
             self.queue(

@@ -46,14 +46,16 @@ fi
 GEN="$OUT/gen"
 rm -rf "$GEN"
 mkdir -p "$GEN"
-# fastddsgen writes ShapeType.{h,cxx} and ShapeTypePubSubTypes.{h,cxx}.
-if ! fastddsgen -replace -d "$GEN" "$HERE/ShapeType.idl" >"$GEN/fastddsgen.log" 2>&1; then
+# fastddsgen writes ShapeType.{h,cxx}, ShapeTypePubSubTypes.{h,cxx} and (-typeobject)
+# ShapeTypeTypeObject.{h,cxx}: Fast DDS's DDSSQL content filter needs the TypeObject.
+if ! fastddsgen -replace -typeobject -d "$GEN" "$HERE/ShapeType.idl" >"$GEN/fastddsgen.log" 2>&1; then
     echo "fastdds_shape: fastddsgen failed, see $GEN/fastddsgen.log" >&2
     exit 1
 fi
 
 g++ -std=c++11 -O1 -Wall -I"$GEN" -o "$BIN.tmp" \
     "$HERE/fastdds_shape.cpp" "$GEN/ShapeType.cxx" "$GEN/ShapeTypePubSubTypes.cxx" \
+    "$GEN/ShapeTypeTypeObject.cxx" \
     -lfastrtps -lfastcdr -lpthread
 mv "$BIN.tmp" "$BIN"
 echo "built $BIN"
