@@ -644,9 +644,7 @@ impl Writer {
                 .then_some(!wants_ack)
                 .filter(|&final_flag| !(batched && final_flag));
             for &j in &group {
-                if !readers[j].filtered.is_empty() {
-                    self.send_filtered(&mut readers[j]);
-                }
+                self.send_filtered(&mut readers[j]);
             }
             self.send_change(
                 seq,
@@ -785,7 +783,7 @@ impl Writer {
         }
         self.next_heartbeat = None;
         let mut readers = std::mem::take(&mut self.readers);
-        for proxy in readers.iter_mut().filter(|r| !r.filtered.is_empty()) {
+        for proxy in &mut readers {
             self.send_filtered(proxy);
         }
         let mut unacked = false;
@@ -810,9 +808,7 @@ impl Writer {
         self.flush();
         let mut readers = std::mem::take(&mut self.readers);
         for proxy in &mut readers {
-            if !proxy.filtered.is_empty() {
-                self.send_filtered(proxy);
-            }
+            self.send_filtered(proxy);
             let mut hb = self.heartbeat(proxy.remote.guid.entity_id, true, proxy.first_relevant);
             hb.liveliness_flag = true;
             self.queue(
@@ -1004,9 +1000,7 @@ impl Writer {
                     self.send_gap(reader_id, destination, &locators, &missing);
                     missing.clear();
                 }
-                if !proxy.filtered.is_empty() {
-                    self.send_filtered(proxy);
-                }
+                self.send_filtered(proxy);
                 self.send_change(
                     seq,
                     reader_id,
@@ -1023,9 +1017,7 @@ impl Writer {
         if !missing.is_empty() {
             self.send_gap(reader_id, destination, &locators, &missing);
         }
-        if !proxy.filtered.is_empty() {
-            self.send_filtered(proxy);
-        }
+        self.send_filtered(proxy);
         proxy.next_unsent = self.last_seq + 1;
     }
 
@@ -1082,10 +1074,7 @@ impl Writer {
             sent = true;
             self.send_gap(reader_id, destination, &locators, &missing);
         }
-        if !proxy.filtered.is_empty() {
-            sent = true;
-            self.send_filtered(proxy);
-        }
+        sent |= self.send_filtered(proxy);
         (sent, retry_at)
     }
 
@@ -1129,7 +1118,11 @@ impl Writer {
     /// alone: [`ReaderFilter::list_only`]), unlike the changes gone from the history that
     /// [`Writer::send_gap`] covers with ranges. A FerroDDS reader counts a range it never
     /// received as lost (SAMPLE_LOST); a listed change is only irrelevant to it.
-    fn send_filtered(&mut self, proxy: &mut ReaderProxy) {
+    /// Nothing when none wait; whether anything was sent.
+    fn send_filtered(&mut self, proxy: &mut ReaderProxy) -> bool {
+        if proxy.filtered.is_empty() {
+            return false;
+        }
         let mut seqs = std::mem::take(&mut proxy.filtered);
         seqs.sort_unstable();
         seqs.dedup();
@@ -1163,6 +1156,7 @@ impl Writer {
         }
         seqs.clear();
         proxy.filtered = seqs;
+        true
     }
 
     fn heartbeat(
