@@ -34,7 +34,7 @@ use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 use crate::waitset::Condition;
 
 /// A reader's content filter as its creator gives it.
-enum ReaderFilter {
+enum GivenFilter {
     /// A predicate of the application's: applied here alone, never announced.
     Closure(ContentFilter),
     /// A filter expression: applied here, and announced in SEDP
@@ -137,7 +137,7 @@ impl<T: Cdr> DataReader<T> {
         let filter: ContentFilter = Arc::new(move |payload: &[u8]| {
             decode_typed::<T>(payload, false).is_ok_and(|sample| filter(&sample))
         });
-        Self::with_content_filter(participant, topic, qos, Some(ReaderFilter::Closure(filter)))
+        Self::with_content_filter(participant, topic, qos, Some(GivenFilter::Closure(filter)))
     }
 
     /// A reader that only takes in the samples the filter expression keeps (DDS SQL over
@@ -158,7 +158,7 @@ impl<T: Cdr> DataReader<T> {
             participant,
             topic,
             qos,
-            Some(ReaderFilter::Expression(expression)),
+            Some(GivenFilter::Expression(expression)),
         )
     }
 
@@ -166,7 +166,7 @@ impl<T: Cdr> DataReader<T> {
         participant: &DomainParticipant,
         topic: &Topic<T>,
         qos: Qos,
-        filter: Option<ReaderFilter>,
+        filter: Option<GivenFilter>,
     ) -> Result<Self> {
         let support = TypeSupport::of::<T>(&topic.type_name);
         Ok(DataReader {
@@ -413,7 +413,7 @@ impl DynamicReader {
             &topic.name,
             &topic.support,
             qos,
-            Some(ReaderFilter::Expression(filter)),
+            Some(GivenFilter::Expression(filter)),
         )
     }
 
@@ -455,15 +455,15 @@ impl DynamicReader {
         topic_name: &str,
         support: &TypeSupport,
         qos: Qos,
-        filter: Option<ReaderFilter>,
+        filter: Option<GivenFilter>,
     ) -> Result<Self> {
         let shared = &participant.inner.shared;
         let mut core = shared.lock();
         let entity_id = core.next_entity_id(if support.keyed() { 0x07 } else { 0x04 });
         let (filter, announced) = match filter {
             None => (None, None),
-            Some(ReaderFilter::Closure(filter)) => (Some(filter), None),
-            Some(ReaderFilter::Expression(expression)) => {
+            Some(GivenFilter::Closure(filter)) => (Some(filter), None),
+            Some(GivenFilter::Expression(expression)) => {
                 // The content-filtered topic has no name of its own in this API: one unique
                 // in the participant, as DDS wants it.
                 let [a, b, c, _] = entity_id.0;
