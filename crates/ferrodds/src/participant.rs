@@ -741,10 +741,7 @@ impl<T> Topic<T> {
         check_same(participant, &self.participant, &self.name)
     }
 
-    /// Changes the topic's TOPIC_DATA (DCPS `set_qos` of a topic; the topic policy peers
-    /// see): its writers and readers in this participant announce the new bytes at once,
-    /// and those made later announce them too (over what their own QoS says). Empty clears
-    /// it. Topics of one name in a participant are one topic: they share it.
+    /// Changes the topic's TOPIC_DATA, as [`DynamicTopic::set_topic_data`] does.
     pub fn set_topic_data(&self, bytes: impl Into<Vec<u8>>) {
         self.participant
             .inner
@@ -752,7 +749,7 @@ impl<T> Topic<T> {
             .set_topic_data(&self.name, bytes.into());
     }
 
-    /// The TOPIC_DATA [`set_topic_data`](Self::set_topic_data) set (empty: none).
+    /// The topic's TOPIC_DATA, as [`DynamicTopic::topic_data`] gives it.
     pub fn topic_data(&self) -> Vec<u8> {
         self.participant.inner.shared.topic_data(&self.name)
     }

@@ -19,8 +19,9 @@ class Topic(Entity, Generic[_T]):
         self.name = topic_name
         self.qos = qos
         self._native = domain_participant._native.topic(topic_name, _support(data_type))
-        if _topic_data(qos):
-            self._native.set_topic_data(_topic_data(qos))
+        topic_data = _topic_data(qos)
+        if topic_data:
+            self._native.set_topic_data(topic_data)
         _listen_to_statuses(self, [listener, domain_participant.get_listener()],
                             ("inconsistent_topic",))
 
