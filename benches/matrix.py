@@ -240,9 +240,10 @@ which relays the bytes it took), and C# on Debian's Mono 6.8 through the binding
 (`benches/csharp/PingPong.cs`). "C# (CDR)" samples are the class and CDR code that
 `ferrodds idl --lang csharp` generates, serialized in C# and taken with `TakeReusing` (into
 the objects of the last take); "C# (JSON)" turns each object
-into JSON text with a JSON library (Mono's `System.Json`, the payload as base64) and back,
-and hands FerroDDS the text, as OpenDDSharp's JSON path does. Both C# pongs take each sample
-as an object and write that object back. Ratios are to Rust native in the same run.
+into JSON text and back with the JSON code the same command generates beside the CDR code
+(`ToJson` into a reused `JsonWriter`, `FromJson`; FerroDDS's JSON view, the payload as
+base64) and hands FerroDDS the text, as OpenDDSharp's JSON path does. Both C# pongs take
+each sample as an object and write that object back. Ratios are to Rust native in the same run.
 
 Round trip, median µs (instances × samples per instance, payload), ratio to native:
 

@@ -24,27 +24,22 @@ namespace FerroDDS
         Mutable,
     }
 
-    /// <summary>Bytes that are not a sample of the type, or a sample that cannot be encoded:
-    /// what is wrong, where in the bytes, and in which member.</summary>
-    public sealed class CdrException : Exception
+    /// <summary>A sample that cannot be read or written: what is wrong, and in which member
+    /// (<see cref="CdrException"/> for CDR bytes, <see cref="JsonException"/> for JSON
+    /// text).</summary>
+    public abstract class SampleException : Exception
     {
         string type = "";
         string members = "";
 
-        /// <summary>An error; <paramref name="offset"/> counts from the first byte of the
-        /// encapsulation header, -1 when encoding.</summary>
-        public CdrException(string what, int offset = -1) : base(what)
+        /// <summary>An error saying <paramref name="what"/>.</summary>
+        protected SampleException(string what) : base(what)
         {
             What = what;
-            Offset = offset;
         }
 
         /// <summary>What is wrong.</summary>
         public string What { get; private set; }
-
-        /// <summary>Where in the serialized sample (from the first byte of its
-        /// encapsulation header); -1 for an encoding error.</summary>
-        public int Offset { get; private set; }
 
         /// <summary>The member the error is in, <c>module::Type.member.member</c>.</summary>
         public string Path
@@ -52,14 +47,13 @@ namespace FerroDDS
             get { return members.Length == 0 ? type : type + "." + members; }
         }
 
+        /// <summary>Where in the input, as " (at ...)", or empty.</summary>
+        protected abstract string Where { get; }
+
         /// <inheritdoc/>
         public override string Message
         {
-            get
-            {
-                string where = Offset < 0 ? "" : " (at byte " + Offset + ")";
-                return Path.Length == 0 ? What + where : Path + ": " + What + where;
-            }
+            get { return Path.Length == 0 ? What + Where : Path + ": " + What + Where; }
         }
 
         /// <summary>Records that the error happened in <paramref name="member"/> (null: in
@@ -72,6 +66,28 @@ namespace FerroDDS
             {
                 members = members.Length == 0 ? member : member + "." + members;
             }
+        }
+    }
+
+    /// <summary>Bytes that are not a sample of the type, or a sample that cannot be encoded:
+    /// what is wrong, where in the bytes, and in which member.</summary>
+    public sealed class CdrException : SampleException
+    {
+        /// <summary>An error; <paramref name="offset"/> counts from the first byte of the
+        /// encapsulation header, -1 when encoding.</summary>
+        public CdrException(string what, int offset = -1) : base(what)
+        {
+            Offset = offset;
+        }
+
+        /// <summary>Where in the serialized sample (from the first byte of its
+        /// encapsulation header); -1 for an encoding error.</summary>
+        public int Offset { get; private set; }
+
+        /// <inheritdoc/>
+        protected override string Where
+        {
+            get { return Offset < 0 ? "" : " (at byte " + Offset + ")"; }
         }
 
         /// <summary>The error for a null where the IDL type has a value.</summary>

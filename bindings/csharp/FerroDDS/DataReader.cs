@@ -53,6 +53,69 @@ namespace FerroDDS
             return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonText.Instance, false);
         }
 
+        /// <summary><see cref="TakeJson"/>, each sample's JSON read into a
+        /// <typeparamref name="T"/> by <paramref name="json"/> (the JSON code
+        /// <c>ferrodds idl --lang csharp</c> generates) straight from the UTF-8 text FerroDDS
+        /// lends, without a string made of it. A sample without data (a dispose or an
+        /// unregister) comes as the key members with the others at their defaults (null when
+        /// FerroDDS got no more of it than a key hash).</summary>
+        public ReturnCode TakeJson<T>(List<T> samples, List<SampleInfo> infos, IJsonSupport<T> json, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.TakeJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonSamples(json), false);
+        }
+
+        /// <summary><see cref="TakeJson{T}"/>, leaving the samples in the reader, marked
+        /// read. At most 4096 per call.</summary>
+        public ReturnCode ReadJson<T>(List<T> samples, List<SampleInfo> infos, IJsonSupport<T> json, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonSamples(json), false);
+        }
+
+        // The converter of the last JSON type support used, kept: one per reader in practice.
+        private object _jsonSamples;
+
+        private JsonConverter<T> JsonSamples<T>(IJsonSupport<T> json)
+        {
+            if (json == null)
+            {
+                throw new ArgumentNullException("json");
+            }
+            var kept = _jsonSamples as JsonConverter<T>;
+            if (kept == null || kept.Support != json)
+            {
+                kept = new JsonConverter<T>(json);
+                _jsonSamples = kept;
+            }
+            return kept;
+        }
+
+        /// <summary>JSON text read into samples by generated code.</summary>
+        private sealed unsafe class JsonConverter<T> : Converter<T>
+        {
+            internal readonly IJsonSupport<T> Support;
+            private readonly JsonReader _reader = new JsonReader(new byte[0], 0, 0);
+
+            internal JsonConverter(IJsonSupport<T> support)
+            {
+                Support = support;
+            }
+
+            internal override T Convert(byte* data, int size, T into)
+            {
+                if (data == null || size == 0)
+                {
+                    // FerroDDS had no more of it than a key hash.
+                    return default(T);
+                }
+                _reader.Load(data, size);
+                return Support.FromJson(_reader);
+            }
+        }
+
         /// <summary>How the C API is asked for samples.</summary>
         internal enum Access
         {

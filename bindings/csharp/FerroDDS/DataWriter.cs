@@ -26,6 +26,21 @@ namespace FerroDDS
         /// <summary>Writes the sample <paramref name="json"/> describes.</summary>
         public void WriteJson(string json) { Json(JsonChange.Write, json); }
 
+        /// <summary>Writes the sample whose JSON <paramref name="json"/> holds (see
+        /// <c>IJsonSupport.ToJson(sample, writer)</c>): the text goes to FerroDDS
+        /// through a buffer the writer keeps, with no string made.</summary>
+        public unsafe void WriteJson(JsonWriter json)
+        {
+            if (json == null)
+            {
+                throw new ArgumentNullException("json");
+            }
+            fixed (byte* text = json.Utf8Z())
+            {
+                Native.Check(Native.ferrodds_write_json(Handle, text));
+            }
+        }
+
         /// <summary>Disposes the instance of the sample <paramref name="json"/> describes
         /// (its key members are enough).</summary>
         public void DisposeJson(string json) { Json(JsonChange.Dispose, json); }

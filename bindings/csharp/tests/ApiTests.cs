@@ -849,7 +849,77 @@ namespace FerroDDS.Tests
                 }, "JSON samples of both writers");
                 all.Sort(StringComparer.Ordinal);
                 Check.EqualItems(new[] { "{\"id\":10,\"text\":\"ten \u4e2d\"}", "{\"id\":9,\"text\":\"nine \u00e9\"}" }, all, "JSON of both writers");
+
+                // The generated JSON code: a typed sample's JSON written through the JSON
+                // writer from a reused JsonWriter, and the JSON taken read into typed samples.
+                var json = new JsonWriter(4);
+                Readings.ToJson(new Reading(11, "eleven \"q\" \\ \u4e2d\n\u0001"), json);
+                Check.Equal("{\"id\":11,\"text\":\"eleven \\\"q\\\" \\\\ \u4e2d\\n\\u0001\"}", json.ToString(), "the JSON written");
+                jsonWriter.WriteJson(json);
+                typedWriter.Write(new Reading(12, "twelve"));
+                var typedBoth = TakeAtLeast(participant, typedReader, 2, infos).OrderBy(r => r.id).ToList();
+                Check.EqualItems(new[] { new Reading(11, "eleven \"q\" \\ \u4e2d\n\u0001"), new Reading(12, "twelve") }, typedBoth, "typed samples of the generated JSON");
+                all.Clear();
+                Check.Until(() =>
+                {
+                    if (jsonReader.TakeJson(texts, infos) == ReturnCode.Ok)
+                    {
+                        all.AddRange(texts);
+                    }
+                    return all.Count == 2;
+                }, "JSON samples of both");
+                Check.EqualItems(typedBoth, all.Select(Readings.FromJson).OrderBy(r => r.id).ToList(), "the JSON taken, read by the generated code");
+                // Taken straight into typed samples through the generated JSON code.
+                Readings.ToJson(new Reading(13, "thirteen \u00e9"), json);
+                jsonWriter.WriteJson(json);
+                typedWriter.Write(new Reading(14, "fourteen"));
+                typedWriter.Dispose(new Reading(14, "fourteen"));
+                var viaJson = new List<Reading>();
+                var viaJsonInfos = new List<SampleInfo>();
+                var batch = new List<Reading>();
+                Check.Until(() =>
+                {
+                    if (jsonReader.TakeJson(batch, infos, Readings) == ReturnCode.Ok)
+                    {
+                        viaJson.AddRange(batch);
+                        viaJsonInfos.AddRange(infos);
+                    }
+                    return viaJson.Count == 3;
+                }, "JSON samples taken as typed samples");
+                Check.EqualItems(new[] { new Reading(13, "thirteen \u00e9"), new Reading(14, "fourteen") },
+                    viaJson.Where((r, i) => viaJsonInfos[i].ValidData).OrderBy(r => r.id).ToList(), "the typed samples of the JSON");
+                var disposed = viaJson.Where((r, i) => !viaJsonInfos[i].ValidData).Single();
+                Check.Equal(new Reading(14, ""), disposed, "the dispose: its key, the rest at its defaults");
+                Check.Equal(new Reading(3, "t"), Readings.FromJson(" {\"x\": [1, {\"y\": null}], \"text\": \"t\", \"id\": 3} "), "unknown members skipped");
+                JsonRefused("{\"id\": 1.5, \"text\": \"x\"}", "demo::Reading.id: expected an integer from -2147483648 to 2147483647, found '1' (at byte 7)");
+                JsonRefused("{\"id\": 1}", "demo::Reading.text: absent from the object (at byte 9)");
+                JsonRefused("{\"id\": 1, \"text\": 2}", "demo::Reading.text: expected a string, found '2' (at byte 18)");
+                JsonRefused("{\"id\": 1, \"text\": \"t\"} x", "demo::Reading: expected the end of the text, found 'x' (at byte 23)");
+                JsonRefused("[", "demo::Reading: expected an object, found '[' (at byte 0)");
+                try
+                {
+                    Readings.ToJson(new Reading(1, null));
+                    Check.True(false, "a null string refused");
+                }
+                catch (JsonException e)
+                {
+                    Check.Equal("demo::Reading.text: null where the IDL type has a value (only @optional members may be null)", e.Message, "the error");
+                }
                 type.Dispose();
+            }
+        }
+
+        /// <summary>The generated JSON code refuses <paramref name="text"/> with <paramref name="message"/>.</summary>
+        private static void JsonRefused(string text, string message)
+        {
+            try
+            {
+                Readings.FromJson(text);
+                Check.True(false, "refused: " + text);
+            }
+            catch (JsonException e)
+            {
+                Check.Equal(message, e.Message, "the error for " + text);
             }
         }
 
@@ -865,7 +935,7 @@ namespace FerroDDS.Tests
                 var subscriber = participant.CreateSubscriber();
                 var writer = publisher.CreateDataWriter(topic);
                 var reader = subscriber.CreateDataReader(topic);
-                Check.Throws(ReturnCode.BadParameter, "ferrodds_write_json: json is a null pointer", () => writer.WriteJson(null));
+                Check.Throws(ReturnCode.BadParameter, "ferrodds_write_json: json is a null pointer", () => writer.WriteJson((string)null));
                 Check.Throws(ReturnCode.BadParameter, "ferrodds_create_writer: 0 is not an entity handle", () => publisher.CreateDataWriter((Topic<Reading>)null));
                 Check.Throws(ReturnCode.BadParameter, "ferrodds_create_reader: 0 is not an entity handle", () => subscriber.CreateDataReader((Topic)null));
                 Check.Throws(ReturnCode.BadParameter, "ferrodds_delete: 0 is not an entity handle", () => participant.DeletePublisher(null));

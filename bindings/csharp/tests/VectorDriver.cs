@@ -14,6 +14,15 @@
 //       every truncation of <hex> and every byte of it changed, read (and what reads
 //       written): "<id> ok <count>", or "<id> crash <what>" when anything but a
 //       CdrException escapes
+//   tojson <id> <type> <extensibility> <hex>
+//       the sample in <hex>, as the generated _Json code writes it: "<id> ok <hex of the
+//       JSON's UTF-8>"
+//   fromjson <id> <type> <extensibility> <hex of JSON>
+//       the sample the JSON text holds, read by the generated _Json code and written in
+//       CDR as "decode" writes it
+//   jsonhostile <id> <type> <extensibility> <hex of JSON>
+//       every truncation of the text and every character of it changed, read: "<id> ok
+//       <count>", or "<id> crash <what>" when anything but a JsonException escapes
 // A case that fails prints "<id> error <message>". Structs go through their generated
 // <Name>TypeSupport (the binding's ITypeSupport<T>), unions through FerroDDS.Cdr with the
 // generated _Cdr methods.
@@ -30,6 +39,8 @@ interface ICodec
     object ReadInto(byte[] data, int offset, int length, object into);
     object Fresh();
     void Write(object value, CdrWriter writer, DataRepresentation representation);
+    string ToJson(object value);
+    object FromJson(string text);
 }
 
 sealed class TypeSupportCodec<T> : ICodec where T : new()
@@ -55,6 +66,10 @@ sealed class TypeSupportCodec<T> : ICodec where T : new()
     {
         support.Serialize((T)value, writer, representation);
     }
+
+    public string ToJson(object value) { return ((IJsonSupport<T>)support).ToJson((T)value); }
+
+    public object FromJson(string text) { return ((IJsonSupport<T>)support).FromJson(text); }
 }
 
 sealed class UnionCodec<T> : ICodec where T : new()
@@ -63,14 +78,27 @@ sealed class UnionCodec<T> : ICodec where T : new()
     readonly Extensibility extensibility;
     readonly CdrWrite<T> write;
     readonly CdrRead<T> read;
+    readonly JsonWrite<T> writeJson;
+    readonly JsonRead<T> readJson;
 
-    public UnionCodec(string name, Extensibility extensibility, CdrWrite<T> write, CdrRead<T> read)
+    public UnionCodec(string name, Extensibility extensibility, CdrWrite<T> write, CdrRead<T> read, JsonWrite<T> writeJson, JsonRead<T> readJson)
     {
         this.name = name;
         this.extensibility = extensibility;
         this.write = write;
         this.read = read;
+        this.writeJson = writeJson;
+        this.readJson = readJson;
     }
+
+    public string ToJson(object value)
+    {
+        var writer = new JsonWriter();
+        Json.Write((T)value, writer, name, writeJson);
+        return writer.ToString();
+    }
+
+    public object FromJson(string text) { return Json.Read(new JsonReader(text), name, readJson); }
 
     public string TypeName { get { return name; } }
 
@@ -153,6 +181,18 @@ static class VectorDriver
                         break;
                     case "hostile":
                         output.Append(f[1]).Append(' ').Append(Hostile(codec, Hex(f[4]))).Append('\n');
+                        break;
+                    case "tojson":
+                        var sample = Hex(f[4]);
+                        var json = Encoding.UTF8.GetBytes(codec.ToJson(codec.Read(sample, 0, sample.Length)));
+                        output.Append(f[1]).Append(" ok ").Append(Hex(json, 0, json.Length)).Append('\n');
+                        break;
+                    case "fromjson":
+                        var text = Encoding.UTF8.GetString(Hex(f[4]));
+                        output.Append(f[1]).Append(" ok ").Append(Both(codec, codec.FromJson(text))).Append('\n');
+                        break;
+                    case "jsonhostile":
+                        output.Append(f[1]).Append(' ').Append(HostileJson(codec, Encoding.UTF8.GetString(Hex(f[4])))).Append('\n');
                         break;
                 }
             }
@@ -259,6 +299,53 @@ static class VectorDriver
         return "ok " + count;
     }
 
+    // Every truncation of the text, and each character replaced by others that break it
+    // differently, read: a JsonException or a value (written again), never anything else.
+    static string HostileJson(ICodec codec, string text)
+    {
+        const string replacements = "\"{}[],:0-.e\\ax";
+        int count = 0;
+        for (int variant = 0; variant < (replacements.Length + 1) * text.Length; variant++)
+        {
+            int at = variant % text.Length;
+            int kind = variant / text.Length;
+            string changed = kind == 0 ? text.Substring(0, at)
+                : text.Substring(0, at) + replacements[kind - 1] + text.Substring(at + 1);
+            try
+            {
+                object value = codec.FromJson(changed);
+                writer.Reset();
+                codec.Write(value, writer, DataRepresentation.Xcdr2);
+                codec.ToJson(value);
+            }
+            catch (JsonException)
+            {
+            }
+            catch (CdrException)
+            {
+                // A value the JSON holds that CDR cannot (a string past its bound).
+            }
+            catch (Exception e)
+            {
+                return "crash " + variant + " (" + changed + "): " + e.ToString().Replace('\n', ' ');
+            }
+            count++;
+        }
+        // Nested deeper than any type: refused, not a stack overflow.
+        try
+        {
+            codec.FromJson("{\"_deep\":" + new string('[', 100000));
+        }
+        catch (JsonException)
+        {
+        }
+        catch (Exception e)
+        {
+            return "crash nesting: " + e.ToString().Replace('\n', ' ');
+        }
+        return "ok " + count;
+    }
+
     static ICodec CodecOf(string idlName, Extensibility extensibility)
     {
         var assembly = typeof(VectorDriver).Assembly;
@@ -276,8 +363,11 @@ static class VectorDriver
         Type cdr = assembly.GetType(scope + "_Cdr", true);
         var write = Delegate.CreateDelegate(typeof(CdrWrite<>).MakeGenericType(type), cdr.GetMethod("Write_" + simple));
         var read = Delegate.CreateDelegate(typeof(CdrRead<>).MakeGenericType(type), cdr.GetMethod("Read_" + simple));
+        Type json = assembly.GetType(scope + "_Json", true);
+        var writeJson = Delegate.CreateDelegate(typeof(JsonWrite<>).MakeGenericType(type), json.GetMethod("Write_" + simple));
+        var readJson = Delegate.CreateDelegate(typeof(JsonRead<>).MakeGenericType(type), json.GetMethod("Read_" + simple));
         var unionType = typeof(UnionCodec<>).MakeGenericType(type);
-        return (ICodec)Activator.CreateInstance(unionType, idlName, extensibility, write, read);
+        return (ICodec)Activator.CreateInstance(unionType, idlName, extensibility, write, read, writeJson, readJson);
     }
 
     static byte[] Hex(string hex)

@@ -18,6 +18,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+mod json;
+
 pub(crate) fn generate(spec: &Specification, ros2: bool) -> Result<Vec<(String, String)>, Error> {
     let g = Generator {
         spec,
@@ -59,6 +61,8 @@ struct Block {
     scope: Vec<String>,
     types: Vec<String>,
     codecs: Vec<String>,
+    /// The JSON view's code (`_Json`).
+    json: Vec<String>,
     constants: Vec<String>,
     constants_class: String,
 }
@@ -77,6 +81,13 @@ impl Block {
                 "/// <summary>The CDR code of the types of {module} (FerroDDS/Cdr.cs).</summary>\n\
                  public static partial class _Cdr\n{{\n{}}}\n",
                 indent(&self.codecs.join("\n"), 1)
+            ));
+        }
+        if !self.json.is_empty() {
+            items.push(format!(
+                "/// <summary>The JSON view of the types of {module} (FerroDDS/Json.cs).</summary>\n\
+                 public static partial class _Json\n{{\n{}}}\n",
+                indent(&self.json.join("\n"), 1)
             ));
         }
         if !self.constants.is_empty() {
@@ -508,6 +519,7 @@ impl<'s> Generator<'s> {
                         scope: scope.to_vec(),
                         types: Vec::new(),
                         codecs: Vec::new(),
+                        json: Vec::new(),
                         constants: Vec::new(),
                         constants_class: self.free_name(scope, "Constants"),
                     });
@@ -520,15 +532,18 @@ impl<'s> Generator<'s> {
                     block.types.push(self.structure(s)?);
                     block.types.push(self.type_support(s)?);
                     block.codecs.push(self.struct_codec(s)?);
+                    block.json.push(self.struct_json(s)?);
                 }
                 Definition::Union(u) => {
-                    let (class, codec) = self.union(u)?;
+                    let (class, codec, json) = self.union(u)?;
                     block.types.push(class);
                     block.codecs.push(codec);
+                    block.json.push(json);
                 }
                 Definition::Enum(e) => {
                     block.types.push(self.enumeration(e)?);
                     block.codecs.push(self.enum_codec(e));
+                    block.json.push(self.enum_json(e));
                 }
                 Definition::Bitmask(b) => block.types.push(self.bitmask(b)?),
                 Definition::Const(c) => block.constants.push(self.constant(c)?),
@@ -917,7 +932,7 @@ impl<'s> Generator<'s> {
             s.name
         ));
         c.open(format!(
-            "public sealed class {class} : global::FerroDDS.ITypeSupport<{ty}>"
+            "public sealed class {class} : global::FerroDDS.ITypeSupport<{ty}>, global::FerroDDS.IJsonSupport<{ty}>"
         ));
         c.line(format!(
             "static readonly global::FerroDDS.CdrWrite<{ty}> write = {codec}.Write_{name};"
@@ -927,6 +942,13 @@ impl<'s> Generator<'s> {
         ));
         c.line(format!(
             "static readonly global::FerroDDS.CdrRead<{ty}> readKey = {read_key};"
+        ));
+        let json = json::json_class(&s.name);
+        c.line(format!(
+            "static readonly global::FerroDDS.JsonWrite<{ty}> writeJson = {json}.Write_{name};"
+        ));
+        c.line(format!(
+            "static readonly global::FerroDDS.JsonRead<{ty}> readJson = {json}.Read_{name};"
         ));
         c.line("const string idl =");
         c.depth += 1;
@@ -973,6 +995,40 @@ impl<'s> Generator<'s> {
         ));
         c.line(format!(
             "return global::FerroDDS.Cdr.Deserialize(data, offset, length, {idl_name}, read, readKey, {headerless}, into);"
+        ));
+        c.close();
+        c.line("");
+        c.line("/// <inheritdoc/>");
+        c.open(format!("public string ToJson({ty} sample)"));
+        c.line("var writer = new global::FerroDDS.JsonWriter();");
+        c.line(format!(
+            "global::FerroDDS.Json.Write(sample, writer, {idl_name}, writeJson);"
+        ));
+        c.line("return writer.ToString();");
+        c.close();
+        c.line("");
+        c.line("/// <inheritdoc/>");
+        c.open(format!(
+            "public void ToJson({ty} sample, global::FerroDDS.JsonWriter writer)"
+        ));
+        c.line(format!(
+            "global::FerroDDS.Json.Write(sample, writer, {idl_name}, writeJson);"
+        ));
+        c.close();
+        c.line("");
+        c.line("/// <inheritdoc/>");
+        c.open(format!("public {ty} FromJson(string json)"));
+        c.line(format!(
+            "return global::FerroDDS.Json.Read(new global::FerroDDS.JsonReader(json), {idl_name}, readJson);"
+        ));
+        c.close();
+        c.line("");
+        c.line("/// <inheritdoc/>");
+        c.open(format!(
+            "public {ty} FromJson(global::FerroDDS.JsonReader reader)"
+        ));
+        c.line(format!(
+            "return global::FerroDDS.Json.Read(reader, {idl_name}, readJson);"
         ));
         c.close();
         c.close();
@@ -1149,16 +1205,7 @@ impl<'s> Generator<'s> {
     ) {
         c.open(format!("public static void {signature}"));
         c.line("string m = null;");
-        c.open("try");
-        body(c);
-        c.close();
-        c.open("catch (global::FerroDDS.CdrException e)");
-        c.line(format!(
-            "e.Within({}, m);",
-            string_literal(&type_name.to_string())
-        ));
-        c.line("throw;");
-        c.close();
+        guarded(type_name, "CdrException", c, body);
         c.close();
     }
 
@@ -1500,8 +1547,8 @@ impl<'s> Generator<'s> {
         candidates.into_iter().find(|v| !used.contains(v))
     }
 
-    /// The union's class and its codec.
-    fn union(&self, u: &'s Union) -> Result<(String, String), Error> {
+    /// The union's class, its CDR code and its JSON view's code.
+    fn union(&self, u: &'s Union) -> Result<(String, String, String), Error> {
         if u.extensibility == Some(Extensibility::Mutable) {
             return Err(Error::Unsupported {
                 location: u.location.clone(),
@@ -1706,7 +1753,7 @@ impl<'s> Generator<'s> {
         c.line("throw;");
         c.close();
         c.close();
-        Ok((class_text, c.text))
+        Ok((class_text, c.text, self.union_json(u, &disc, &branches)))
     }
 
     fn enumeration(&self, e: &Enum) -> Result<String, Error> {
@@ -1850,6 +1897,21 @@ impl<'s> Generator<'s> {
             ident(k.name.name())
         ))
     }
+}
+
+/// `body` in a `try` that records, on an `exception` (a FerroDDS type), the member (`m`,
+/// which the caller declares) and the type it happened in.
+fn guarded(type_name: &ScopedName, exception: &str, c: &mut Code, body: impl FnOnce(&mut Code)) {
+    c.open("try");
+    body(c);
+    c.close();
+    c.open(format!("catch (global::FerroDDS.{exception} e)"));
+    c.line(format!(
+        "e.Within({}, m);",
+        string_literal(&type_name.to_string())
+    ));
+    c.line("throw;");
+    c.close();
 }
 
 /// `ty` with every named type renamed as ROS 2 names it on the wire (`--ros2-names`), so

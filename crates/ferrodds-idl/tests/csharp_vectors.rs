@@ -11,6 +11,10 @@
 //!   default value encodes as ferrodds-cdr's runtime types encode theirs;
 //! - every truncation of every vector, and every byte of it changed, gives a
 //!   `CdrException` or a value, never another exception;
+//! - the generated JSON code writes every vector as `ferrodds-cdr`'s JSON view does (the
+//!   same JSON values, which read back to Cyclone's bytes), reads the view's text back to
+//!   Cyclone's bytes, and gives a `JsonException` or a value for every truncation of the
+//!   text and every character of it changed, and for nesting deeper than any type;
 //! - the C# of every other test IDL compiles.
 //!
 //! Needs `mcs` and `mono` (Debian's mono-devel; scripts/test installs it): without them the
@@ -109,8 +113,14 @@ fn mcs(dir: &Path, sources: &[String], target: &str, out: &str) {
     run(
         Command::new("mcs")
             .args(flags)
-            .args(["-target:library", "-doc:FerroDDS.xml", "-out:FerroDDS.dll"])
+            .args([
+                "-target:library",
+                "-unsafe+",
+                "-doc:FerroDDS.xml",
+                "-out:FerroDDS.dll",
+            ])
             .arg(runtime.join("Cdr.cs"))
+            .arg(runtime.join("Json.cs"))
             .arg(runtime.join("TypeSupport.cs")),
         dir,
         "mcs-runtime",
@@ -171,6 +181,8 @@ fn both(ty: &DynamicType, value: &DynamicValue) -> String {
 struct Cases {
     lines: Vec<String>,
     expected: BTreeMap<String, String>,
+    /// For `tojson` cases: the type, and the JSON view `ferrodds-cdr` gives the value.
+    views: BTreeMap<String, (DynamicType, Value)>,
 }
 
 impl Cases {
@@ -197,6 +209,7 @@ fn cases(vectors: &[Value], spec: &ferrodds_idl::ast::Specification) -> Cases {
     let mut cases = Cases {
         lines: Vec::new(),
         expected: BTreeMap::new(),
+        views: BTreeMap::new(),
     };
     let mut defaults = std::collections::BTreeSet::new();
     for v in vectors {
@@ -235,6 +248,27 @@ fn cases(vectors: &[Value], spec: &ferrodds_idl::ast::Specification) -> Cases {
                 );
             }
         }
+        // The JSON view, both ways, from the XCDR2 bytes.
+        let bytes = padded(cyclone(v, "xcdr2_le").unwrap());
+        let view = dynamic::deserialize(&ty, &bytes).unwrap().to_json(&ty);
+        let text = ferrodds_cdr::json_text(&view);
+        let id = format!("{sample}/tojson");
+        cases.add("tojson", id.clone(), &ty, Some(&bytes), written.clone());
+        cases.views.insert(id, (ty.clone(), view));
+        cases.add(
+            "fromjson",
+            format!("{sample}/fromjson"),
+            &ty,
+            Some(text.as_bytes()),
+            written.clone(),
+        );
+        cases.add(
+            "jsonhostile",
+            format!("{sample}/jsonhostile"),
+            &ty,
+            Some(text.as_bytes()),
+            String::new(),
+        );
         if let Some(key) = v["key_sample_xcdr2_be"].as_str() {
             let key = hex::decode(key).unwrap();
             let id = match ty.extensibility() {
@@ -302,6 +336,28 @@ fn check_idl(
     Ok(())
 }
 
+/// The JSON the driver printed (`ok <hex>`) is the JSON view `view` of a value of `ty`, and
+/// reads back to `written` (XCDR1 and XCDR2 as the driver prints them).
+fn check_json(ty: &DynamicType, view: &Value, printed: &str, written: &str) -> Result<(), String> {
+    let hex = printed
+        .strip_prefix("ok ")
+        .ok_or_else(|| printed.to_owned())?;
+    let text = String::from_utf8(hex::decode(hex).map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
+    if json != *view {
+        return Err(format!("C# writes\n    {text}\n  the view is\n    {view}"));
+    }
+    let value = DynamicValue::from_json(ty, &json).map_err(|e| e.to_string())?;
+    let again = both(ty, &value);
+    if again != written {
+        return Err(format!(
+            "{text} reads as\n    {again}\n  expected\n    {written}"
+        ));
+    }
+    Ok(())
+}
+
 #[test]
 fn generated_csharp_reads_and_writes_what_cyclone_does() {
     if !mono_present() {
@@ -350,7 +406,13 @@ fn generated_csharp_reads_and_writes_what_cyclone_does() {
     for (id, expected) in &cases.expected {
         match results.get(id).map(String::as_str) {
             None => failures.push(format!("{id}: no result")),
-            Some(r) if id.ends_with("/hostile") => {
+            Some(r) if id.ends_with("/tojson") => {
+                let (ty, view) = &cases.views[id];
+                if let Err(e) = check_json(ty, view, r, expected) {
+                    failures.push(format!("{id}: {e}"));
+                }
+            }
+            Some(r) if id.ends_with("hostile") => {
                 if !r.starts_with("ok ") {
                     failures.push(format!("{id}: {r}"));
                 }
@@ -371,7 +433,7 @@ fn generated_csharp_reads_and_writes_what_cyclone_does() {
         }
     }
     assert!(
-        cases.expected.len() > 69 * 6,
+        cases.expected.len() > 69 * 9,
         "only {} cases",
         cases.expected.len()
     );
