@@ -13,8 +13,8 @@
 // path, the application's objects are turned into JSON text and back — by the JSON code the
 // IDL compiler generates beside the CDR code (bench.SampleTypeSupport's ToJson/FromJson,
 // FerroDDS's JSON view: the payload as base64) — and cross as UTF-8 text
-// (DataWriter.WriteJson from a reused JsonWriter; DataReader.TakeJson, which hands each
-// sample's text to FromJson). Either way the pong takes the sample as an object and writes
+// (DataWriter.WriteJson from a reused JsonWriter; DataReader.TakeJsonReusing, which hands
+// each sample's text to FromJson, into the objects of the last take). Either way the pong takes the sample as an object and writes
 // that object back.
 //
 // `ping` prints one JSON line: round trips (µs) and the managed bytes its thread allocated
@@ -196,9 +196,9 @@ namespace FerroDDS.Bench
 
         protected override int TakeSamples(List<bench.Sample> taken)
         {
-            // Each sample's JSON read into an object by the generated code, from the UTF-8
-            // text FerroDDS lends (no string made of it).
-            if (_reader.TakeJson(_samples, Infos, Codec) != ReturnCode.Ok)
+            // Each sample's JSON read by the generated code into the objects of the last
+            // take, from the UTF-8 text FerroDDS lends (no string made of it).
+            if (_reader.TakeJsonReusing(_samples, Infos, Codec) != ReturnCode.Ok)
             {
                 return 0;
             }

@@ -75,6 +75,28 @@ namespace FerroDDS
             return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonSamples(json), false);
         }
 
+        /// <summary><see cref="TakeJson{T}"/> into the objects <paramref name="samples"/>
+        /// already holds (as <c>DataReader&lt;T&gt;.TakeReusing</c> takes CDR): their nested
+        /// objects, lists and arrays of octets of the same length are filled in place, so
+        /// that taking samples of the same shape again and again allocates only their
+        /// strings. What the application kept from an earlier reusing take is overwritten:
+        /// copy it first.</summary>
+        public ReturnCode TakeJsonReusing<T>(List<T> samples, List<SampleInfo> infos, IJsonSupport<T> json, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.TakeJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonSamples(json), true);
+        }
+
+        /// <summary><see cref="ReadJson{T}"/> into the objects <paramref name="samples"/>
+        /// already holds, as <see cref="TakeJsonReusing{T}"/> takes.</summary>
+        public ReturnCode ReadJsonReusing<T>(List<T> samples, List<SampleInfo> infos, IJsonSupport<T> json, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
+            SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
+            InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)
+        {
+            return Collect(Access.ReadJson, Handle, maxSamples, StateMask.Of(sampleStates, viewStates, instanceStates), samples, infos, JsonSamples(json), true);
+        }
+
         // The converter of the last JSON type support used, kept: one per reader in practice.
         private object _jsonSamples;
 
@@ -112,7 +134,7 @@ namespace FerroDDS
                     return default(T);
                 }
                 _reader.Load(data, size);
-                return Support.FromJson(_reader);
+                return Support.FromJson(_reader, into);
             }
         }
 
@@ -137,12 +159,33 @@ namespace FerroDDS
             /// into <paramref name="into"/> where the item can be (null: a new one).</summary>
             internal abstract TItem Convert(byte* data, int size, TItem into);
 
+            // Items cut from a reusing call's list, to read into (at most MaxSpares).
+            private const int MaxSpares = 4096;
+            private Stack<TItem> _spares;
+
             /// <summary>An item of an earlier reusing call to read into, if one is spare.</summary>
-            internal virtual TItem Spare() { return default(TItem); }
+            internal TItem Spare()
+            {
+                return _spares != null && _spares.Count > 0 ? _spares.Pop() : default(TItem);
+            }
 
             /// <summary>An item a reusing call cut from the caller's list: kept to read
             /// into later.</summary>
-            internal virtual void Recycle(TItem item) { }
+            internal void Recycle(TItem item)
+            {
+                if (item == null)
+                {
+                    return;
+                }
+                if (_spares == null)
+                {
+                    _spares = new Stack<TItem>();
+                }
+                if (_spares.Count < MaxSpares)
+                {
+                    _spares.Push(item);
+                }
+            }
         }
 
         private sealed unsafe class JsonText : Converter<string>
@@ -530,23 +573,6 @@ namespace FerroDDS
             internal Samples(ITypeSupport<T> typeSupport)
             {
                 _typeSupport = typeSupport;
-            }
-
-            // Samples cut from a reusing call's list, to read into (at most MaxSpares).
-            private const int MaxSpares = 4096;
-            private readonly Stack<T> _spares = new Stack<T>();
-
-            internal override T Spare()
-            {
-                return _spares.Count > 0 ? _spares.Pop() : default(T);
-            }
-
-            internal override void Recycle(T item)
-            {
-                if (item != null && _spares.Count < MaxSpares)
-                {
-                    _spares.Push(item);
-                }
             }
 
             internal override T Convert(byte* data, int size, T into)

@@ -61,8 +61,10 @@ namespace FerroDDS
         T FromJson(string json);
 
         /// <summary>The sample the text of <paramref name="reader"/> describes (UTF-8 read as
-        /// it is, without a string made of it).</summary>
-        T FromJson(JsonReader reader);
+        /// it is, without a string made of it), read into <paramref name="into"/> when it is
+        /// not null: its nested objects, lists and arrays of octets of the same length filled
+        /// in place.</summary>
+        T FromJson(JsonReader reader, T into);
     }
 
     /// <summary>Appends a value of a generated type as JSON (the <c>_Json.Write_T</c>
@@ -70,8 +72,8 @@ namespace FerroDDS
     public delegate void JsonWrite<T>(JsonWriter writer, T value);
 
     /// <summary>Reads a value of a generated type from JSON (the <c>_Json.Read_T</c>
-    /// methods).</summary>
-    public delegate T JsonRead<T>(JsonReader reader);
+    /// methods), into <paramref name="into"/> when it is not null.</summary>
+    public delegate T JsonRead<T>(JsonReader reader, T into);
 
     /// <summary>A growable buffer of JSON text in UTF-8 (as it crosses to FerroDDS), reused
     /// from sample to sample: once it has grown to the largest sample, writing allocates
@@ -923,8 +925,8 @@ namespace FerroDDS
         }
 
         /// <summary>A sequence of octets: base64 text (RFC 4648, padded), or an array of
-        /// integers from 0 to 255.</summary>
-        public unsafe byte[] ReadOctets()
+        /// integers from 0 to 255; read into <paramref name="into"/> when it has their length.</summary>
+        public unsafe byte[] ReadOctets(byte[] into = null)
         {
             byte c = Peek();
             if (c == '[')
@@ -969,7 +971,8 @@ namespace FerroDDS
                 throw Expected(what);
             }
             int pad = quote - first >= 4 ? (s[quote - 1] == '=' ? (s[quote - 2] == '=' ? 2 : 1) : 0) : 0;
-            var result = new byte[(quote - first) / 4 * 3 - pad];
+            int length = (quote - first) / 4 * 3 - pad;
+            var result = into != null && into.Length == length ? into : new byte[length];
             int bad = -1;
             fixed (byte* text = s)
             fixed (byte* output = result)
@@ -1043,12 +1046,13 @@ namespace FerroDDS
             }
         }
 
-        /// <summary>The sample the text of <paramref name="reader"/> holds, nothing after it.</summary>
-        public static T Read<T>(JsonReader reader, string typeName, JsonRead<T> read)
+        /// <summary>The sample the text of <paramref name="reader"/> holds, nothing after it,
+        /// read into <paramref name="into"/> when it is not null.</summary>
+        public static T Read<T>(JsonReader reader, string typeName, JsonRead<T> read, T into)
         {
             try
             {
-                T value = read(reader);
+                T value = read(reader, into);
                 reader.End();
                 return value;
             }

@@ -890,6 +890,18 @@ namespace FerroDDS.Tests
                     viaJson.Where((r, i) => viaJsonInfos[i].ValidData).OrderBy(r => r.id).ToList(), "the typed samples of the JSON");
                 var disposed = viaJson.Where((r, i) => !viaJsonInfos[i].ValidData).Single();
                 Check.Equal(new Reading(14, ""), disposed, "the dispose: its key, the rest at its defaults");
+                // Taken into the objects of the last take.
+                var reused = new List<Reading>();
+                Readings.ToJson(new Reading(15, "fifteen"), json);
+                jsonWriter.WriteJson(json);
+                Check.Until(() => jsonReader.TakeJsonReusing(reused, infos, Readings) == ReturnCode.Ok, "a sample taken reusing");
+                Check.EqualItems(new[] { new Reading(15, "fifteen") }, reused, "the sample taken reusing");
+                var first = reused[0];
+                Readings.ToJson(new Reading(16, "sixteen"), json);
+                jsonWriter.WriteJson(json);
+                Check.Until(() => jsonReader.TakeJsonReusing(reused, infos, Readings) == ReturnCode.Ok, "another sample taken reusing");
+                Check.EqualItems(new[] { new Reading(16, "sixteen") }, reused, "the next sample taken reusing");
+                Check.True(ReferenceEquals(first, reused[0]), "read into the object of the last take");
                 Check.Equal(new Reading(3, "t"), Readings.FromJson(" {\"x\": [1, {\"y\": null}], \"text\": \"t\", \"id\": 3} "), "unknown members skipped");
                 JsonRefused("{\"id\": 1.5, \"text\": \"x\"}", "demo::Reading.id: expected an integer from -2147483648 to 2147483647, found '1' (at byte 7)");
                 JsonRefused("{\"id\": 1}", "demo::Reading.text: absent from the object (at byte 9)");

@@ -40,7 +40,7 @@ interface ICodec
     object Fresh();
     void Write(object value, CdrWriter writer, DataRepresentation representation);
     string ToJson(object value);
-    object FromJson(string text);
+    object FromJson(string text, object into);
 }
 
 sealed class TypeSupportCodec<T> : ICodec where T : new()
@@ -69,7 +69,11 @@ sealed class TypeSupportCodec<T> : ICodec where T : new()
 
     public string ToJson(object value) { return ((IJsonSupport<T>)support).ToJson((T)value); }
 
-    public object FromJson(string text) { return ((IJsonSupport<T>)support).FromJson(text); }
+    public object FromJson(string text, object into)
+    {
+        var json = (IJsonSupport<T>)support;
+        return into == null ? json.FromJson(text) : json.FromJson(new JsonReader(text), (T)into);
+    }
 }
 
 sealed class UnionCodec<T> : ICodec where T : new()
@@ -98,7 +102,7 @@ sealed class UnionCodec<T> : ICodec where T : new()
         return writer.ToString();
     }
 
-    public object FromJson(string text) { return Json.Read(new JsonReader(text), name, readJson); }
+    public object FromJson(string text, object into) { return Json.Read(new JsonReader(text), name, readJson, (T)into); }
 
     public string TypeName { get { return name; } }
 
@@ -127,6 +131,7 @@ static class VectorDriver
     static readonly CdrWriter writer = new CdrWriter(16);
     // The last value of each type read, to read the next one of the type into.
     static readonly System.Collections.Generic.Dictionary<string, object> lastOf = new System.Collections.Generic.Dictionary<string, object>();
+    static readonly System.Collections.Generic.Dictionary<string, object> lastJsonOf = new System.Collections.Generic.Dictionary<string, object>();
 
     static int Main(string[] args)
     {
@@ -189,7 +194,20 @@ static class VectorDriver
                         break;
                     case "fromjson":
                         var text = Encoding.UTF8.GetString(Hex(f[4]));
-                        output.Append(f[1]).Append(" ok ").Append(Both(codec, codec.FromJson(text))).Append('\n');
+                        string fromJson = Both(codec, codec.FromJson(text, null));
+                        // Read into the value of this type read before (another vector's),
+                        // it reads the same.
+                        object earlier;
+                        if (lastJsonOf.TryGetValue(f[2], out earlier))
+                        {
+                            string reused = Both(codec, codec.FromJson(text, earlier));
+                            if (reused != fromJson)
+                            {
+                                throw new Exception("JSON read into an earlier value: " + reused + ", into a new one: " + fromJson);
+                            }
+                        }
+                        lastJsonOf[f[2]] = codec.FromJson(text, null);
+                        output.Append(f[1]).Append(" ok ").Append(fromJson).Append('\n');
                         break;
                     case "jsonhostile":
                         output.Append(f[1]).Append(' ').Append(HostileJson(codec, Encoding.UTF8.GetString(Hex(f[4])))).Append('\n');
@@ -313,7 +331,7 @@ static class VectorDriver
                 : text.Substring(0, at) + replacements[kind - 1] + text.Substring(at + 1);
             try
             {
-                object value = codec.FromJson(changed);
+                object value = codec.FromJson(changed, null);
                 writer.Reset();
                 codec.Write(value, writer, DataRepresentation.Xcdr2);
                 codec.ToJson(value);
@@ -334,7 +352,7 @@ static class VectorDriver
         // Nested deeper than any type: refused, not a stack overflow.
         try
         {
-            codec.FromJson("{\"_deep\":" + new string('[', 100000));
+            codec.FromJson("{\"_deep\":" + new string('[', 100000), null);
         }
         catch (JsonException)
         {

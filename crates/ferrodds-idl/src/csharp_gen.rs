@@ -1019,16 +1019,16 @@ impl<'s> Generator<'s> {
         c.line("/// <inheritdoc/>");
         c.open(format!("public {ty} FromJson(string json)"));
         c.line(format!(
-            "return global::FerroDDS.Json.Read(new global::FerroDDS.JsonReader(json), {idl_name}, readJson);"
+            "return global::FerroDDS.Json.Read(new global::FerroDDS.JsonReader(json), {idl_name}, readJson, null);"
         ));
         c.close();
         c.line("");
         c.line("/// <inheritdoc/>");
         c.open(format!(
-            "public {ty} FromJson(global::FerroDDS.JsonReader reader)"
+            "public {ty} FromJson(global::FerroDDS.JsonReader reader, {ty} into)"
         ));
         c.line(format!(
-            "return global::FerroDDS.Json.Read(reader, {idl_name}, readJson);"
+            "return global::FerroDDS.Json.Read(reader, {idl_name}, readJson, into);"
         ));
         c.close();
         c.close();

@@ -212,6 +212,7 @@ fn cases(vectors: &[Value], spec: &ferrodds_idl::ast::Specification) -> Cases {
         views: BTreeMap::new(),
     };
     let mut defaults = std::collections::BTreeSet::new();
+    let mut absent = Vec::new();
     for v in vectors {
         let name = v["type"].as_str().unwrap();
         let sample = v["sample"].as_str().unwrap();
@@ -254,7 +255,7 @@ fn cases(vectors: &[Value], spec: &ferrodds_idl::ast::Specification) -> Cases {
         let text = ferrodds_cdr::json_text(&view);
         let id = format!("{sample}/tojson");
         cases.add("tojson", id.clone(), &ty, Some(&bytes), written.clone());
-        cases.views.insert(id, (ty.clone(), view));
+        cases.views.insert(id, (ty.clone(), view.clone()));
         cases.add(
             "fromjson",
             format!("{sample}/fromjson"),
@@ -269,6 +270,19 @@ fn cases(vectors: &[Value], spec: &ferrodds_idl::ast::Specification) -> Cases {
             Some(text.as_bytes()),
             String::new(),
         );
+        // The same with absent optionals left out rather than null, read after the others
+        // (in reverse order, each into the value of the type read before it: absent
+        // members of a value read into must come out null).
+        let mut without = view.clone();
+        drop_nulls(&mut without);
+        if without != view {
+            absent.push((
+                format!("{sample}/fromjson/absent"),
+                ty.clone(),
+                ferrodds_cdr::json_text(&without),
+                written.clone(),
+            ));
+        }
         if let Some(key) = v["key_sample_xcdr2_be"].as_str() {
             let key = hex::decode(key).unwrap();
             let id = match ty.extensibility() {
@@ -309,7 +323,22 @@ fn cases(vectors: &[Value], spec: &ferrodds_idl::ast::Specification) -> Cases {
             }
         }
     }
+    for (id, ty, text, written) in absent.into_iter().rev() {
+        cases.add("fromjson", id, &ty, Some(text.as_bytes()), written);
+    }
     cases
+}
+
+/// `json` with every member whose value is null left out, at every depth.
+fn drop_nulls(json: &mut Value) {
+    match json {
+        Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
 }
 
 /// The `TypeName` and `Idl` the driver printed for `name` (`ok <name> <hex>`): the IDL

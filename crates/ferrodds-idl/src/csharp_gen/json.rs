@@ -109,9 +109,9 @@ impl<'s> Generator<'s> {
         c.line("");
 
         c.open(format!(
-            "public static {ty} Read_{name}(global::FerroDDS.JsonReader r)"
+            "public static {ty} Read_{name}(global::FerroDDS.JsonReader r, {ty} into)"
         ));
-        c.line(format!("{ty} v = new {ty}();"));
+        c.line(format!("{ty} v = into ?? new {ty}();"));
         c.line("string m = null;");
         guarded(&s.name, "JsonException", &mut c, |c| {
             for k in 0..all.len().div_ceil(64) {
@@ -136,14 +136,16 @@ impl<'s> Generator<'s> {
             }
             c.line("m = null;");
             c.close();
+            // Absent optionals are null (the sample may be one read before).
             for (i, f) in all.iter().enumerate() {
-                if f.member.optional {
-                    continue;
-                }
                 let (word, mask) = bit("seen", i);
                 c.open(format!("if (({word} & {mask}) == 0)"));
-                c.line(format!("m = {};", string_literal(&f.member.name)));
-                c.line("throw r.Missing();");
+                if f.member.optional {
+                    c.line(format!("v.{} = null;", f.name));
+                } else {
+                    c.line(format!("m = {};", string_literal(&f.member.name)));
+                    c.line("throw r.Missing();");
+                }
                 c.close();
             }
         });
@@ -152,16 +154,16 @@ impl<'s> Generator<'s> {
         Ok(c.text)
     }
 
-    /// Reads member `f` of `v` (null for an absent optional).
+    /// Reads member `f` of `v` (null for an absent optional), into what it holds.
     fn read_member_json(&self, f: &Field<'_>, c: &mut Code) {
         let target = format!("v.{}", f.name);
         if f.member.optional {
             c.line(format!("if (r.IsNull()) {target} = null;"));
             c.open("else");
-            self.read_json(&f.ty, &target, 0, c);
+            self.read_json(&f.ty, &target, 0, true, c);
             c.close();
         } else {
-            self.read_json(&f.ty, &target, 0, c);
+            self.read_json(&f.ty, &target, 0, true, c);
         }
     }
 
@@ -195,9 +197,9 @@ impl<'s> Generator<'s> {
         c.close();
         c.line("");
         c.open(format!(
-            "public static {ty} Read_{name}(global::FerroDDS.JsonReader r)"
+            "public static {ty} Read_{name}(global::FerroDDS.JsonReader r, {ty} into)"
         ));
-        c.line(format!("{ty} v = new {ty}();"));
+        c.line(format!("{ty} v = into ?? new {ty}();"));
         c.line("string m = null;");
         guarded(&u.name, "JsonException", &mut c, |c| {
             c.line("bool discriminated = false;");
@@ -209,7 +211,7 @@ impl<'s> Generator<'s> {
             c.open("while (r.NextMember(ref members))");
             c.open("if (r.Is(\"discriminator\"))");
             c.line("m = \"discriminator\";");
-            self.read_json(disc, "v._d", 0, c);
+            self.read_json(disc, "v._d", 0, false, c);
             c.line("discriminated = true;");
             c.close();
             for (k, (case, b)) in u.cases.iter().zip(branches).enumerate() {
@@ -219,7 +221,7 @@ impl<'s> Generator<'s> {
                     string_literal(&case.member.name)
                 ));
                 c.line(format!("m = {};", string_literal(&case.member.name)));
-                self.read_json(b, &format!("v._{k}"), 0, c);
+                self.read_json(b, &format!("v._{k}"), 0, true, c);
                 c.line(format!("{word} |= {mask};"));
                 c.close();
             }
@@ -356,8 +358,11 @@ impl<'s> Generator<'s> {
         }
     }
 
-    /// Statements that read a value of `ty` from JSON into `target`.
-    fn read_json(&self, ty: &Ty<'_>, target: &str, level: usize, c: &mut Code) {
+    /// Statements that read a value of `ty` from JSON into `target`. `reuse`: `target`
+    /// holds a value of the type or null, whose objects, lists and arrays are filled in
+    /// place (a sample read before, read into again, allocates only its strings).
+    fn read_json(&self, ty: &Ty<'_>, target: &str, level: usize, reuse: bool, c: &mut Code) {
+        let into = if reuse { target } else { "null" };
         match ty {
             Ty::Prim(p) => {
                 let (cs, _) = primitive(*p);
@@ -381,10 +386,11 @@ impl<'s> Generator<'s> {
                     qualified(&b.name)
                 ));
             }
-            Ty::Enum(_) | Ty::Struct(_) | Ty::Union(_) => {
-                c.line(format!("{target} = {}(r);", generated(ty, "Read")));
+            Ty::Enum(_) => c.line(format!("{target} = {}(r);", generated(ty, "Read"))),
+            Ty::Struct(_) | Ty::Union(_) => {
+                c.line(format!("{target} = {}(r, {into});", generated(ty, "Read")));
             }
-            _ if ty.is_octets() => c.line(format!("{target} = r.ReadOctets();")),
+            _ if ty.is_octets() => c.line(format!("{target} = r.ReadOctets({into});")),
             Ty::Seq(e, _) => {
                 let (s, n, el) = (
                     format!("s{level}"),
@@ -393,12 +399,17 @@ impl<'s> Generator<'s> {
                 );
                 let cs = self.cs(ty);
                 c.open("");
-                c.line(format!("{cs} {s} = new {cs}();"));
+                if reuse {
+                    c.line(format!("{cs} {s} = {target} ?? new {cs}();"));
+                    c.line(format!("{s}.Clear();"));
+                } else {
+                    c.line(format!("{cs} {s} = new {cs}();"));
+                }
                 c.line(format!("int {n} = 0;"));
                 c.line("r.BeginArray();");
                 c.open(format!("while (r.NextElement(ref {n}))"));
                 c.line(format!("{} {el};", self.cs(e)));
-                self.read_json(e, &el, level + 1, c);
+                self.read_json(e, &el, level + 1, false, c);
                 c.line(format!("{s}.Add({el});"));
                 c.close();
                 c.line(format!("{target} = {s};"));
@@ -407,11 +418,20 @@ impl<'s> Generator<'s> {
             Ty::Array(e, dims) => {
                 let a = format!("a{level}");
                 c.open("");
-                c.line(format!(
-                    "{} {a} = {};",
-                    self.cs(ty),
-                    self.new_array(e, dims)
-                ));
+                let fresh = self.new_array(e, dims);
+                if reuse {
+                    // The array held, when it has the dimensions; its elements read into.
+                    let fits: Vec<String> = (0..dims.len())
+                        .map(|k| format!("{target}.GetLength({k}) == {}", dims[k]))
+                        .collect();
+                    c.line(format!(
+                        "{} {a} = {target} != null && {} ? {target} : {fresh};",
+                        self.cs(ty),
+                        fits.join(" && ")
+                    ));
+                } else {
+                    c.line(format!("{} {a} = {fresh};", self.cs(ty)));
+                }
                 let index: Vec<String> = (0..dims.len()).map(|k| format!("i{level}_{k}")).collect();
                 for (k, n) in dims.iter().enumerate() {
                     let i = &index[k];
@@ -419,7 +439,8 @@ impl<'s> Generator<'s> {
                     c.open(format!("for (int {i} = 0; {i} < {n}; {i}++)"));
                     c.line(format!("r.Element({i}, {n});"));
                 }
-                self.read_json(e, &format!("{a}[{}]", index.join(", ")), level + 1, c);
+                let element = format!("{a}[{}]", index.join(", "));
+                self.read_json(e, &element, level + 1, reuse, c);
                 for n in dims.iter().rev() {
                     c.close();
                     c.line(format!("r.EndArray({n});"));
