@@ -46,6 +46,7 @@ pub mod interface;
 pub mod locator;
 pub mod ports;
 pub mod shared_memory;
+pub mod shared_multicast;
 pub mod transport;
 pub mod udp;
 pub mod udp_transport;
@@ -59,6 +60,7 @@ pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkI
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};
 pub use shared_memory::{SharedMemoryError, SharedMemoryTransport, KIND_SHARED_MEMORY};
+pub use shared_multicast::{Deliver, Membership, MulticastGroup};
 pub use transport::{Datagram, ReceiveChannel, SendError, Traffic, Transport, Transports};
 pub use udp::{
     BufferSize, BufferSizes, Received, SendSummary, SocketError, SocketOptions, UdpSocket,

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::locator::Locator;
+use crate::shared_multicast::{Deliver, Membership};
 
 /// What a receive channel carries; the busy-poll mode spins only on user traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,6 +123,15 @@ pub trait Transport: Send + Sync + fmt::Debug {
 
     /// Its ways in, each to be served by the runtime until it stops them.
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>>;
+
+    /// Joins the ways in it shares with the other participants of the process (one socket
+    /// and one thread for them all: [`crate::shared_multicast`]), each datagram handed to
+    /// `deliver` on that thread; the participant leaves when the memberships drop. None
+    /// by default.
+    fn join_shared(&self, deliver: &Deliver) -> io::Result<Vec<Membership>> {
+        let _ = deliver;
+        Ok(Vec::new())
+    }
 }
 
 /// The transports of one participant, in order of preference: a destination goes to the
@@ -237,6 +247,15 @@ impl Transports {
         let mut all = Vec::new();
         for t in &self.transports {
             all.extend(t.receive_channels()?);
+        }
+        Ok(all)
+    }
+
+    /// [`Transport::join_shared`] of every transport.
+    pub fn join_shared(&self, deliver: &Deliver) -> io::Result<Vec<Membership>> {
+        let mut all = Vec::new();
+        for t in &self.transports {
+            all.extend(t.join_shared(deliver)?);
         }
         Ok(all)
     }

@@ -405,6 +405,12 @@ impl UdpSocket {
         let _ = self.socket.shutdown(std::net::Shutdown::Read);
     }
 
+    /// Whether [`UdpSocket::stop_receiving`] was called (on this handle or another of the
+    /// socket's).
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
     /// A second handle on the same socket (`dup(2)`), e.g. for a receive thread.
     pub fn try_clone(&self) -> io::Result<UdpSocket> {
         Ok(UdpSocket {

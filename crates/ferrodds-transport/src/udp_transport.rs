@@ -10,6 +10,7 @@ use crate::config::{ParticipantIndex, TransportConfig};
 use crate::interface::{InterfaceError, NetworkInterface};
 use crate::locator::Locator;
 use crate::ports::{PortError, PortMapping, Ports};
+use crate::shared_multicast::{Deliver, Membership, MulticastGroup};
 use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
 use crate::udp::{Received, SocketError, SocketOptions, UdpSocket};
 
@@ -87,9 +88,25 @@ pub struct UdpTransport {
     multicast_group: Ipv4Addr,
     metatraffic_unicast: UdpSocket,
     user_unicast: UdpSocket,
-    spdp_multicast: Option<UdpSocket>,
-    user_multicast: Option<UdpSocket>,
+    spdp_multicast: Option<MulticastSocket>,
+    user_multicast: Option<MulticastSocket>,
     spdp_destinations: Vec<Locator>,
+}
+
+/// A multicast socket of the transport's own, or the process's shared one.
+#[derive(Debug)]
+enum MulticastSocket {
+    Own(UdpSocket),
+    Shared(Arc<MulticastGroup>),
+}
+
+impl MulticastSocket {
+    fn socket(&self) -> &UdpSocket {
+        match self {
+            MulticastSocket::Own(s) => s,
+            MulticastSocket::Shared(g) => g.socket(),
+        }
+    }
 }
 
 impl UdpTransport {
@@ -97,6 +114,20 @@ impl UdpTransport {
     /// (or the fixed one), opens the multicast sockets if multicast is enabled, and resolves
     /// the peers (which may block on DNS for peers given by name).
     pub fn open(config: &TransportConfig) -> Result<UdpTransport, TransportError> {
+        UdpTransport::open_with(config, false)
+    }
+
+    /// [`UdpTransport::open`], with the multicast sockets the process's participants share
+    /// ([`MulticastGroup`]): one socket and one receive thread per group and port for
+    /// them all, which [`Transport::join_shared`] joins (its receive channels are the
+    /// unicast sockets only). What a participant runtime opens.
+    pub fn open_sharing_multicast(
+        config: &TransportConfig,
+    ) -> Result<UdpTransport, TransportError> {
+        UdpTransport::open_with(config, true)
+    }
+
+    fn open_with(config: &TransportConfig, share: bool) -> Result<UdpTransport, TransportError> {
         let interface = config.interface().resolve()?;
         let multicast = if !config.allow_multicast() {
             MulticastStatus::DisabledByConfig
@@ -115,20 +146,27 @@ impl UdpTransport {
         )?;
         let ports = Ports::new(domain_id, participant_id)?;
         let group = config.multicast_group();
+        let bind = |port| -> Result<MulticastSocket, SocketError> {
+            Ok(if share {
+                MulticastSocket::Shared(MulticastGroup::bind(
+                    group,
+                    port,
+                    interface.address,
+                    &options,
+                )?)
+            } else {
+                MulticastSocket::Own(UdpSocket::bind_multicast(
+                    group,
+                    port,
+                    interface.address,
+                    &options,
+                )?)
+            })
+        };
         let (spdp_multicast, user_multicast) = if multicast == MulticastStatus::Enabled {
             (
-                Some(UdpSocket::bind_multicast(
-                    group,
-                    ports.spdp_multicast,
-                    interface.address,
-                    &options,
-                )?),
-                Some(UdpSocket::bind_multicast(
-                    group,
-                    ports.user_multicast,
-                    interface.address,
-                    &options,
-                )?),
+                Some(bind(ports.spdp_multicast)?),
+                Some(bind(ports.user_multicast)?),
             )
         } else {
             (None, None)
@@ -186,12 +224,12 @@ impl UdpTransport {
 
     /// SPDP multicast socket, when multicast is enabled.
     pub fn spdp_multicast(&self) -> Option<&UdpSocket> {
-        self.spdp_multicast.as_ref()
+        self.spdp_multicast.as_ref().map(MulticastSocket::socket)
     }
 
     /// User data multicast socket, when multicast is enabled.
     pub fn user_multicast(&self) -> Option<&UdpSocket> {
-        self.user_multicast.as_ref()
+        self.user_multicast.as_ref().map(MulticastSocket::socket)
     }
 
     /// `interface:metatraffic unicast port`, to announce in SPDP.
@@ -251,13 +289,29 @@ impl Transport for UdpTransport {
         self.user_unicast.send_parts_to(parts, to).map(|_| ())
     }
 
+    fn join_shared(&self, deliver: &Deliver) -> io::Result<Vec<Membership>> {
+        let mut memberships = Vec::new();
+        for m in [&self.spdp_multicast, &self.user_multicast] {
+            if let Some(MulticastSocket::Shared(group)) = m {
+                memberships.push(group.join(Arc::clone(deliver))?);
+            }
+        }
+        Ok(memberships)
+    }
+
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
         let mut channels: Vec<Arc<dyn ReceiveChannel>> = Vec::new();
+        fn own(m: &Option<MulticastSocket>) -> Option<&UdpSocket> {
+            match m {
+                Some(MulticastSocket::Own(s)) => Some(s),
+                _ => None,
+            }
+        }
         let sockets = [
             (Some(&self.metatraffic_unicast), Traffic::Metatraffic),
-            (self.spdp_multicast.as_ref(), Traffic::Metatraffic),
+            (own(&self.spdp_multicast), Traffic::Metatraffic),
             (Some(&self.user_unicast), Traffic::User),
-            (self.user_multicast.as_ref(), Traffic::User),
+            (own(&self.user_multicast), Traffic::User),
         ];
         for (socket, traffic) in sockets.into_iter().filter_map(|(s, t)| Some((s?, t))) {
             let socket = socket.try_clone()?;

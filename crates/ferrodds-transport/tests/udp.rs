@@ -1,17 +1,18 @@
 //! Sockets on loopback: unicast, participant-index probing, multicast, peers, buffers.
 //!
-//! Each test uses its own domain id (100..130) so that tests running in parallel never
+//! Each test uses its own domain id (100..130, and 213) so that tests running in parallel never
 //! share a port; every wait is bounded (see `common`). Nothing is sent anywhere but
 //! 127.0.0.1 and 239.255.0.1 through `lo`.
 
 mod common;
 
 use std::net::{Ipv4Addr, SocketAddrV4};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ferrodds_transport::{
-    InterfaceSelector, Locator, MulticastStatus, ParticipantIndex, Ports, SocketOptions,
-    TransportConfig, TransportError, UdpSocket, UdpTransport, DEFAULT_MULTICAST_GROUP,
+    Deliver, InterfaceSelector, Locator, MulticastStatus, ParticipantIndex, Ports, SocketOptions,
+    Transport, TransportConfig, TransportError, UdpSocket, UdpTransport, DEFAULT_MULTICAST_GROUP,
 };
 
 use common::{drain, receive_within, RECEIVE_TIMEOUT};
@@ -488,4 +489,101 @@ fn unknown_interface_is_an_error() {
         ),
         "{err}"
     );
+}
+
+/// The threads of this process named `name` (`/proc/self/task/*/comm`), once there are
+/// `expected` of them or 2 s have passed (a new thread names itself as it starts).
+fn threads_named(name: &str, expected: usize) -> usize {
+    let count = || {
+        std::fs::read_dir("/proc/self/task")
+            .expect("/proc/self/task")
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .filter(|comm| comm.trim_end() == name)
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let n = count();
+        if n == expected || Instant::now() > deadline {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn the_participants_of_a_process_share_one_multicast_socket_and_thread() {
+    require_loopback_multicast!();
+    let domain = 213;
+    let config = on_loopback(domain).build().unwrap();
+    let a = UdpTransport::open_sharing_multicast(&config).expect("a opens");
+    let b = UdpTransport::open_sharing_multicast(&config).expect("b opens");
+    assert_eq!(a.multicast(), MulticastStatus::Enabled);
+    // One socket of each group for the process; the transports' own ways in are their
+    // unicast sockets.
+    assert!(std::ptr::eq(
+        a.spdp_multicast().unwrap(),
+        b.spdp_multicast().unwrap()
+    ));
+    assert!(std::ptr::eq(
+        a.user_multicast().unwrap(),
+        b.user_multicast().unwrap()
+    ));
+    assert_eq!(a.receive_channels().unwrap().len(), 2);
+    let (tx, rx) = mpsc::channel();
+    let deliver = |member: u8| -> Deliver {
+        let tx = Mutex::new(tx.clone());
+        Arc::new(move |bytes: &[u8], _| {
+            let _ = tx.lock().unwrap().send((member, bytes.to_vec()));
+        })
+    };
+    let spdp_thread = format!("ferrodds-m{}", a.ports().spdp_multicast);
+    let user_thread = format!("ferrodds-m{}", a.ports().user_multicast);
+    assert_eq!(
+        threads_named(&spdp_thread, 0),
+        0,
+        "no thread before a member"
+    );
+    let joined_a = a.join_shared(&deliver(1)).expect("a joins");
+    let joined_b = b.join_shared(&deliver(2)).expect("b joins");
+    assert_eq!((joined_a.len(), joined_b.len()), (2, 2));
+    assert_eq!(threads_named(&spdp_thread, 1), 1, "one thread for both");
+    assert_eq!(threads_named(&user_thread, 1), 1, "one thread for both");
+
+    // Each member gets every datagram, once: SPDP and user multicast alike.
+    let receive = |n: usize| -> Vec<(u8, Vec<u8>)> {
+        let mut got: Vec<_> = (0..n)
+            .filter_map(|_| rx.recv_timeout(Duration::from_secs(5)).ok())
+            .collect();
+        got.sort();
+        got
+    };
+    let sent = a
+        .metatraffic_unicast()
+        .send_to_locators(b"announce", a.spdp_destinations());
+    assert_eq!(sent.sent, 1);
+    assert_eq!(
+        receive(2),
+        [(1, b"announce".to_vec()), (2, b"announce".to_vec())]
+    );
+    let user_group = [a.default_multicast_locator().unwrap()];
+    let _ = b.user_unicast().send_to_locators(b"data", &user_group);
+    assert_eq!(receive(2), [(1, b"data".to_vec()), (2, b"data".to_vec())]);
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
+
+    // A member that left gets nothing more; the other still does.
+    drop(joined_a);
+    let _ = a
+        .metatraffic_unicast()
+        .send_to_locators(b"again", a.spdp_destinations());
+    assert_eq!(receive(1), [(2, b"again".to_vec())]);
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
+
+    // With every handle gone, the socket and its thread go.
+    drop(joined_b);
+    drop(a);
+    assert_eq!(threads_named(&spdp_thread, 1), 1, "b still holds the group");
+    drop(b);
+    assert_eq!(threads_named(&spdp_thread, 0), 0);
+    assert_eq!(threads_named(&user_thread, 0), 0);
 }

@@ -245,7 +245,7 @@ impl ParticipantBuilder {
     /// Creates the participant: opens the sockets, starts the threads, announces itself.
     pub fn build(self) -> Result<DomainParticipant> {
         let config = self.config.build()?;
-        let transport = UdpTransport::open(&config)?;
+        let transport = UdpTransport::open_sharing_multicast(&config)?;
         let prefix = new_prefix();
         let mut own = ParticipantData::new(prefix);
         own.metatraffic_unicast_locators = rtps_locator(transport.metatraffic_unicast_locator())

@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::Waker;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 use ferrodds_rtps::dcps::{Preparation, Prepared};
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Event, LargeDatagrams, ParticipantCore, Timestamp, Transmit};
-use ferrodds_transport::{ReceiveChannel, SendError, Traffic, Transports};
+use ferrodds_transport::{Deliver, Membership, ReceiveChannel, SendError, Traffic, Transports};
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -275,6 +275,9 @@ pub(crate) struct Shared {
     /// Every transport's ways in, each served by a thread of [`start`] (or polled); kept
     /// here so that [`Shared::shut_down`] can stop them.
     channels: Vec<Arc<dyn ReceiveChannel>>,
+    /// Its places in the ways in it shares with the process's other participants (the
+    /// multicast groups), served by their own threads; left at [`Shared::shut_down`].
+    memberships: Mutex<Vec<Membership>>,
     /// Where this participant is: its index and discovery unicast address.
     pub(crate) local: LocalAddress,
     shutdown: AtomicBool,
@@ -333,6 +336,7 @@ impl Shared {
             transports,
             large_datagrams,
             channels,
+            memberships: Mutex::new(Vec::new()),
             local,
             generation: AtomicU64::new(0),
             wait_spin,
@@ -653,6 +657,10 @@ impl Shared {
         for channel in &self.channels {
             channel.stop_receiving();
         }
+        self.memberships
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 }
 
@@ -685,6 +693,17 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
                 .spawn(move || receive_loop(&shared, &*channel))?,
         );
     }
+    // The shared ways in: their threads hand this participant its datagrams while it lives.
+    let weak = Arc::downgrade(shared);
+    let deliver: Deliver = Arc::new(move |bytes, received| {
+        if let Some(shared) = weak.upgrade().filter(|s| !s.is_shut_down()) {
+            handle(&shared, bytes, received);
+        }
+    });
+    *shared
+        .memberships
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = shared.transports.join_shared(&deliver)?;
     let timer_shared = Arc::clone(shared);
     threads.push(
         std::thread::Builder::new()
