@@ -1,5 +1,6 @@
 //! The runtime that drives the sans-IO protocol: one lock around the protocol state, a
-//! receive thread per socket, a timer thread, and sends from the caller's thread.
+//! receive thread per socket, the process's timer thread ([`timer`]), and sends from the
+//! caller's thread.
 //!
 //! Everything that changes protocol state happens under `Shared::core`; sending happens
 //! after the lock is released, so a slow `sendto` never holds up the receive threads.
@@ -22,6 +23,9 @@ use ferrodds_rtps::dcps::{Preparation, Prepared};
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Event, LargeDatagrams, ParticipantCore, Timestamp, Transmit};
 use ferrodds_transport::{Deliver, Membership, ReceiveChannel, SendError, Traffic, Transports};
+
+mod timer;
+use timer::ProcessTimer;
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -77,8 +81,8 @@ pub(crate) struct Core {
     pub(crate) closed: bool,
     /// Threads sleeping on `Shared::changed`.
     waiters: usize,
-    /// When the timer thread wakes next; `Timestamp(0)` while it is awake (it looks at the
-    /// deadlines again before it sleeps).
+    /// When the timer thread looks at this participant next by itself (`Timestamp(0)`
+    /// until it first has): an input bringing a deadline before this kicks it.
     timer_wakes_at: Timestamp,
 }
 
@@ -268,7 +272,8 @@ struct Notifications {
 pub(crate) struct Shared {
     pub(crate) core: Mutex<Core>,
     pub(crate) changed: Condvar,
-    timer: Condvar,
+    /// The process's timer thread, which keeps this participant's deadlines.
+    timer: Arc<ProcessTimer>,
     transports: Transports,
     /// How writers send to readers reached through this host's transports, if it has any.
     pub(crate) large_datagrams: Option<LargeDatagrams>,
@@ -332,7 +337,7 @@ impl Shared {
         Ok(Arc::new(Shared {
             core: Mutex::new(core),
             changed: Condvar::new(),
-            timer: Condvar::new(),
+            timer: ProcessTimer::get()?,
             transports,
             large_datagrams,
             channels,
@@ -438,7 +443,7 @@ impl Shared {
             status_calls,
         } = core.take_notifications();
         let wake_waiters = core.waiters > 0;
-        let wake_timer = !core.deferred.is_empty() || next.is_some_and(|t| t < core.timer_wakes_at);
+        let wake_timer = timer::must_kick(&core, next);
         drop(core);
         // Before sending: a spinning waiter sees its sample while this thread sends the
         // acknowledgments.
@@ -449,7 +454,7 @@ impl Shared {
             self.changed.notify_all();
         }
         if wake_timer {
-            self.timer.notify_one();
+            self.timer.kick();
         }
         for w in wakers {
             w.wake();
@@ -651,7 +656,6 @@ impl Shared {
         self.shutdown.store(true, Ordering::Release);
         self.lock().closed = true;
         self.changed.notify_all();
-        self.timer.notify_all();
         // The receive threads block without a deadline (an idle participant must not wake
         // to look at a flag): wake them.
         for channel in &self.channels {
@@ -665,7 +669,8 @@ impl Shared {
 }
 
 /// Starts the receive threads (one per receive channel, or, with `busy_poll`, one spinning
-/// thread for the user traffic channels) and the timer thread.
+/// thread for the user traffic channels), and gives the participant to the process's timer
+/// thread.
 pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Vec<JoinHandle<()>>> {
     let (user, mut blocking): (Vec<_>, Vec<_>) = shared
         .channels
@@ -704,12 +709,7 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
         .memberships
         .lock()
         .unwrap_or_else(PoisonError::into_inner) = shared.transports.join_shared(&deliver)?;
-    let timer_shared = Arc::clone(shared);
-    threads.push(
-        std::thread::Builder::new()
-            .name("ferrodds-timer".into())
-            .spawn(move || timer_loop(&timer_shared))?,
-    );
+    shared.timer.add(Arc::downgrade(shared));
     Ok(threads)
 }
 
@@ -853,35 +853,6 @@ fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Datagram) {
     let mut core = shared.prepare(core, now);
     core.after_input();
     shared.finish(core);
-}
-
-fn timer_loop(shared: &Shared) {
-    let mut core = shared.lock();
-    while !shared.is_shut_down() {
-        let now = shared.now();
-        let next = core.next_timeout();
-        if next.is_some_and(|t| t <= now) || !core.deferred.is_empty() {
-            core.node.handle_timeout(now);
-            core = shared.prepare(core, now);
-            core.after_input();
-            let Core {
-                pending, deferred, ..
-            } = &mut *core;
-            pending.append(deferred);
-            shared.finish(core);
-            core = shared.lock();
-            continue;
-        }
-        let wait = next
-            .map_or(TIMER_IDLE_WAIT, |t| t.since(now))
-            .min(TIMER_IDLE_WAIT);
-        core.timer_wakes_at = now.after(wait);
-        core = match shared.timer.wait_timeout(core, wait) {
-            Ok((c, _)) => c,
-            Err(p) => p.into_inner().0,
-        };
-        core.timer_wakes_at = Timestamp(0);
-    }
 }
 
 #[cfg(test)]

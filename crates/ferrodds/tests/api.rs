@@ -795,3 +795,65 @@ fn a_topics_data_goes_out_with_its_endpoints_and_changes() {
     // The writer still matches its reader: TOPIC_DATA changes nothing of a match.
     writer.wait_for_matched(1, T).unwrap();
 }
+
+/// The threads of this process named `name` (`/proc/self/task/*/comm`), once at most
+/// `most` of them or 2 s have passed (a thread of a timer that just ended may linger).
+fn threads_named(name: &str, most: usize) -> usize {
+    let count = || {
+        std::fs::read_dir("/proc/self/task")
+            .expect("/proc/self/task")
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+            .filter(|comm| comm.trim_end() == name)
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let n = count();
+        if n <= most || Instant::now() > deadline {
+            return n;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The participants of a process share one timer thread, which keeps each one's deadlines:
+/// three participants match each other's endpoints and keep their leases alive through it.
+#[test]
+fn the_participants_of_a_process_share_one_timer_thread() {
+    // A lease of 3 s, which only the announcements the timer thread sends keep alive.
+    let participants: Vec<DomainParticipant> = (0..3)
+        .map(|_| {
+            DomainParticipant::builder()
+                .unwrap()
+                .domain_id(214)
+                .interface("lo")
+                .unwrap()
+                .allow_multicast(false)
+                .lease_duration(Duration::from_secs(3))
+                .build()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(threads_named("ferrodds-timer", 1), 1);
+    let topics: Vec<_> = participants
+        .iter()
+        .map(|p| p.create_topic::<Note>("shared_timer").unwrap())
+        .collect();
+    let writer = participants[0]
+        .create_writer(&topics[0], Qos::writer().reliable())
+        .unwrap();
+    let readers: Vec<_> = participants[1..]
+        .iter()
+        .zip(&topics[1..])
+        .map(|(p, t)| p.create_reader(t, Qos::reader().reliable()).unwrap())
+        .collect();
+    writer
+        .wait_for_matched(2, T)
+        .expect("matched by both readers");
+    // After more than two leases every participant still sees the two others.
+    std::thread::sleep(Duration::from_secs(7));
+    for p in &participants {
+        assert_eq!(p.discovered_participants().len(), 2);
+    }
+    drop(readers);
+}
