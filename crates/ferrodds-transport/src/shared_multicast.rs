@@ -32,8 +32,10 @@ pub type Deliver = Arc<dyn Fn(&[u8], Datagram) + Send + Sync>;
 /// Which socket: the group, the port and the interface address it was joined on.
 type Key = (Ipv4Addr, u16, Ipv4Addr);
 
-/// The groups bound in this process.
-static GROUPS: Mutex<Option<HashMap<Key, Weak<MulticastGroup>>>> = Mutex::new(None);
+/// The groups bound in this process, with the id of the process that bound them: a child
+/// made by `fork` (Python's `multiprocessing` does that) inherits the parent's groups
+/// without their threads, and must bind its own.
+static GROUPS: Mutex<Option<(u32, HashMap<Key, Weak<MulticastGroup>>)>> = Mutex::new(None);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -94,7 +96,11 @@ impl MulticastGroup {
     ) -> Result<Arc<MulticastGroup>, SocketError> {
         let key = (group, port, interface);
         let mut groups = lock(&GROUPS);
-        let groups = groups.get_or_insert_with(HashMap::new);
+        let pid = std::process::id();
+        if groups.as_ref().is_some_and(|(made_by, _)| *made_by != pid) {
+            *groups = None;
+        }
+        let (_, groups) = groups.get_or_insert_with(|| (pid, HashMap::new()));
         if let Some(existing) = groups.get(&key).and_then(Weak::upgrade) {
             return Ok(existing);
         }

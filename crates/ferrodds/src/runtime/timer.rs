@@ -39,8 +39,19 @@ struct State {
     stopped: bool,
 }
 
-/// The timer of this process, if one runs.
-static TIMER: Mutex<Weak<ProcessTimer>> = Mutex::new(Weak::new());
+/// The timer of this process, if one runs, with the id of the process that started it: a
+/// child made by `fork` (Python's `multiprocessing` does that) inherits the parent's timer
+/// without its thread, and must start its own.
+static TIMER: Mutex<(u32, Weak<ProcessTimer>)> = Mutex::new((0, Weak::new()));
+
+/// What `slot` holds, if process `pid` made it and it is still alive.
+fn of_process<T>(slot: &(u32, Weak<T>), pid: u32) -> Option<Arc<T>> {
+    if slot.0 == pid {
+        slot.1.upgrade()
+    } else {
+        None
+    }
+}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -50,7 +61,8 @@ impl ProcessTimer {
     /// The process's timer, started if none runs.
     pub(crate) fn get() -> std::io::Result<Arc<ProcessTimer>> {
         let mut current = lock(&TIMER);
-        if let Some(timer) = current.upgrade() {
+        let pid = std::process::id();
+        if let Some(timer) = of_process(&current, pid) {
             return Ok(timer);
         }
         let inner = Arc::new(Inner::default());
@@ -64,7 +76,7 @@ impl ProcessTimer {
             inner,
             thread: Mutex::new(Some(thread)),
         });
-        *current = Arc::downgrade(&timer);
+        *current = (pid, Arc::downgrade(&timer));
         Ok(timer)
     }
 
@@ -160,4 +172,19 @@ fn run_due(shared: &Shared) -> Instant {
 /// `timer_wakes_at` (kept in the core, set by [`run_due`]).
 pub(crate) fn must_kick(core: &Core, next: Option<Timestamp>) -> bool {
     !core.deferred.is_empty() || next.is_some_and(|t| t < core.timer_wakes_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_forked_child_does_not_take_its_parents_timer() {
+        let alive = Arc::new(1);
+        let slot = (42, Arc::downgrade(&alive));
+        assert!(of_process(&slot, 42).is_some(), "the process that made it");
+        assert!(of_process(&slot, 43).is_none(), "a child made by fork");
+        drop(alive);
+        assert!(of_process(&slot, 42).is_none(), "gone");
+    }
 }
