@@ -35,7 +35,10 @@ type Key = (Ipv4Addr, u16, Ipv4Addr);
 /// The groups bound in this process, with the id of the process that bound them: a child
 /// made by `fork` (Python's `multiprocessing` does that) inherits the parent's groups
 /// without their threads, and must bind its own.
-static GROUPS: Mutex<Option<(u32, HashMap<Key, Weak<MulticastGroup>>)>> = Mutex::new(None);
+static GROUPS: Mutex<Option<(u32, Groups)>> = Mutex::new(None);
+
+/// The groups of a process, by socket.
+type Groups = HashMap<Key, Weak<MulticastGroup>>;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
