@@ -126,11 +126,6 @@ impl MulticastGroup {
         &self.inner.socket
     }
 
-    /// How many members it has.
-    pub fn members(&self) -> usize {
-        lock(&self.inner.members).len()
-    }
-
     /// Adds a member whose datagrams go to `deliver`, starting the receive thread with the
     /// first.
     pub fn join(self: &Arc<Self>, deliver: Deliver) -> io::Result<Membership> {
