@@ -79,8 +79,8 @@ namespace FerroDDS
         /// already holds (as <c>DataReader&lt;T&gt;.TakeReusing</c> takes CDR): their nested
         /// objects, lists and arrays of octets of the same length are filled in place, so
         /// that taking samples of the same shape again and again allocates only their
-        /// strings. What the application kept from an earlier reusing take is overwritten:
-        /// copy it first.</summary>
+        /// strings and a short string per float (its digits). What the application kept
+        /// from an earlier reusing take is overwritten: copy it first.</summary>
         public ReturnCode TakeJsonReusing<T>(List<T> samples, List<SampleInfo> infos, IJsonSupport<T> json, int maxSamples = ResourceLimitsQosPolicy.LengthUnlimited,
             SampleStateKind sampleStates = SampleStateKind.AnySampleState, ViewStateKind viewStates = ViewStateKind.AnyViewState,
             InstanceStateKind instanceStates = InstanceStateKind.AnyInstanceState)

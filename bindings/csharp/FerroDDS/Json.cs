@@ -53,7 +53,8 @@ namespace FerroDDS
         string ToJson(T sample);
 
         /// <summary><paramref name="sample"/>'s JSON into <paramref name="writer"/> (reset
-        /// first), which allocates nothing once it has grown to the sample.</summary>
+        /// first), which allocates nothing once it has grown to the sample but a short string
+        /// per float written.</summary>
         void ToJson(T sample, JsonWriter writer);
 
         /// <summary>The sample the JSON text <paramref name="json"/> describes: members in any
@@ -77,7 +78,7 @@ namespace FerroDDS
 
     /// <summary>A growable buffer of JSON text in UTF-8 (as it crosses to FerroDDS), reused
     /// from sample to sample: once it has grown to the largest sample, writing allocates
-    /// nothing.</summary>
+    /// nothing but a short string per float (its digits).</summary>
     public sealed class JsonWriter
     {
         // Always one byte more than `length`, for the NUL the C API wants.
@@ -228,7 +229,23 @@ namespace FerroDDS
         /// <summary>A char: a one-character string.</summary>
         public void WriteChar(char c)
         {
-            WriteString(c.ToString());
+            if (c >= 0x80)
+            {
+                // A lone UTF-16 unit: a string of one, as the encoder takes it (rare).
+                WriteString(c.ToString());
+                return;
+            }
+            Room(8);
+            text[length++] = (byte)'"';
+            if (c < 0x20 || c == '"' || c == '\\')
+            {
+                Escaped(c);
+            }
+            else
+            {
+                text[length++] = (byte)c;
+            }
+            Raw('"');
         }
 
         /// <summary>A string, escaped as JSON needs.</summary>
@@ -823,6 +840,14 @@ namespace FerroDDS
         /// <summary>A one-character string.</summary>
         public char ReadChar()
         {
+            // An ASCII character without escape, read in place (no string made).
+            if (Peek() == '"' && at + 2 < end && s[at + 2] == '"' && s[at + 1] >= 0x20
+                && s[at + 1] < 0x80 && s[at + 1] != '"' && s[at + 1] != '\\')
+            {
+                char ascii = (char)s[at + 1];
+                at += 3;
+                return ascii;
+            }
             int quote = at;
             string c = ReadString();
             if (c.Length != 1)
