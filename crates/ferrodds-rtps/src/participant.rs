@@ -27,7 +27,9 @@ pub struct ReceiveStats {
     pub malformed: u64,
     /// Submessages skipped as not understood.
     pub not_understood: u64,
-    /// Submessages for another participant (INFO_DST), or for no local endpoint.
+    /// Submessages for another participant (INFO_DST), or for no local endpoint. (A driver
+    /// whose participants share a way in, and skip the datagrams INFO_DST gives wholly
+    /// to another, adds those datagrams here.)
     pub not_for_us: u64,
     /// Datagrams from this participant itself (local matches, multicast loop-back).
     pub own: u64,

@@ -14,10 +14,14 @@
 //! - [`transport`]: the seam the runtime drives — the [`Transport`] trait (send to the
 //!   locator kinds it names, hand out [`ReceiveChannel`]s) and [`Transports`], a
 //!   participant's list of them, which picks one per destination by locator kind.
+//! - [`hub`]: [`Hub`], ways in the participants of a process share: one receive thread
+//!   per way for them all, each datagram handed to every member ([`shared_multicast`]:
+//!   the multicast sockets, shared by participants whatever their configuration).
 //! - [`in_process`]: [`InProcessTransport`], participants of one process handing each
 //!   other datagrams through a queue (a vendor locator kind with the process's address).
 //! - [`shared_memory`]: [`SharedMemoryTransport`], the participants of one host handing
-//!   each other datagrams through iceoryx2 (an inbox service per participant; a vendor
+//!   each other datagrams through iceoryx2 (an inbox service per participant, or per
+//!   process for the participants that share one; a vendor
 //!   locator kind with the host's address).
 //! - [`udp_transport`]: [`UdpTransport`], the UDPv4 transport: the sockets of one
 //!   participant, bound on the first free participant index (as Cyclone DDS and Fast DDS
@@ -41,6 +45,7 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod hub;
 pub mod in_process;
 pub mod interface;
 pub mod locator;
@@ -55,12 +60,13 @@ pub use config::{
     ConfigError, ConfigOrigin, ConfigProblem, ParticipantIndex, Peer, PeerError, TransportConfig,
     TransportConfigBuilder, CONFIG_ENV_VAR, MAX_WAIT_SPIN,
 };
+pub use hub::{Deliver, Hub, Membership};
 pub use in_process::{InProcessTransport, KIND_IN_PROCESS};
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};
 pub use shared_memory::{SharedMemoryError, SharedMemoryTransport, KIND_SHARED_MEMORY};
-pub use shared_multicast::{Deliver, Membership, MulticastGroup};
+pub use shared_multicast::MulticastGroup;
 pub use transport::{Datagram, ReceiveChannel, SendError, Traffic, Transport, Transports};
 pub use udp::{
     BufferSize, BufferSizes, Received, SendSummary, SocketError, SocketOptions, UdpSocket,

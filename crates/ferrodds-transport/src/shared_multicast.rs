@@ -17,17 +17,12 @@
 use std::collections::HashMap;
 use std::io;
 use std::net::Ipv4Addr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use std::thread::JoinHandle;
 
-use crate::locator::Locator;
-use crate::transport::{Datagram, MAX_UDP_DATAGRAM};
+use crate::hub::{Deliver, Hub, Membership};
+use crate::transport::{ReceiveChannel, Traffic};
 use crate::udp::{SocketError, SocketOptions, UdpSocket};
-
-/// Where a member's datagrams go: the bytes and where they came from. Called on the
-/// group's receive thread, one member after the other.
-pub type Deliver = Arc<dyn Fn(&[u8], Datagram) + Send + Sync>;
+use crate::udp_transport::UdpChannel;
 
 /// Which socket: the group, the port and the interface address it was joined on.
 type Key = (Ipv4Addr, u16, Ipv4Addr);
@@ -44,47 +39,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A multicast socket shared by the participants of this process.
+/// A multicast socket shared by the participants of this process, read by one thread (a
+/// [`Hub`] of one channel).
 #[derive(Debug)]
 pub struct MulticastGroup {
-    inner: Arc<Inner>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-}
-
-struct Inner {
     socket: UdpSocket,
-    /// The members, replaced whole on a join or a leave, so that the receive thread takes
-    /// them with one reference count rather than a copy per datagram.
-    members: Mutex<Arc<Vec<(u64, Deliver)>>>,
-    next: AtomicU64,
-}
-
-impl std::fmt::Debug for Inner {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Inner")
-            .field("socket", &self.socket)
-            .field("members", &lock(&self.members).len())
-            .finish()
-    }
-}
-
-/// A participant's place in a [`MulticastGroup`]: it leaves when this drops.
-#[derive(Debug)]
-pub struct Membership {
-    group: Arc<MulticastGroup>,
-    id: u64,
-}
-
-impl Drop for Membership {
-    fn drop(&mut self) {
-        let mut members = lock(&self.group.inner.members);
-        let left: Vec<(u64, Deliver)> = members
-            .iter()
-            .filter(|(id, _)| *id != self.id)
-            .cloned()
-            .collect();
-        *members = Arc::new(left);
-    }
+    hub: Arc<Hub>,
 }
 
 impl MulticastGroup {
@@ -108,14 +68,18 @@ impl MulticastGroup {
             return Ok(existing);
         }
         let socket = UdpSocket::bind_multicast(group, port, interface, options)?;
-        let bound = Arc::new(MulticastGroup {
-            inner: Arc::new(Inner {
-                socket,
-                members: Mutex::new(Arc::new(Vec::new())),
-                next: AtomicU64::new(0),
-            }),
-            thread: Mutex::new(None),
-        });
+        let channel = UdpChannel::new(&socket, Traffic::Metatraffic).map_err(|source| {
+            SocketError::Option {
+                option: "SO_RCVTIMEO (on a handle of its own for the receive thread)",
+                address: socket.local_address(),
+                source,
+            }
+        })?;
+        let hub = Hub::new(vec![(
+            format!("ferrodds-m{port}"),
+            Arc::new(channel) as Arc<dyn ReceiveChannel>,
+        )]);
+        let bound = Arc::new(MulticastGroup { socket, hub });
         groups.retain(|_, g| g.strong_count() > 0);
         groups.insert(key, Arc::downgrade(&bound));
         Ok(bound)
@@ -123,69 +87,12 @@ impl MulticastGroup {
 
     /// The socket (to send from, or to look at; its datagrams are the receive thread's).
     pub fn socket(&self) -> &UdpSocket {
-        &self.inner.socket
+        &self.socket
     }
 
     /// Adds a member whose datagrams go to `deliver`, starting the receive thread with the
     /// first.
-    pub fn join(self: &Arc<Self>, deliver: Deliver) -> io::Result<Membership> {
-        let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
-        {
-            let mut members = lock(&self.inner.members);
-            let mut more = Vec::clone(&members);
-            more.push((id, deliver));
-            *members = Arc::new(more);
-        }
-        let mut thread = lock(&self.thread);
-        if thread.is_none() {
-            let inner = Arc::clone(&self.inner);
-            let address = self.inner.socket.local_address();
-            *thread = Some(
-                std::thread::Builder::new()
-                    .name(format!("ferrodds-m{}", address.port()))
-                    .spawn(move || receive_loop(&inner))?,
-            );
-        }
-        Ok(Membership {
-            group: Arc::clone(self),
-            id,
-        })
-    }
-}
-
-impl Drop for MulticastGroup {
-    fn drop(&mut self) {
-        self.inner.socket.stop_receiving();
-        if let Some(t) = lock(&self.thread).take() {
-            // The last handle may go on the receive thread itself (a member's participant
-            // ended while it handled a datagram): that thread ends once it returns.
-            if t.thread().id() != std::thread::current().id() {
-                let _ = t.join();
-            }
-        }
-    }
-}
-
-fn receive_loop(inner: &Inner) {
-    let mut buffer = vec![0u8; MAX_UDP_DATAGRAM];
-    loop {
-        match inner.socket.receive(&mut buffer) {
-            Ok(Some(received)) => {
-                let datagram = Datagram {
-                    len: received.len,
-                    source: Locator::udpv4(*received.source.ip(), received.source.port()),
-                    truncated: received.truncated,
-                };
-                let members = Arc::clone(&lock(&inner.members));
-                for (_, deliver) in members.iter() {
-                    deliver(&buffer[..received.len], datagram);
-                }
-            }
-            // Woken with nothing: stopped, or the safety timeout.
-            Ok(None) if inner.socket.is_stopped() => return,
-            Ok(None) => {}
-            // An error on receive is not fatal; do not spin on a persistent one.
-            Err(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
-        }
+    pub fn join(&self, deliver: Deliver) -> io::Result<Membership> {
+        self.hub.join(deliver)
     }
 }

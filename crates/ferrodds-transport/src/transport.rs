@@ -11,11 +11,10 @@
 
 use std::fmt;
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::hub::{Deliver, Membership};
 use crate::locator::Locator;
-use crate::shared_multicast::{Deliver, Membership};
 
 /// What a receive channel carries; the busy-poll mode spins only on user traffic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,7 +124,7 @@ pub trait Transport: Send + Sync + fmt::Debug {
     fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>>;
 
     /// Joins the ways in it shares with the other participants of the process (one socket
-    /// and one thread for them all: [`crate::shared_multicast`]), each datagram handed to
+    /// and one thread for them all: [`crate::shared_multicast`], [`crate::hub`]), each datagram handed to
     /// `deliver` on that thread; the participant leaves when the memberships drop. None
     /// by default.
     fn join_shared(&self, deliver: &Deliver) -> io::Result<Vec<Membership>> {
@@ -134,13 +133,49 @@ pub trait Transport: Send + Sync + fmt::Debug {
     }
 }
 
-/// The transports of one participant, in order of preference: a destination goes to the
+/// A transport several participants hold (their process's in-process queue or
+/// shared-memory inbox), each through its own [`Transports`]. Its ways in are whoever
+/// holds it decides: the `ferrodds` runtime serves a shared one with a [`crate::Hub`]
+/// its holders join, not with threads of each.
+impl<T: Transport + ?Sized> Transport for Arc<T> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+
+    fn locator_kinds(&self) -> &[i32] {
+        (**self).locator_kinds()
+    }
+
+    fn reaches(&self, locator: &Locator) -> bool {
+        (**self).reaches(locator)
+    }
+
+    fn send(&self, datagram: &[u8], destination: &Locator) -> io::Result<()> {
+        (**self).send(datagram, destination)
+    }
+
+    fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> io::Result<()> {
+        (**self).send_parts(parts, destination)
+    }
+
+    fn max_datagram(&self) -> usize {
+        (**self).max_datagram()
+    }
+
+    fn receive_channels(&self) -> io::Result<Vec<Arc<dyn ReceiveChannel>>> {
+        (**self).receive_channels()
+    }
+
+    fn join_shared(&self, deliver: &Deliver) -> io::Result<Vec<Membership>> {
+        (**self).join_shared(deliver)
+    }
+}
+
+/// The transports of a participant, in order of preference: a destination goes to the
 /// first that reaches it.
 #[derive(Debug, Default)]
 pub struct Transports {
     transports: Vec<Box<dyn Transport>>,
-    /// Datagrams each sent (same order).
-    sent: Vec<AtomicU64>,
 }
 
 /// Why a datagram did not go out.
@@ -173,16 +208,11 @@ impl Transports {
     /// Adds `transport`, after (less preferred than) those already held.
     pub fn push(&mut self, transport: Box<dyn Transport>) {
         self.transports.push(transport);
-        self.sent.push(AtomicU64::new(0));
     }
 
-    /// Each transport's name and the datagrams it sent.
-    pub fn sent(&self) -> Vec<(&'static str, u64)> {
-        self.transports
-            .iter()
-            .zip(&self.sent)
-            .map(|(t, n)| (t.name(), n.load(Ordering::Relaxed)))
-            .collect()
+    /// Each transport's name, in order (the index [`Transports::send`] returns).
+    pub fn names(&self) -> Vec<&'static str> {
+        self.transports.iter().map(|t| t.name()).collect()
     }
 
     /// The transport that sends to `locator`, if any: the first that reaches it.
@@ -199,8 +229,9 @@ impl Transports {
         self.for_locator(locator).is_some()
     }
 
-    /// Sends `datagram` to `destination` through the first transport that reaches it.
-    pub fn send(&self, datagram: &[u8], destination: &Locator) -> Result<(), SendError> {
+    /// Sends `datagram` to `destination` through the first transport that reaches it, and
+    /// says which (its index in the list).
+    pub fn send(&self, datagram: &[u8], destination: &Locator) -> Result<usize, SendError> {
         let i = self.index_for(destination).ok_or(SendError::Unreachable {
             kind: destination.kind,
         })?;
@@ -211,8 +242,7 @@ impl Transports {
                 transport: transport.name(),
                 source,
             })?;
-        self.sent[i].fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(i)
     }
 
     /// The locator kinds whose transports carry datagrams of at least `size` bytes.
@@ -225,7 +255,7 @@ impl Transports {
     }
 
     /// Sends the datagram made of `parts` to `destination` as [`Transports::send`] does.
-    pub fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> Result<(), SendError> {
+    pub fn send_parts(&self, parts: &[&[u8]], destination: &Locator) -> Result<usize, SendError> {
         let i = self.index_for(destination).ok_or(SendError::Unreachable {
             kind: destination.kind,
         })?;
@@ -238,8 +268,7 @@ impl Transports {
             transport: transport.name(),
             source,
         })?;
-        self.sent[i].fetch_add(1, Ordering::Relaxed);
-        Ok(())
+        Ok(i)
     }
 
     /// Every transport's receive channels.
@@ -274,7 +303,7 @@ mod tests {
         fail: bool,
     }
 
-    impl Transport for Arc<Recorder> {
+    impl Transport for Recorder {
         fn name(&self) -> &'static str {
             "recorder"
         }
@@ -318,8 +347,8 @@ mod tests {
         let mut ts = Transports::new();
         ts.push(Box::new(Arc::clone(&shm)));
         ts.push(Box::new(Arc::clone(&udp)));
-        ts.send(b"a", &locator(SHM)).unwrap();
-        ts.send(b"b", &locator(Locator::KIND_UDPV4)).unwrap();
+        assert_eq!(ts.send(b"a", &locator(SHM)).unwrap(), 0);
+        assert_eq!(ts.send(b"b", &locator(Locator::KIND_UDPV4)).unwrap(), 1);
         let err = ts.send(b"c", &locator(Locator::KIND_UDPV6)).unwrap_err();
         assert!(matches!(err, SendError::Unreachable { kind: 2 }), "{err}");
         assert_eq!(err.to_string(), "no transport sends to locator kind 2");
@@ -327,7 +356,7 @@ mod tests {
         assert_eq!(sent(&shm), [(b"a".to_vec(), locator(SHM))]);
         assert_eq!(sent(&udp), [(b"b".to_vec(), locator(Locator::KIND_UDPV4))]);
         assert!(ts.reaches(&locator(SHM)) && !ts.reaches(&locator(Locator::KIND_UDPV6)));
-        assert_eq!(ts.sent(), [("recorder", 1), ("recorder", 1)]);
+        assert_eq!(ts.names(), ["recorder", "recorder"]);
     }
 
     #[test]

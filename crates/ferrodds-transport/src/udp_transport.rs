@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{ParticipantIndex, TransportConfig};
+use crate::hub::{Deliver, Membership};
 use crate::interface::{InterfaceError, NetworkInterface};
 use crate::locator::Locator;
 use crate::ports::{PortError, PortMapping, Ports};
-use crate::shared_multicast::{Deliver, Membership, MulticastGroup};
+use crate::shared_multicast::MulticastGroup;
 use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
 use crate::udp::{Received, SocketError, SocketOptions, UdpSocket};
 
@@ -62,6 +63,9 @@ pub enum TransportError {
     /// A socket could not be made.
     #[error(transparent)]
     Socket(#[from] SocketError),
+    /// A way in could not be set up for its receive thread (a socket's handle of its own).
+    #[error("cannot set up a receive channel: {0}")]
+    Channel(#[source] io::Error),
     /// A peer's host name could not be resolved.
     #[error("cannot resolve peer `{peer}`: {source}")]
     Peer {
@@ -314,11 +318,7 @@ impl Transport for UdpTransport {
             (own(&self.user_multicast), Traffic::User),
         ];
         for (socket, traffic) in sockets.into_iter().filter_map(|(s, t)| Some((s?, t))) {
-            let socket = socket.try_clone()?;
-            // `stop_receiving` wakes a blocked receive; the timeout is only a safety net
-            // should that ever fail, long enough not to count as an idle wake-up.
-            socket.set_receive_timeout(Some(RECEIVE_SAFETY_TIMEOUT))?;
-            channels.push(Arc::new(UdpChannel { socket, traffic }));
+            channels.push(Arc::new(UdpChannel::new(socket, traffic)?));
         }
         Ok(channels)
     }
@@ -329,12 +329,21 @@ const RECEIVE_SAFETY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A receive channel on one of the participant's UDP sockets (its own handle, `dup(2)`).
 #[derive(Debug)]
-struct UdpChannel {
+pub(crate) struct UdpChannel {
     socket: UdpSocket,
     traffic: Traffic,
 }
 
 impl UdpChannel {
+    /// A channel on a handle of its own on `socket`.
+    pub(crate) fn new(socket: &UdpSocket, traffic: Traffic) -> io::Result<UdpChannel> {
+        let socket = socket.try_clone()?;
+        // `stop_receiving` wakes a blocked receive; the timeout is only a safety net
+        // should that ever fail, long enough not to count as an idle wake-up.
+        socket.set_receive_timeout(Some(RECEIVE_SAFETY_TIMEOUT))?;
+        Ok(UdpChannel { socket, traffic })
+    }
+
     fn datagram(received: Option<Received>) -> Option<Datagram> {
         received.map(|r| Datagram {
             len: r.len,

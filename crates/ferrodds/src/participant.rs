@@ -19,15 +19,12 @@ use ferrodds_rtps::{
     DiscoveryConfig, DiscoveryStats, Limits, Participant, ParticipantCore, ReaderStats, WriteError,
     WriterStats,
 };
-use ferrodds_transport::{
-    InProcessTransport, InterfaceSelector, SharedMemoryTransport, TransportConfig, Transports,
-    UdpTransport,
-};
+use ferrodds_transport::{InterfaceSelector, TransportConfig};
 
 use crate::error::{Error, Result};
 use crate::qos::{Presentation, Qos};
 use crate::reader::{DataReader, DynamicReader};
-use crate::runtime::{self, Core, SendStats, Shared, StatusKind, StatusMask};
+use crate::runtime::{self, Core, SendStats, Shared, StatusKind, StatusMask, Ways};
 use crate::type_support::TypeSupport;
 use crate::writer::{DataWriter, DynamicWriter};
 use crate::FilterExpression;
@@ -245,17 +242,14 @@ impl ParticipantBuilder {
     /// Creates the participant: opens the sockets, starts the threads, announces itself.
     pub fn build(self) -> Result<DomainParticipant> {
         let config = self.config.build()?;
-        let transport = UdpTransport::open_sharing_multicast(&config)?;
+        let ways = Ways::open(&config)?;
         let prefix = new_prefix();
         let mut own = ParticipantData::new(prefix);
-        own.metatraffic_unicast_locators = rtps_locator(transport.metatraffic_unicast_locator())
-            .into_iter()
-            .collect();
-        own.default_unicast_locators = rtps_locator(transport.default_unicast_locator())
-            .into_iter()
-            .collect();
-        own.metatraffic_multicast_locators = transport
-            .metatraffic_multicast_locator()
+        own.metatraffic_unicast_locators =
+            rtps_locator(ways.metatraffic_unicast).into_iter().collect();
+        own.default_unicast_locators = rtps_locator(ways.default_unicast).into_iter().collect();
+        own.metatraffic_multicast_locators = ways
+            .metatraffic_multicast
             .and_then(rtps_locator)
             .into_iter()
             .collect();
@@ -264,51 +258,25 @@ impl ParticipantBuilder {
         own.user_data = ferrodds_rtps::qos::UserData {
             value: self.user_data.clone(),
         };
-        let spdp_destinations = transport
-            .spdp_destinations()
+        let spdp_destinations = ways
+            .spdp_destinations
             .iter()
             .filter_map(|l| rtps_locator(*l))
             .collect();
         let local = runtime::LocalAddress {
-            participant_index: transport.participant_id(),
-            metatraffic_unicast: transport.metatraffic_unicast_locator(),
+            participant_index: ways.participant_index,
+            metatraffic_unicast: ways.metatraffic_unicast,
         };
-        let mut transports = Transports::new();
-        // What discovery keeps of a peer's locators besides UDPv4, and prefers.
-        let mut other_locators = Vec::new();
-        if config.in_process() {
-            // First: preferred to UDP for the participants of this process. Announced
-            // first among the user unicast locators (other vendors skip its kind).
-            let in_process = InProcessTransport::open();
-            let l = runtime::rtps_locator(in_process.locator());
-            own.default_unicast_locators.insert(0, l);
-            other_locators.push(l);
-            transports.push(Box::new(in_process));
-        }
-        if config.shared_memory() {
-            // Next: preferred to UDP for the participants of this host, announced after
-            // the in-process locator (discovery prefers the first kind a peer shares).
-            // In the busy-poll mode its inbox is polled: senders skip the wake-up.
-            let wake = if config.busy_poll() {
-                ferrodds_transport::shared_memory::Wake::Polled
-            } else {
-                ferrodds_transport::shared_memory::Wake::Notified {
-                    spin: config.receive_spin(),
-                }
-            };
-            match SharedMemoryTransport::open_with(wake) {
-                Ok(shm) => {
-                    let l = runtime::rtps_locator(shm.locator());
-                    own.default_unicast_locators.insert(other_locators.len(), l);
-                    other_locators.push(l);
-                    transports.push(Box::new(shm));
-                }
-                Err(e) => runtime::warn_user(format_args!(
-                    "FerroDDS: shared memory unavailable ({e}); this host's participants are reached over UDP"
-                )),
-            }
-        }
-        transports.push(Box::new(transport));
+        // What discovery keeps of a peer's locators besides UDPv4, and prefers (in-process
+        // first, then shared memory), announced before the UDP ones (other vendors skip
+        // their kinds; discovery prefers the first kind a peer shares).
+        let other_locators: Vec<Locator> = ways
+            .other_locators()
+            .iter()
+            .map(|l| runtime::rtps_locator(*l))
+            .collect();
+        own.default_unicast_locators
+            .splice(0..0, other_locators.iter().copied());
         let shared_now = ferrodds_rtps::Timestamp(0);
         let rtps = Participant::with_limits(prefix, self.limits);
         let node = ParticipantCore::new(
@@ -324,7 +292,7 @@ impl ParticipantBuilder {
         );
         let mut core = Core::new(node);
         core.collect_transmits();
-        let shared = Shared::new(core, transports, local, config.wait_spin())
+        let shared = Shared::new(core, ways, local, config.wait_spin())
             .map_err(|e| Error::BadParameter(format!("cannot clone a socket: {e}")))?;
         let threads = runtime::start(&shared, config.busy_poll())
             .map_err(|e| Error::BadParameter(format!("cannot start threads: {e}")))?;
@@ -630,7 +598,7 @@ impl DomainParticipant {
     /// What arrived and was dropped, counted: datagrams that are not RTPS, malformed
     /// submessages, submessages for others.
     pub fn receive_stats(&self) -> ferrodds_rtps::ReceiveStats {
-        self.inner.shared.lock().node.rtps.stats()
+        self.inner.shared.receive_stats()
     }
 
     /// Datagrams sent, and sends the operating system refused (the datagram is lost).

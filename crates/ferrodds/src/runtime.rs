@@ -20,12 +20,15 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_rtps::dcps::{Preparation, Prepared};
+use ferrodds_rtps::receiver::is_for;
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Event, LargeDatagrams, ParticipantCore, Timestamp, Transmit};
-use ferrodds_transport::{Deliver, Membership, ReceiveChannel, SendError, Traffic, Transports};
+use ferrodds_transport::{Deliver, Membership, ReceiveChannel, SendError, Traffic};
 
 mod timer;
+mod ways;
 use timer::ProcessTimer;
+pub(crate) use ways::Ways;
 
 /// A listener callback.
 pub(crate) type Callback = Arc<dyn Fn() + Send + Sync>;
@@ -274,20 +277,26 @@ pub(crate) struct Shared {
     pub(crate) changed: Condvar,
     /// The process's timer thread, which keeps this participant's deadlines.
     timer: Arc<ProcessTimer>,
-    transports: Transports,
+    /// Its transports (some shared with the process's other participants).
+    ways: Ways,
     /// How writers send to readers reached through this host's transports, if it has any.
     pub(crate) large_datagrams: Option<LargeDatagrams>,
-    /// Every transport's ways in, each served by a thread of [`start`] (or polled); kept
-    /// here so that [`Shared::shut_down`] can stop them.
+    /// The ways in it serves itself, each with a thread of [`start`] (or polled), kept
+    /// here so that [`Shared::shut_down`] can stop them: none unless its ways are its own.
     channels: Vec<Arc<dyn ReceiveChannel>>,
     /// Its places in the ways in it shares with the process's other participants (the
-    /// multicast groups), served by their own threads; left at [`Shared::shut_down`].
+    /// multicast groups, and its transports' when shared), served by their own threads;
+    /// left at [`Shared::shut_down`].
     memberships: Mutex<Vec<Membership>>,
     /// Where this participant is: its index and discovery unicast address.
     pub(crate) local: LocalAddress,
     shutdown: AtomicBool,
     epoch: Instant,
     sent: AtomicU64,
+    /// Datagrams sent through each transport (in the order of `ways.transports`).
+    sent_by_transport: Vec<AtomicU64>,
+    /// Datagrams a shared way in brought that were wholly for another participant.
+    for_others: AtomicU64,
     send_failures: AtomicU64,
     unreachable: AtomicU64,
     /// Counts [`Shared::finish`] calls: what a spinning waiter watches for a change.
@@ -320,12 +329,12 @@ pub struct SendStats {
 impl Shared {
     pub(crate) fn new(
         mut core: Core,
-        transports: Transports,
+        ways: Ways,
         local: LocalAddress,
         wait_spin: Duration,
     ) -> std::io::Result<Arc<Shared>> {
-        let channels = transports.receive_channels()?;
-        let kinds = transports.kinds_carrying(LARGE_DATAGRAM);
+        let channels = ways.own_channels();
+        let kinds = ways.transports.kinds_carrying(LARGE_DATAGRAM);
         let large_datagrams = (!kinds.is_empty()).then_some(LargeDatagrams {
             kinds,
             max_message_size: LARGE_DATAGRAM,
@@ -338,7 +347,14 @@ impl Shared {
             core: Mutex::new(core),
             changed: Condvar::new(),
             timer: ProcessTimer::get()?,
-            transports,
+            for_others: AtomicU64::new(0),
+            sent_by_transport: ways
+                .transports
+                .names()
+                .iter()
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            ways,
             large_datagrams,
             channels,
             memberships: Mutex::new(Vec::new()),
@@ -391,8 +407,15 @@ impl Shared {
             for dest in &t.destinations {
                 // A failed send is a lost datagram: reliability repairs it. Counted, so
                 // that a peer announcing an address we cannot send to shows.
-                let counter = match self.transports.send_parts(parts, &transport_locator(dest)) {
-                    Ok(()) => &self.sent,
+                let sent = self
+                    .ways
+                    .transports
+                    .send_parts(parts, &transport_locator(dest));
+                let counter = match sent {
+                    Ok(i) => {
+                        self.sent_by_transport[i].fetch_add(1, Ordering::Relaxed);
+                        &self.sent
+                    }
                     Err(SendError::Unreachable { .. }) => &self.unreachable,
                     Err(_) => &self.send_failures,
                 };
@@ -407,7 +430,20 @@ impl Shared {
 
     /// Each transport's name and the datagrams it sent.
     pub(crate) fn sent_by_transport(&self) -> Vec<(&'static str, u64)> {
-        self.transports.sent()
+        self.ways
+            .transports
+            .names()
+            .into_iter()
+            .zip(&self.sent_by_transport)
+            .map(|(name, n)| (name, n.load(Ordering::Relaxed)))
+            .collect()
+    }
+
+    /// What arrived and was dropped, counted (see [`ferrodds_rtps::ReceiveStats`]).
+    pub(crate) fn receive_stats(&self) -> ferrodds_rtps::ReceiveStats {
+        let mut stats = self.lock().node.rtps.stats();
+        stats.not_for_us += self.for_others.load(Ordering::Relaxed);
+        stats
     }
 
     /// Datagrams sent, and sends that failed.
@@ -698,17 +734,23 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
                 .spawn(move || receive_loop(&shared, &*channel))?,
         );
     }
-    // The shared ways in: their threads hand this participant its datagrams while it lives.
+    // The shared ways in: their threads hand this participant its datagrams while it
+    // lives, those addressed to another participant of the process left out.
     let weak = Arc::downgrade(shared);
+    let prefix = shared.lock().node.rtps.prefix();
     let deliver: Deliver = Arc::new(move |bytes, received| {
         if let Some(shared) = weak.upgrade().filter(|s| !s.is_shut_down()) {
-            handle(&shared, bytes, received);
+            if is_for(bytes, prefix) {
+                handle(&shared, bytes, received);
+            } else {
+                shared.for_others.fetch_add(1, Ordering::Relaxed);
+            }
         }
     });
     *shared
         .memberships
         .lock()
-        .unwrap_or_else(PoisonError::into_inner) = shared.transports.join_shared(&deliver)?;
+        .unwrap_or_else(PoisonError::into_inner) = shared.ways.join(&deliver)?;
     shared.timer.add(Arc::downgrade(shared));
     Ok(threads)
 }

@@ -857,3 +857,73 @@ fn the_participants_of_a_process_share_one_timer_thread() {
     }
     drop(readers);
 }
+
+/// The participants of a process with one configuration share their in-process queue and
+/// shared-memory inbox (one each, with one thread): a writer whose readers are in two of
+/// them sends each sample once, which each of the two takes.
+#[test]
+fn the_participants_of_a_process_share_their_ways_in() {
+    let build = || {
+        DomainParticipant::builder()
+            .unwrap()
+            .domain_id(215)
+            .interface("lo")
+            .unwrap()
+            .build()
+            .unwrap()
+    };
+    let participants: Vec<DomainParticipant> = (0..3).map(|_| build()).collect();
+    let topics: Vec<_> = participants
+        .iter()
+        .map(|p| p.create_topic::<Note>("shared_ways").unwrap())
+        .collect();
+    let writer = participants[0]
+        .create_writer(&topics[0], Qos::writer().best_effort())
+        .unwrap();
+    let readers: Vec<_> = participants[1..]
+        .iter()
+        .zip(&topics[1..])
+        .map(|(p, t)| p.create_reader(t, Qos::reader().best_effort()).unwrap())
+        .collect();
+    writer
+        .wait_for_matched(2, T)
+        .expect("matched by both readers");
+    for r in &readers {
+        r.wait_for_matched(1, T).unwrap();
+    }
+    let in_process = |p: &DomainParticipant| {
+        p.datagrams_by_transport()
+            .into_iter()
+            .find(|(n, _)| *n == "in-process")
+            .map(|(_, c)| c)
+            .expect("an in-process transport")
+    };
+    let before = in_process(&participants[0]);
+    const N: i32 = 20;
+    for id in 0..N {
+        writer
+            .write(&Note {
+                id,
+                text: "both".into(),
+            })
+            .unwrap();
+    }
+    for r in &readers {
+        let mut got = Vec::new();
+        let deadline = Instant::now() + T;
+        while got.len() < N as usize && Instant::now() < deadline {
+            r.wait_for_data(Duration::from_millis(100));
+            got.extend(
+                r.take()
+                    .unwrap()
+                    .into_iter()
+                    .filter_map(|s| s.data.map(|d| d.id)),
+            );
+        }
+        assert_eq!(got, (0..N).collect::<Vec<_>>());
+    }
+    // One datagram a sample for the two readers (their participants share a locator;
+    // with a queue each, it was two).
+    let sent = in_process(&participants[0]) - before;
+    assert!(sent <= N as u64, "{sent} datagrams for {N} samples");
+}

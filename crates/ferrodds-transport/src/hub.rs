@@ -1,0 +1,256 @@
+//! Ways in that the participants of a process share: one receive thread per way for them
+//! all, which hands each datagram to every member in turn.
+//!
+//! A [`Hub`] serves a list of [`ReceiveChannel`]s with one thread each (named with the
+//! channel); a participant [`Hub::join`]s it with the function its datagrams go to, and
+//! leaves when its [`Membership`] drops. The threads start with the first member and stop
+//! when the last handle on the hub goes. What the participants of a process share this
+//! way: the multicast sockets ([`crate::shared_multicast`]), and the in-process queue and
+//! shared-memory inbox of the participants with one configuration (the `ferrodds`
+//! runtime's `ways`).
+//!
+//! Every member gets every datagram: which are for it is the protocol's business (RTPS
+//! messages name their destination participant), not this crate's.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::transport::{Datagram, ReceiveChannel};
+
+/// Where a member's datagrams go: the bytes and where they came from. Called on the hub's
+/// receive threads, one member after the other.
+pub type Deliver = Arc<dyn Fn(&[u8], Datagram) + Send + Sync>;
+
+/// The receive buffer of a hub's thread: a UDP datagram's most (transports within the
+/// host hand theirs over where they lie, whatever their size).
+const RECEIVE_BUFFER: usize = 65536;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Receive channels served for several members.
+pub struct Hub {
+    inner: Arc<Inner>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+struct Inner {
+    /// Each with the name of the thread that serves it.
+    channels: Vec<(String, Arc<dyn ReceiveChannel>)>,
+    /// The members, replaced whole on a join or a leave, so that a receive thread takes
+    /// them with one reference count rather than a copy per datagram.
+    members: Mutex<Arc<Vec<(u64, Deliver)>>>,
+    next: AtomicU64,
+    stopped: AtomicBool,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub")
+            .field("channels", &self.inner.channels)
+            .field("members", &lock(&self.inner.members).len())
+            .finish()
+    }
+}
+
+/// A member's place in a [`Hub`]: it leaves when this drops.
+#[derive(Debug)]
+pub struct Membership {
+    hub: Arc<Hub>,
+    id: u64,
+}
+
+impl Drop for Membership {
+    fn drop(&mut self) {
+        let mut members = lock(&self.hub.inner.members);
+        let left: Vec<(u64, Deliver)> = members
+            .iter()
+            .filter(|(id, _)| *id != self.id)
+            .cloned()
+            .collect();
+        *members = Arc::new(left);
+    }
+}
+
+impl Hub {
+    /// A hub over `channels`, each given with the name of the thread that is to serve it
+    /// (at most 15 bytes show); none runs before the first [`Hub::join`].
+    pub fn new(channels: Vec<(String, Arc<dyn ReceiveChannel>)>) -> Arc<Hub> {
+        Arc::new(Hub {
+            inner: Arc::new(Inner {
+                channels,
+                members: Mutex::new(Arc::new(Vec::new())),
+                next: AtomicU64::new(0),
+                stopped: AtomicBool::new(false),
+            }),
+            threads: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Adds a member whose datagrams go to `deliver`, starting the receive threads with
+    /// the first.
+    pub fn join(self: &Arc<Self>, deliver: Deliver) -> io::Result<Membership> {
+        let id = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut members = lock(&self.inner.members);
+            let mut more = Vec::clone(&members);
+            more.push((id, deliver));
+            *members = Arc::new(more);
+        }
+        let membership = Membership {
+            hub: Arc::clone(self),
+            id,
+        };
+        let mut threads = lock(&self.threads);
+        if threads.is_empty() {
+            for (i, (name, _)) in self.inner.channels.iter().enumerate() {
+                let inner = Arc::clone(&self.inner);
+                threads.push(
+                    std::thread::Builder::new()
+                        .name(name.clone())
+                        .spawn(move || serve(&inner, i))?,
+                );
+            }
+        }
+        Ok(membership)
+    }
+
+    /// How many members it has.
+    pub fn members(&self) -> usize {
+        lock(&self.inner.members).len()
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.inner.stopped.store(true, Ordering::Release);
+        for (_, channel) in &self.inner.channels {
+            channel.stop_receiving();
+        }
+        for t in lock(&self.threads).drain(..) {
+            // The last handle may go on a receive thread itself (a member's participant
+            // ended while it handled a datagram): that thread ends once it returns.
+            if t.thread().id() != std::thread::current().id() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+fn serve(inner: &Inner, channel: usize) {
+    let channel = &inner.channels[channel].1;
+    let mut buffer = vec![0u8; RECEIVE_BUFFER];
+    while !inner.stopped.load(Ordering::Acquire) {
+        let received = channel.receive_with(&mut buffer, &mut |bytes, datagram| {
+            let members = Arc::clone(&lock(&inner.members));
+            for (_, deliver) in members.iter() {
+                deliver(bytes, datagram);
+            }
+        });
+        // An error on receive (an ICMP port unreachable reported late) is not fatal; do
+        // not spin on a persistent one. `Ok(false)`: woken with nothing (stopped, or a
+        // safety timeout), which the loop's condition sorts out.
+        if received.is_err() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locator::Locator;
+    use std::collections::VecDeque;
+    use std::sync::Condvar;
+    use std::time::Duration;
+
+    /// A channel fed by the test.
+    #[derive(Debug, Default)]
+    struct Feed {
+        queue: Mutex<(VecDeque<Vec<u8>>, bool)>,
+        ready: Condvar,
+    }
+
+    impl Feed {
+        fn push(&self, bytes: &[u8]) {
+            lock(&self.queue).0.push_back(bytes.to_vec());
+            self.ready.notify_all();
+        }
+    }
+
+    impl ReceiveChannel for Feed {
+        fn traffic(&self) -> crate::Traffic {
+            crate::Traffic::User
+        }
+        fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+            let mut q = lock(&self.queue);
+            if q.0.is_empty() && !q.1 {
+                q = self
+                    .ready
+                    .wait_timeout(q, Duration::from_secs(1))
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
+            }
+            Ok(q.0.pop_front().map(|d| {
+                buffer[..d.len()].copy_from_slice(&d);
+                Datagram {
+                    len: d.len(),
+                    source: Locator {
+                        kind: Locator::KIND_INVALID,
+                        port: 0,
+                        address: [0; 16],
+                    },
+                    truncated: false,
+                }
+            }))
+        }
+        fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+            self.receive(buffer)
+        }
+        fn stop_receiving(&self) {
+            lock(&self.queue).1 = true;
+            self.ready.notify_all();
+        }
+    }
+
+    fn collector() -> (Deliver, std::sync::mpsc::Receiver<Vec<u8>>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
+        let deliver: Deliver = Arc::new(move |bytes: &[u8], _| {
+            let _ = lock(&tx).send(bytes.to_vec());
+        });
+        (deliver, rx)
+    }
+
+    #[test]
+    fn every_member_gets_every_datagram_until_it_leaves_and_the_threads_end_with_the_hub() {
+        let feed = Arc::new(Feed::default());
+        let hub = Hub::new(vec![(
+            "ferrodds-t0".to_string(),
+            Arc::clone(&feed) as Arc<dyn ReceiveChannel>,
+        )]);
+        let (a, from_a) = collector();
+        let (b, from_b) = collector();
+        let in_a = hub.join(a).unwrap();
+        let in_b = hub.join(b).unwrap();
+        assert_eq!(hub.members(), 2);
+        feed.push(b"one");
+        let t = Duration::from_secs(5);
+        assert_eq!(from_a.recv_timeout(t).unwrap(), b"one");
+        assert_eq!(from_b.recv_timeout(t).unwrap(), b"one");
+        drop(in_a);
+        feed.push(b"two");
+        assert_eq!(from_b.recv_timeout(t).unwrap(), b"two");
+        assert!(from_a.recv_timeout(Duration::from_millis(100)).is_err());
+        let thread = lock(&hub.threads)[0].thread().clone();
+        assert_eq!(thread.name(), Some("ferrodds-t0"));
+        // The membership holds the hub; when it goes, the thread is stopped and joined.
+        drop(hub);
+        drop(in_b);
+        assert!(lock(&feed.queue).1, "stopped");
+    }
+}
