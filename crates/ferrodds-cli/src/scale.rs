@@ -8,13 +8,16 @@
 //! measures the process meanwhile), then `created US` once everything exists and
 //! `matched US` (microseconds since the Unix epoch) once every reader matched the TOTAL/2
 //! writers of its topic and every writer the TOTAL/2 readers; then idles until stdin
-//! closes. The driver measures memory, CPU and wake-ups from /proc.
+//! closes (which ends it unmatched too). The driver measures memory, CPU and wake-ups from
+//! /proc.
 
 use std::io::{Read, Write};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::os::fd::AsFd;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use ferrodds::{DataReader, DataWriter, DomainParticipant, Qos};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use crate::shapes::shape::ShapeType;
 
@@ -100,7 +103,21 @@ pub(crate) fn run(args: &ScaleArgs) -> Result<(), String> {
     let _ = writeln!(out, "created {}", now_us());
     let _ = out.flush();
     let expected = args.total / 2;
-    loop {
+    // Standard input closing ends the node, matched or not: one that never matched must
+    // not linger and load the machine for the next run. Looked at while waiting for the
+    // matches (no thread of its own: the driver counts threads).
+    let mut stdin = std::io::stdin();
+    let mut buf = [0u8; 64];
+    // Waits up to 5 ms for standard input; true once it is closed.
+    let stdin_closed = |stdin: &mut std::io::Stdin, buf: &mut [u8]| {
+        let ready = {
+            let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+            poll(&mut fds, PollTimeout::from(5u8))
+        };
+        matches!(ready, Ok(n) if n > 0) && matches!(stdin.read(buf), Ok(0) | Err(_))
+    };
+    let mut closed = false;
+    while !closed {
         let done = writers
             .iter()
             .all(|w| w.publication_matched_status().current_count as usize >= expected)
@@ -108,15 +125,14 @@ pub(crate) fn run(args: &ScaleArgs) -> Result<(), String> {
                 .iter()
                 .all(|r| r.subscription_matched_status().current_count as usize >= expected);
         if done {
+            let _ = writeln!(out, "matched {}", now_us());
+            let _ = out.flush();
             break;
         }
-        std::thread::sleep(Duration::from_millis(5));
+        closed = stdin_closed(&mut stdin, &mut buf);
     }
-    let _ = writeln!(out, "matched {}", now_us());
-    let _ = out.flush();
-    let mut buf = [0u8; 64];
-    let mut stdin = std::io::stdin();
-    while matches!(stdin.read(&mut buf), Ok(n) if n > 0) {}
+    // Idle, blocked on standard input (no wake-ups: the driver counts them meanwhile).
+    while !closed && matches!(stdin.read(&mut buf), Ok(n) if n > 0) {}
     drop(readers);
     drop(writers);
     drop(participants);
