@@ -282,10 +282,11 @@ pub(crate) struct Shared {
     /// How writers send to readers reached through this host's transports, if it has any.
     pub(crate) large_datagrams: Option<LargeDatagrams>,
     /// The ways in it serves itself, each with a thread of [`start`] (or polled), kept
-    /// here so that [`Shared::shut_down`] can stop them: none unless its ways are its own.
+    /// here so that [`Shared::shut_down`] can stop them: its UDP sockets, and in the
+    /// busy-poll mode its in-process queue and shared-memory inbox too.
     channels: Vec<Arc<dyn ReceiveChannel>>,
     /// Its places in the ways in it shares with the process's other participants (the
-    /// multicast groups, and its transports' when shared), served by their own threads;
+    /// multicast groups, and the process's inboxes), served by their own threads;
     /// left at [`Shared::shut_down`].
     memberships: Mutex<Vec<Membership>>,
     /// Where this participant is: its index and discovery unicast address.
