@@ -636,6 +636,7 @@ pub fn participant_datagram(data: &[u8]) {
         announce_period: Duration::from_secs(2),
         type_information: true,
         other_locators: Vec::new(),
+        fast_dds_xcdr1: false,
     };
     let mut core =
         ParticipantCore::new(now, Participant::with_limits(LOCAL, limits.clone()), config);

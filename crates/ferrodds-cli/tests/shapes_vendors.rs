@@ -15,7 +15,8 @@
 //! Then the suite's other families (reliability, history, topic, partition, durability,
 //! large data, deadline, ownership, content filter, time-based filter, lifespan) with RTI
 //! Connext and Fast DDS, both ways ([`families`], domains 70 and 71), as `shapes_cyclone.rs`
-//! runs them with Cyclone DDS 11.
+//! runs them with Cyclone DDS 11; and with Fast DDS again, FerroDDS at `-x 2` in its
+//! compatibility mode for Fast DDS 2.x (domains 65 and 216).
 
 mod shapes_common;
 
@@ -33,21 +34,24 @@ const DELAY: Duration = Duration::from_millis(300);
 /// One vendor at a time.
 static ONE_VENDOR_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Options each side adds to a case's: the peer's, FerroDDS's.
+type Sides<'a> = (&'a str, &'a str);
+
 /// The case with FerroDDS publishing to `peer`, then `peer` publishing to FerroDDS
-/// (`ferro` adds FerroDDS's own options).
+/// (`sides` adds each one's own options).
 fn both_ways(
     peer: Vendor,
     name: &str,
     publisher: &str,
     subscriber: &str,
     check: Check,
-    ferro: &str,
+    (theirs, ferro): Sides<'_>,
 ) {
     let args = |v: Vendor, a: &str| {
         if v == F {
             format!("{a} {ferro}")
         } else {
-            a.to_owned()
+            format!("{a} {theirs}")
         }
     };
     for (p, s) in [(F, peer), (peer, F)] {
@@ -61,19 +65,25 @@ fn both_ways(
 }
 
 /// Data, then the final instance states with short and long colors, on `domain`, with the
-/// data representation `x` (and `ferro`, FerroDDS's own options).
-fn final_instance_states(peer: Vendor, domain: u32, x: u32, ferro: &str) {
+/// data representation `x` on both sides.
+fn final_instance_states(peer: Vendor, domain: u32, x: u32) {
+    let x = format!("-x {x}");
+    final_instance_states_with(peer, domain, (&x, &x));
+}
+
+/// [`final_instance_states`] with each side's own options (`-x` among them).
+fn final_instance_states_with(peer: Vendor, domain: u32, sides: Sides<'_>) {
     let _alone = ONE_VENDOR_AT_A_TIME
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let d = format!("-d {domain} -x {x}");
+    let d = format!("-d {domain}");
     both_ways(
         peer,
         "Test_Domain_0",
         &format!("-P -t Square {d}"),
         &format!("-S -t Square {d}"),
         basic,
-        ferro,
+        sides,
     );
     for color in ["BLUE", "A_COLOUR_LONGER_THAN_16_BYTES"] {
         both_ways(
@@ -85,7 +95,7 @@ fn final_instance_states(peer: Vendor, domain: u32, x: u32, ferro: &str) {
             ),
             &format!("-S -t Square {d}"),
             unregistering_w_instances,
-            ferro,
+            sides,
         );
         both_ways(
             peer,
@@ -96,25 +106,34 @@ fn final_instance_states(peer: Vendor, domain: u32, x: u32, ferro: &str) {
             ),
             &format!("-S -t Square {d}"),
             disposing_w_instances,
-            ferro,
+            sides,
         );
     }
 }
 
 #[test]
 fn rti_connext_xcdr1() {
-    final_instance_states(Vendor::Rti, 61, 1, "");
+    final_instance_states(Vendor::Rti, 61, 1);
 }
 
 #[test]
 fn rti_connext_xcdr2() {
-    final_instance_states(Vendor::Rti, 62, 2, "");
+    final_instance_states(Vendor::Rti, 62, 2);
 }
 
 #[test]
 fn fast_dds() {
     // Fast DDS 2.9.1 writes XCDR1 only and announces no data representation.
-    final_instance_states(Vendor::FastDds, 63, 1, "");
+    final_instance_states(Vendor::FastDds, 63, 1);
+}
+
+#[test]
+fn fast_dds_with_ferrodds_at_xcdr2() {
+    // FerroDDS at `-x 2` (writers offer XCDR2, readers accept only XCDR2) in the
+    // compatibility mode: Fast DDS 2.9.1's endpoints, which announce nothing, match, its
+    // readers get XCDR1, its XCDR1 samples are read. Without the mode no case passes (the
+    // endpoints are incompatible, as the spec says).
+    final_instance_states_with(Vendor::FastDds, 65, ("-x 1", "-x 2 --fast-dds-xcdr1"));
 }
 
 #[test]
@@ -122,12 +141,12 @@ fn cyclone_dds_0_10_c() {
     // Cyclone DDS 0.10 allows XCDR1 for final types only. It gets FerroDDS's endpoints
     // without type information (it cannot use our types, nor Cyclone 11's, over TypeLookup;
     // see docs/interop.md), so this also shows that it still matches by type name.
-    final_instance_states(Vendor::CycloneC, 64, 2, "");
+    final_instance_states(Vendor::CycloneC, 64, 2);
 }
 
 #[test]
 fn cyclone_dds_11_python() {
-    final_instance_states(Vendor::Cyclone, 66, 2, "");
+    final_instance_states(Vendor::Cyclone, 66, 2);
 }
 
 /// One of the suite's cases between two applications: options of the publisher and of the
@@ -303,10 +322,16 @@ fn as_shown_by(peer: Vendor, name: &str, code: Code, publishing: bool) -> Code {
 
 /// The suite's families with `peer`, both ways, on `domain` with data representation `x`.
 fn families(peer: Vendor, domain: u32, x: u32) {
+    let x = format!("-x {x}");
+    families_with(peer, domain, (&x, &x));
+}
+
+/// [`families`] with each side's own options (`-x` among them).
+fn families_with(peer: Vendor, domain: u32, (theirs, ferro): Sides<'_>) {
     let _alone = ONE_VENDOR_AT_A_TIME
         .lock()
         .unwrap_or_else(|p| p.into_inner());
-    let d = format!("-d {domain} -x {x}");
+    let own = |v: Vendor| if v == F { ferro } else { theirs };
     for c in PAIRS {
         for (p, s) in [(F, peer), (peer, F)] {
             let name = format!("{} ({p:?} -> {s:?})", c.name);
@@ -315,8 +340,8 @@ fn families(peer: Vendor, domain: u32, x: u32) {
                 as_shown_by(s, c.name, c.codes[1], false),
             ];
             let (pa, sa) = (
-                format!("{} {d}", c.publisher),
-                format!("{} {d}", c.subscriber),
+                format!("{} -d {domain} {}", c.publisher, own(p)),
+                format!("{} -d {domain} {}", c.subscriber, own(s)),
             );
             Case::new(&name, &[(p, &pa), (s, &sa)], &codes)
                 .check(c.check)
@@ -326,11 +351,14 @@ fn families(peer: Vendor, domain: u32, x: u32) {
     }
     // Missed deadlines are listener lines, which RTI's connector cannot print.
     if peer != Vendor::Rti {
-        let (pa, sa) = (
-            format!("-P -t Square -f 2000 -w --write-period 3000 {d}"),
-            format!("-S -t Square -f 2000 {d}"),
-        );
         for (p, s) in [(F, peer), (peer, F)] {
+            let (pa, sa) = (
+                format!(
+                    "-P -t Square -f 2000 -w --write-period 3000 -d {domain} {}",
+                    own(p)
+                ),
+                format!("-S -t Square -f 2000 -d {domain} {}", own(s)),
+            );
             Case::new(
                 &format!("Test_Deadline_3 ({p:?} -> {s:?})"),
                 &[(p, &pa), (s, &sa)],
@@ -376,7 +404,11 @@ fn families(peer: Vendor, domain: u32, x: u32) {
     ];
     for (name, apps, codes, check) in triples {
         for (p, s) in [(F, peer), (peer, F)] {
-            let args: Vec<String> = apps.iter().map(|a| format!("{a} {d}")).collect();
+            let args: Vec<String> = apps
+                .iter()
+                .zip([p, p, s])
+                .map(|(a, v)| format!("{a} -d {domain} {}", own(v)))
+                .collect();
             // Fast DDS 2.9.1's reader keeps, when a stronger writer takes an instance, the
             // weaker writer's samples it already holds with later source timestamps (later
             // Fast DDS releases drop them). When the stronger writer's first sample reaches
@@ -409,6 +441,13 @@ fn rti_connext_families() {
 fn fast_dds_families() {
     // XCDR1: all Fast DDS 2.9.1 writes, with no data representation announced.
     families(Vendor::FastDds, 71, 1);
+}
+
+/// The families with Fast DDS and FerroDDS at `-x 2` in the compatibility mode: the same
+/// codes as at `-x 1` (without the mode nothing matches).
+#[test]
+fn fast_dds_families_at_xcdr2() {
+    families_with(Vendor::FastDds, 216, ("-x 1", "-x 2 --fast-dds-xcdr1"));
 }
 
 /// Not a check of FerroDDS: the vendor's application against itself, for the cases named in

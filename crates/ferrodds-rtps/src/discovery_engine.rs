@@ -52,7 +52,10 @@ use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History};
 use crate::limits::Limits;
 use crate::liveliness::{LivelinessSchedule, ParticipantMessage, KIND_AUTOMATIC, KIND_MANUAL};
 use crate::participant::Participant;
-use crate::qos::{match_qos, Durability, EndpointQos, QosMismatch, QosPolicyId, ReliabilityKind};
+use crate::qos::{
+    match_qos, DataRepresentationId, Durability, EndpointQos, IncompatibleQos, QosMismatch,
+    QosPolicyId, ReliabilityKind,
+};
 use crate::reader::{Reader, ReceivedChange, RemoteWriter};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
@@ -224,6 +227,11 @@ pub struct DiscoveryConfig {
     /// these it matches, so that a peer is not sent everything twice. Other kinds are
     /// dropped. UDPv4 is always kept, bound to the sender's address.
     pub other_locators: Vec<Locator>,
+    /// The opt-in compatibility mode for Fast DDS 2.x (see [`fast_dds_xcdr1`]): its
+    /// endpoints that announce no DATA_REPRESENTATION match ours that offer or accept only
+    /// XCDR2, and its readers get XCDR1 from our writers' [`crate::WriterConfig::reduce`].
+    /// Off, matching follows the spec to the letter, as Cyclone DDS and RTI Connext do.
+    pub fast_dds_xcdr1: bool,
 }
 
 /// What discovery refused, counted (see the module documentation).
@@ -528,6 +536,11 @@ impl Discovery {
         };
         d.announce(now, None);
         d
+    }
+
+    /// How it was configured.
+    pub fn config(&self) -> &DiscoveryConfig {
+        &self.config
     }
 
     /// What discovery refused, counted.
@@ -1672,10 +1685,27 @@ impl Discovery {
             EndpointKind::Writer => (&l.qos, &r.data.qos),
             EndpointKind::Reader => (&r.data.qos, &l.qos),
         };
+        // A reader that reads XCDR1 only, served in that form by a writer that offers XCDR2.
+        let mut xcdr1_reader = false;
         match match_qos(offered, requested) {
             Ok(()) => {}
             // Different partitions are not an error: the endpoints just do not meet.
             Err(QosMismatch::Partition) => return,
+            Err(QosMismatch::Incompatible(mismatch))
+                if self.config.fast_dds_xcdr1
+                    && fast_dds_xcdr1(
+                        l.kind,
+                        offered,
+                        requested,
+                        self.remotes
+                            .get(&remote.prefix)
+                            .and_then(|p| p.data.vendor_id)
+                            .or(r.data.vendor_id),
+                        &mismatch,
+                    ) =>
+            {
+                xcdr1_reader = l.kind == EndpointKind::Writer;
+            }
             Err(QosMismatch::Incompatible(mismatch)) => {
                 let policies: Vec<QosPolicyId> = mismatch.policies().collect();
                 self.report_incompatible(&[(local, remote)], |local, remote| {
@@ -1710,7 +1740,7 @@ impl Discovery {
                                 .remotes
                                 .get(&remote.prefix)
                                 .map_or(DisposeKey::KeyOnlySample, |p| dispose_key(&p.data)),
-                            reduced: false,
+                            reduced: xcdr1_reader,
                             filter: reader_filter(
                                 l.ty.as_ref(),
                                 r.data.content_filter.as_ref(),
@@ -1980,6 +2010,40 @@ fn cyclone_before_11(participant: &ParticipantData) -> bool {
         && participant
             .protocol_version
             .is_some_and(|v| v < crate::wire::ProtocolVersion::V2_5)
+}
+
+/// Fast DDS 2.x (2.9.1, as Debian ships it for ROS 2) writes XCDR1 alone and announces no
+/// DATA_REPRESENTATION, which XTypes 1.3 §7.6.3.1.1 reads as `[XCDR]`; its readers cannot
+/// decode XCDR2 (they ignore the encapsulation identifier). By the spec, then, its writers
+/// do not match our readers that accept only XCDR2, nor its readers our writers that offer
+/// XCDR2, while Fast DDS itself reports a match on its side and waits for data. In the
+/// opt-in mode ([`DiscoveryConfig::fast_dds_xcdr1`]) such a pair matches when the data
+/// representation is all that differs and the remote endpoint is Fast DDS's (vendor 1.15):
+/// our reader takes its XCDR1 samples (FerroDDS decodes both representations whatever its
+/// QoS says), and our writer sends its reader the XCDR1 form of each change (its
+/// [`crate::WriterConfig::reduce`]). Keyed on the vendor (its SPDP's, else its SEDP's) and
+/// not on a version: a Fast DDS
+/// that announces XCDR2 matches by the spec, and one that reads XCDR1 only is served
+/// correctly in XCDR1 whatever its version.
+fn fast_dds_xcdr1(
+    local: EndpointKind,
+    offered: &EndpointQos,
+    requested: &EndpointQos,
+    vendor: Option<VendorId>,
+    mismatch: &IncompatibleQos,
+) -> bool {
+    let xcdr = DataRepresentationId::XCDR;
+    vendor == Some(VendorId::FAST_DDS)
+        && mismatch.policies().eq([QosPolicyId::DataRepresentation])
+        && match local {
+            // Our writer offers XCDR2, the reader reads XCDR1.
+            EndpointKind::Writer => {
+                offered.data_representation.offered() == DataRepresentationId::XCDR2
+                    && requested.data_representation.accepts(xcdr)
+            }
+            // Its writer writes XCDR1.
+            EndpointKind::Reader => offered.data_representation.offered() == xcdr,
+        }
 }
 
 /// Writes a TypeLookup request or reply (keyless, never blocking: KEEP_LAST).

@@ -67,6 +67,6 @@ pub use reader::{Reader, ReaderConfig, ReaderStats, ReceivedChange, RemoteWriter
 pub use time::Timestamp;
 pub use transmit::{Spliced, Transmit};
 pub use writer::{
-    Change, DisposeKey, LargeDatagrams, ReaderFilter, RemoteReader, WriteError, Writer,
+    Change, DisposeKey, LargeDatagrams, ReaderFilter, Reducer, RemoteReader, WriteError, Writer,
     WriterConfig, WriterStats, LARGE_FRAGMENT,
 };

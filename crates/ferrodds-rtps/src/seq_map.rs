@@ -128,6 +128,11 @@ impl<K: SeqKey, V> SeqMap<K, V> {
         Some(value)
     }
 
+    /// The values in key order, to change in place.
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.slots.iter_mut().filter_map(|(_, v)| v.as_mut())
+    }
+
     /// The entries in key order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (K, &V)> {
         self.slots

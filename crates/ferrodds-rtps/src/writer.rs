@@ -74,6 +74,44 @@ pub struct WriterConfig {
     /// ([`Writer::recycle_payloads_into`]). Off for writers whose payloads are built once
     /// (discovery's), which would only hold them.
     pub recycle_payloads: bool,
+    /// Makes a change's [`Change::reduced_payload`] when the change has none and a reader
+    /// that takes it ([`RemoteReader::reduced`]) is matched: on each write then, and for
+    /// the history when such a reader matches. `None`: changes carry their reduced form
+    /// from the application, or have none.
+    pub reduce: Option<Reducer>,
+}
+
+/// Makes the reduced form of a change's payload (the XCDR1 form of an XCDR2 sample, for
+/// readers that read only XCDR1): given the change's kind and payload, the reduced payload,
+/// or `None` when there is none to make (those readers then get the payload itself).
+#[derive(Clone)]
+pub struct Reducer(pub Arc<ReduceFn>);
+
+/// What a [`Reducer`] calls.
+pub type ReduceFn = dyn Fn(ChangeKind, &[u8]) -> Option<Vec<u8>> + Send + Sync;
+
+impl std::fmt::Debug for Reducer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reducer")
+    }
+}
+
+/// The same function (not merely one that reduces alike).
+impl PartialEq for Reducer {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Reducer {}
+
+impl Reducer {
+    /// Gives `change` its reduced form, if it has none and one can be made.
+    fn reduce(&self, change: &mut Change) {
+        if change.reduced_payload.is_none() && !change.payload.is_empty() {
+            change.reduced_payload = (self.0)(change.kind, &change.payload).map(Arc::new);
+        }
+    }
 }
 
 /// How a writer sends to readers whose every locator is of a kind that carries datagrams
@@ -124,6 +162,7 @@ impl Default for WriterConfig {
             batch_delay: None,
             large_datagrams: None,
             recycle_payloads: false,
+            reduce: None,
         }
     }
 }
@@ -485,6 +524,11 @@ impl Writer {
     /// the history it keeps; other readers start with the next change.
     pub fn match_reader(&mut self, now: Timestamp, remote: RemoteReader) {
         self.unmatch_reader(remote.guid);
+        if let (true, Some(reducer)) = (remote.reduced, &self.config.reduce) {
+            for change in self.history.values_mut() {
+                reducer.reduce(change);
+            }
+        }
         let first = self.history.first_key().unwrap_or(self.last_seq + 1);
         let next_unsent = if self.config.transient_local && remote.transient_local {
             first
@@ -537,7 +581,11 @@ impl Writer {
     }
 
     /// Adds a change to the history and pushes it to every matched reader.
-    pub fn write(&mut self, now: Timestamp, change: Change) -> Result<SequenceNumber, WriteError> {
+    pub fn write(
+        &mut self,
+        now: Timestamp,
+        mut change: Change,
+    ) -> Result<SequenceNumber, WriteError> {
         if u32::try_from(change.payload.len()).is_err() {
             return Err(WriteError::TooLarge(change.payload.len()));
         }
@@ -546,6 +594,11 @@ impl Writer {
             self.purge_acknowledged();
             if self.is_full(size) {
                 return Err(WriteError::HistoryFull(self.history.len()));
+            }
+        }
+        if let Some(reducer) = &self.config.reduce {
+            if self.readers.iter().any(|r| r.remote.reduced) {
+                reducer.reduce(&mut change);
             }
         }
         self.last_seq += 1;
@@ -1598,6 +1651,62 @@ mod tests {
                 (7413, Some(vec![0, 1, 0, 0]))
             ]
         );
+    }
+
+    /// A reducer that keeps the encapsulation header and repeats the first body byte,
+    /// inverted, four times; and counts its calls.
+    fn counting_reducer() -> (Reducer, Arc<std::sync::atomic::AtomicUsize>) {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = calls.clone();
+        let reducer = Reducer(Arc::new(move |_, payload: &[u8]| {
+            counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let first = *payload.get(4)?;
+            Some([&payload[..4], &[!first; 4]].concat())
+        }));
+        (reducer, calls)
+    }
+
+    #[test]
+    fn a_reducer_serves_the_readers_of_the_reduced_form_and_only_while_there_are_some() {
+        let (reducer, calls) = counting_reducer();
+        let mut w = writer_with_reader_configured(WriterConfig {
+            transient_local: true,
+            history: History::KeepLast(10),
+            reduce: Some(reducer),
+            ..WriterConfig::default()
+        });
+        // No reader takes the reduced form: nothing is reduced.
+        w.write(Timestamp::ZERO, small_change(1)).unwrap();
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 0);
+        while w.poll_transmit().is_some() {}
+        // A late-joining reader of the reduced form gets the history reduced...
+        w.match_reader(
+            Timestamp::ZERO,
+            RemoteReader {
+                reduced: true,
+                transient_local: true,
+                ..second_reader(DisposeKey::KeyOnlySample)
+            },
+        );
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert_eq!(
+            data_payloads_by_port(&mut w),
+            [(7413, Some(vec![0, 1, 0, 0, 254, 254, 254, 254]))]
+        );
+        // ...and each new change, while the others get the full one.
+        w.write(Timestamp::ZERO, small_change(5)).unwrap();
+        assert_eq!(
+            data_payloads_by_port(&mut w),
+            [
+                (7411, Some(vec![0, 1, 0, 0, 5, 5, 5, 5])),
+                (7413, Some(vec![0, 1, 0, 0, 250, 250, 250, 250]))
+            ]
+        );
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
+        // Once it is gone, writes cost no reduction.
+        w.unmatch_reader(second_reader(DisposeKey::KeyOnlySample).guid);
+        w.write(Timestamp::ZERO, small_change(9)).unwrap();
+        assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 
     #[test]

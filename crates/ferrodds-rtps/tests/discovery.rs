@@ -12,8 +12,10 @@ use std::time::Duration;
 
 use ferrodds_rtps::discovery::ParticipantData;
 use ferrodds_rtps::discovery_engine::EndpointKind;
-use ferrodds_rtps::qos::{Durability, EndpointQos, QosPolicyId, Reliability};
-use ferrodds_rtps::wire::{EntityId, Guid};
+use ferrodds_rtps::qos::{
+    DataRepresentation, DataRepresentationId, Durability, EndpointQos, QosPolicyId, Reliability,
+};
+use ferrodds_rtps::wire::{EntityId, Guid, VendorId};
 use ferrodds_rtps::{
     Change, ChangeKind, DiscoveryEvent, Event, LocalEndpoint, Reader, ReaderConfig, Writer,
     WriterConfig,
@@ -577,4 +579,104 @@ fn cyclone_dds_0_10_learns_our_endpoints_without_their_types() {
         seen.is_some()
     });
     assert_eq!(seen, Some(("Shape".to_owned(), None)));
+}
+
+/// Node 1 announces itself as Fast DDS 2.x does (vendor 1.15) and its endpoints with no
+/// DATA_REPRESENTATION (XCDR1); node 0's writer offers XCDR2 and its reader accepts only
+/// XCDR2, with the compatibility mode `fast_dds_xcdr1` as given. Returns node 0's events,
+/// and whether its writer serves the remote reader the reduced (XCDR1) form.
+fn against_fast_dds_2(
+    seed: u64,
+    vendor: VendorId,
+    fast_dds_xcdr1: bool,
+) -> (Vec<DiscoveryEvent>, bool) {
+    let mut net = two_nodes_as(seed, Faults::NONE, |i, own| {
+        if i == 1 {
+            own.vendor_id = Some(vendor);
+        }
+    });
+    let config = net.nodes[0].discovery.config().clone();
+    net.run_discovery(
+        0,
+        ferrodds_rtps::DiscoveryConfig {
+            fast_dds_xcdr1,
+            ..config
+        },
+    );
+    let xcdr2 = DataRepresentation {
+        ids: vec![DataRepresentationId::XCDR2],
+    };
+    let mut wq = EndpointQos::writer_default();
+    wq.data_representation = xcdr2.clone();
+    let mut rq = EndpointQos::reader_default();
+    rq.data_representation = xcdr2;
+    let w0 = endpoint(&net, 0, EndpointKind::Writer, "T", wq);
+    let mut r0 = endpoint(&net, 0, EndpointKind::Reader, "U", rq);
+    r0.guid.entity_id = EntityId([0, 0, 2, 0x07]);
+    let r1 = endpoint(
+        &net,
+        1,
+        EndpointKind::Reader,
+        "T",
+        EndpointQos::reader_default(),
+    );
+    let mut w1 = endpoint(
+        &net,
+        1,
+        EndpointKind::Writer,
+        "U",
+        EndpointQos::writer_default(),
+    );
+    w1.guid.entity_id = EntityId([0, 0, 2, 0x02]);
+    let w0_id = w0.guid.entity_id;
+    for (node, e) in [(0, w0), (0, r0), (1, r1), (1, w1)] {
+        add(&mut net, node, e);
+    }
+    let mut seen = Vec::new();
+    net.run_until(Duration::from_secs(3), |n| {
+        seen.extend(events(n, 0).into_iter().filter(|e| {
+            matches!(
+                e,
+                DiscoveryEvent::Matched { .. } | DiscoveryEvent::IncompatibleQos { .. }
+            )
+        }));
+        seen.len() >= 2
+    });
+    let reduced = net.nodes[0]
+        .rtps
+        .writer(w0_id)
+        .is_some_and(|w| w.matched_readers().any(|r| r.reduced));
+    (seen, reduced)
+}
+
+#[test]
+fn fast_dds_2_endpoints_match_xcdr2_ones_in_the_compatibility_mode_only() {
+    let fast_dds = VendorId::FAST_DDS;
+    // By the spec: both pairs are incompatible on DATA_REPRESENTATION.
+    let (seen, reduced) = against_fast_dds_2(40, fast_dds, false);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    for e in &seen {
+        assert!(
+            matches!(e, DiscoveryEvent::IncompatibleQos { policies, .. }
+                if policies == &[QosPolicyId::DataRepresentation]),
+            "{e:?}"
+        );
+    }
+    assert!(!reduced);
+    // The mode: both match, and the writer serves Fast DDS's reader XCDR1.
+    let (seen, reduced) = against_fast_dds_2(41, fast_dds, true);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(
+        seen.iter()
+            .all(|e| matches!(e, DiscoveryEvent::Matched { .. })),
+        "{seen:?}"
+    );
+    assert!(reduced);
+    // Another vendor that announces nothing is left to the spec, mode or not.
+    let (seen, reduced) = against_fast_dds_2(42, VendorId::CYCLONE_DDS, true);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(seen
+        .iter()
+        .all(|e| matches!(e, DiscoveryEvent::IncompatibleQos { .. })));
+    assert!(!reduced);
 }

@@ -54,6 +54,7 @@ fn local_reaching(limits: Limits, other_locators: Vec<Locator>) -> ParticipantCo
         announce_period: Duration::from_secs(2),
         type_information: true,
         other_locators,
+        fast_dds_xcdr1: false,
     };
     let mut c = ParticipantCore::new(NOW, Participant::with_limits(LOCAL, limits), config);
     c.rtps.add_writer(Writer::new(

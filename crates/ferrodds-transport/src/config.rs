@@ -319,6 +319,7 @@ pub struct TransportConfig {
     in_process: bool,
     shared_memory: bool,
     receive_spin: Duration,
+    fast_dds_xcdr1: bool,
 }
 
 /// Builds a [`TransportConfig`]; every setting starts at its default.
@@ -349,6 +350,7 @@ impl Default for TransportConfig {
             in_process: true,
             shared_memory: true,
             receive_spin: DEFAULT_RECEIVE_SPIN,
+            fast_dds_xcdr1: false,
         }
     }
 }
@@ -474,6 +476,13 @@ impl TransportConfig {
     /// sleeps (default [`DEFAULT_RECEIVE_SPIN`]).
     pub fn receive_spin(&self) -> Duration {
         self.receive_spin
+    }
+
+    /// The compatibility mode for Fast DDS 2.x: its endpoints that announce no data
+    /// representation match XCDR2 ones, and its readers get XCDR1 (the participant
+    /// builder's `fast_dds_xcdr1` says how).
+    pub fn fast_dds_xcdr1(&self) -> bool {
+        self.fast_dds_xcdr1
     }
 
     /// Whether participants of this process exchange user traffic through the in-process
@@ -624,6 +633,9 @@ impl TransportConfig {
         }
         if let Some(v) = t.busy_poll {
             config.busy_poll = v;
+        }
+        if let Some(v) = file.compatibility.fast_dds_xcdr1 {
+            config.fast_dds_xcdr1 = v;
         }
         if let Some(v) = t.in_process {
             config.in_process = v;
@@ -828,6 +840,13 @@ impl TransportConfigBuilder {
         self
     }
 
+    /// The compatibility mode for Fast DDS 2.x (default off): its endpoints that announce
+    /// no data representation match XCDR2 ones, and its readers get XCDR1.
+    pub fn fast_dds_xcdr1(mut self, on: bool) -> Self {
+        self.config.fast_dds_xcdr1 = on;
+        self
+    }
+
     /// The configuration, once checked.
     pub fn build(self) -> Result<TransportConfig, ConfigError> {
         self.config
@@ -904,6 +923,14 @@ struct FileConfig {
     domain: FileDomain,
     #[serde(default)]
     transport: FileTransport,
+    #[serde(default)]
+    compatibility: FileCompatibility,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileCompatibility {
+    fast_dds_xcdr1: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -1057,9 +1084,14 @@ mod tests {
             in_process = false
             shared_memory = false
             receive_spin_us = 0
+
+            [compatibility]
+            fast_dds_xcdr1 = true
             "#,
         )
         .unwrap();
+        assert!(config.fast_dds_xcdr1());
+        assert!(!TransportConfig::default().fast_dds_xcdr1());
         assert_eq!(config.domain_id(), 7);
         assert_eq!(config.participant_index(), ParticipantIndex::Fixed(3));
         assert_eq!(config.max_participant_index(), 20);
@@ -1149,7 +1181,7 @@ mod tests {
         assert_eq!(
             error("[transprot]\n"),
             "configuration file `test.toml`, line 1: key `transprot`: unknown field \
-             `transprot`, expected `domain` or `transport`"
+             `transprot`, expected one of `domain`, `transport`, `compatibility`"
         );
     }
 

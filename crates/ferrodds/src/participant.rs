@@ -183,6 +183,19 @@ impl ParticipantBuilder {
         self
     }
 
+    /// The compatibility mode for Fast DDS 2.x (off by default; `compatibility.fast_dds_xcdr1`
+    /// in the configuration file). Fast DDS 2.x writes only XCDR1 and announces no data
+    /// representation, so by the spec (XTypes 1.3 §7.6.3.1.1) its endpoints do not match
+    /// ours that offer or accept only XCDR2, though Fast DDS reports a match on its side.
+    /// On, they match: this participant's readers take its XCDR1 samples, and its writers
+    /// that offer XCDR2 send Fast DDS readers each sample in XCDR1 (serialized a second
+    /// time, from the first, for as long as such a reader is matched). See
+    /// `docs/interop.md`, "Data representation".
+    pub fn fast_dds_xcdr1(mut self, on: bool) -> Self {
+        self.config = self.config.fast_dds_xcdr1(on);
+        self
+    }
+
     /// Whether user traffic with the other FerroDDS participants of this host goes through
     /// shared memory instead of UDP (on by default; `transport.shared_memory` in the
     /// configuration file). Where shared memory cannot be set up the participant says so
@@ -288,6 +301,7 @@ impl ParticipantBuilder {
                 announce_period: announce_period(self.announce_period, self.lease_duration),
                 type_information: self.type_information,
                 other_locators,
+                fast_dds_xcdr1: config.fast_dds_xcdr1(),
             },
         );
         let mut core = Core::new(node);

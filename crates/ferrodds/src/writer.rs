@@ -17,7 +17,9 @@ use ferrodds_rtps::discovery_engine::EndpointKind;
 use ferrodds_rtps::original_writer::OriginalWriterInfo;
 use ferrodds_rtps::qos::DataRepresentationId;
 use ferrodds_rtps::wire::{EntityId, Guid};
-use ferrodds_rtps::{Change, ChangeKind, History, LocalEndpoint, WriteError, Writer, WriterConfig};
+use ferrodds_rtps::{
+    Change, ChangeKind, History, LocalEndpoint, Reducer, WriteError, Writer, WriterConfig,
+};
 
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus, LivelinessLostStatus};
@@ -569,6 +571,8 @@ impl DynamicWriter {
             batch_delay: qos.batch_delay,
             large_datagrams: shared.large_datagrams.clone(),
             recycle_payloads: true,
+            reduce: (version == XcdrVersion::Xcdr2 && core.node.discovery.config().fast_dds_xcdr1)
+                .then(|| xcdr1_reducer(support.ty.clone())),
             ..WriterConfig::default()
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
@@ -1122,6 +1126,24 @@ impl DynamicWriter {
     }
 }
 
+/// The XCDR1 form of an XCDR2 writer's changes, for the Fast DDS 2.x readers of the
+/// compatibility mode (`ParticipantBuilder::fast_dds_xcdr1`): decoded with the writer's
+/// type and encoded again, in the byte order the change has. A key-only change
+/// (dispose, unregister) becomes an XCDR1 key-only sample. `None` when the payload does not
+/// decode, which a payload this writer checked on its way in always does.
+fn xcdr1_reducer(ty: DynamicType) -> Reducer {
+    Reducer(Arc::new(move |kind, payload| {
+        let endianness = EncapsulationHeader::parse(payload).ok()?.id.endianness();
+        if kind == ChangeKind::Alive {
+            let value = dynamic::deserialize(&ty, payload).ok()?;
+            dynamic::serialize(&ty, &value, XcdrVersion::Xcdr1, endianness).ok()
+        } else {
+            let key = dynamic::deserialize_key_sample(&ty, payload).ok()?;
+            dynamic::serialize_key_sample(&ty, &key, XcdrVersion::Xcdr1, endianness).ok()
+        }
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1147,6 +1169,26 @@ mod tests {
             Some(DynamicValue::Int(id)),
             Some(DynamicValue::String(text.into())),
         ])
+    }
+
+    #[test]
+    fn the_xcdr1_reducer_encodes_samples_and_keys_again_in_xcdr1() {
+        let ty = reading_type();
+        let value = reading(7, "seven");
+        let reduce = xcdr1_reducer(ty.clone());
+        for endianness in [Endianness::Little, Endianness::Big] {
+            let xcdr2 = dynamic::serialize(&ty, &value, XcdrVersion::Xcdr2, endianness).unwrap();
+            let xcdr1 = dynamic::serialize(&ty, &value, XcdrVersion::Xcdr1, endianness).unwrap();
+            assert_ne!(xcdr1, xcdr2);
+            assert_eq!((reduce.0)(ChangeKind::Alive, &xcdr2), Some(xcdr1));
+            let key2 =
+                dynamic::serialize_key_sample(&ty, &value, XcdrVersion::Xcdr2, endianness).unwrap();
+            let key1 =
+                dynamic::serialize_key_sample(&ty, &value, XcdrVersion::Xcdr1, endianness).unwrap();
+            assert_eq!((reduce.0)(ChangeKind::Disposed, &key2), Some(key1));
+        }
+        // What does not decode has no reduced form (its readers get it as it is).
+        assert_eq!((reduce.0)(ChangeKind::Alive, &[0, 7, 0, 0, 1]), None);
     }
 
     /// A writer and a reliable KEEP_ALL reader of `reading_type` on `topic` in one

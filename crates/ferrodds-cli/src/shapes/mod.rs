@@ -128,7 +128,8 @@ fn participant(o: &ShapeOptions, log: &Log) -> Result<DomainParticipant, Failure
     let mut builder = DomainParticipant::builder()
         .map_err(fail)?
         .domain_id(o.domain)
-        .type_information(o.type_information);
+        .type_information(o.type_information)
+        .fast_dds_xcdr1(o.fast_dds_xcdr1);
     if let Some(interface) = &o.interface {
         builder = builder.interface(interface).map_err(fail)?;
     }

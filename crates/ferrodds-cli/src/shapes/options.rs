@@ -135,6 +135,11 @@ pub(crate) struct ShapeArgs {
     /// own option; needed with Cyclone DDS 0.10 applications, see docs/interop.md).
     #[arg(long)]
     no_type_information: bool,
+    /// The compatibility mode for Fast DDS 2.x (FerroDDS's own option): its endpoints,
+    /// which announce no data representation, match ours at `-x 2`, and its readers get
+    /// XCDR1 (see docs/interop.md).
+    #[arg(long)]
+    fast_dds_xcdr1: bool,
 }
 
 /// Publisher or subscriber.
@@ -248,6 +253,7 @@ pub(crate) struct ShapeOptions {
     pub(crate) size_modulo: u32,
     pub(crate) interface: Option<String>,
     pub(crate) type_information: bool,
+    pub(crate) fast_dds_xcdr1: bool,
 }
 
 /// What parsing produced besides options.
@@ -539,6 +545,7 @@ fn check(a: ShapeArgs) -> Result<(ShapeOptions, Vec<String>), Vec<String>> {
             size_modulo: to_u32(size_modulo),
             interface: a.interface.clone(),
             type_information: !a.no_type_information,
+            fast_dds_xcdr1: a.fast_dds_xcdr1,
         },
         warnings,
     ))

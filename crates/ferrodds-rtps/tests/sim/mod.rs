@@ -128,6 +128,7 @@ impl Network {
             announce_period: Duration::from_secs(3600),
             type_information: true,
             other_locators: Vec::new(),
+            fast_dds_xcdr1: false,
         };
         let mut node = ParticipantCore::new(self.now, Participant::new(prefix), silent);
         node.set_wall_clock(wall_at_zero());
@@ -159,6 +160,7 @@ impl Network {
                 announce_period: Duration::from_millis(500),
                 type_information: true,
                 other_locators: Vec::new(),
+                fast_dds_xcdr1: false,
             };
             net.run_discovery(i, config);
         }
