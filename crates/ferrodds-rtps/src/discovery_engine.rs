@@ -343,6 +343,11 @@ pub struct Discovery {
     incompatible: BTreeSet<(Guid, Guid)>,
     events: VecDeque<DiscoveryEvent>,
     next_announce: Timestamp,
+    /// No remote participant's lease runs out before this (`None`: none is known): what
+    /// [`Discovery::poll_timeout`] answers and [`Discovery::handle_timeout`] checks before
+    /// it walks the participants. Lowered wherever a lease is set, made exact by that walk.
+    /// A walk per poll was a step per remote participant on every datagram.
+    next_expiry: Option<Timestamp>,
     announcements: usize,
     spdp_sequence: i64,
     transmits: VecDeque<Transmit>,
@@ -524,6 +529,7 @@ impl Discovery {
             incompatible: BTreeSet::new(),
             events: VecDeque::new(),
             next_announce: now,
+            next_expiry: None,
             announcements: 0,
             spdp_sequence: 0,
             transmits: VecDeque::new(),
@@ -728,10 +734,7 @@ impl Discovery {
     /// When the engine next has work (announcements, lease expiry).
     pub fn poll_timeout(&self) -> Option<Timestamp> {
         earliest(
-            earliest(
-                Some(self.next_announce),
-                self.remotes.values().map(|r| r.expires).min(),
-            ),
+            earliest(Some(self.next_announce), self.next_expiry),
             earliest(self.types.poll_timeout(), self.liveliness.poll_timeout()),
         )
     }
@@ -757,14 +760,20 @@ impl Discovery {
             // Types no peer described: those pairs fall back to their type names.
             self.retry_pending_types(now, participant);
         }
-        let expired: Vec<GuidPrefix> = self
-            .remotes
-            .iter()
-            .filter(|(_, r)| r.expires <= now)
-            .map(|(p, _)| *p)
-            .collect();
-        for prefix in expired {
-            self.remove_participant(prefix, participant);
+        if self.next_expiry.is_some_and(|t| t <= now) {
+            let mut expired = Vec::new();
+            let mut next = None;
+            for (prefix, r) in &self.remotes {
+                if r.expires <= now {
+                    expired.push(*prefix);
+                } else {
+                    next = earliest(next, Some(r.expires));
+                }
+            }
+            self.next_expiry = next;
+            for prefix in expired {
+                self.remove_participant(prefix, participant);
+            }
         }
     }
 
@@ -1357,6 +1366,7 @@ impl Discovery {
             known.lease = lease;
             known.expires = now.after(known.lease(&self.limits));
             known.heard = now;
+            self.next_expiry = earliest(self.next_expiry, Some(known.expires));
             self.events
                 .push_back(DiscoveryEvent::LivelinessAsserted { prefix });
             // The locators of the first announcement stay: a later one (from the same
@@ -1446,6 +1456,7 @@ impl Discovery {
             manual: None,
         };
         let expires = now.after(remote.lease(&self.limits));
+        self.next_expiry = earliest(self.next_expiry, Some(expires));
         self.unverified.insert(prefix, now, source);
         self.remotes
             .insert(prefix, RemoteParticipant { expires, ..remote });
@@ -1835,6 +1846,7 @@ impl Discovery {
         }
         remote.verified = true;
         remote.expires = now.after(remote.lease);
+        self.next_expiry = earliest(self.next_expiry, Some(remote.expires));
         self.unverified.remove(prefix, remote.since, remote.source);
         self.stats.participants_verified += 1;
     }
