@@ -637,6 +637,7 @@ pub fn participant_datagram(data: &[u8]) {
         type_information: true,
         other_locators: Vec::new(),
         fast_dds_xcdr1: false,
+        shared_endpoints: None,
     };
     let mut core =
         ParticipantCore::new(now, Participant::with_limits(LOCAL, limits.clone()), config);

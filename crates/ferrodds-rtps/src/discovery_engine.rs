@@ -35,9 +35,9 @@
 //! sender forging its address draws one SPDP answer and the SEDP traffic of one remote
 //! participant per GUID it invents, at most `max_unverified_per_source` per address at once.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::net::Ipv4Addr;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use crate::admission::{Source, Unverified};
@@ -232,6 +232,9 @@ pub struct DiscoveryConfig {
     /// XCDR2, and its readers get XCDR1 from our writers' [`crate::WriterConfig::reduce`].
     /// Off, matching follows the spec to the letter, as Cyclone DDS and RTI Connext do.
     pub fast_dds_xcdr1: bool,
+    /// Where the remote endpoints this participant learns are held once for its process
+    /// (`None`: it holds its own copies).
+    pub shared_endpoints: Option<Arc<SharedEndpoints>>,
 }
 
 /// What discovery refused, counted (see the module documentation).
@@ -296,9 +299,67 @@ impl RemoteParticipant {
 #[derive(Debug, Clone)]
 struct RemoteEndpoint {
     kind: EndpointKind,
-    data: EndpointData,
+    /// What it announced, once checked; shared through [`SharedEndpoints`] with the other
+    /// participants of the process that hold the same.
+    data: Arc<EndpointData>,
     /// Its `PID_TYPE_INFORMATION`, parsed (`None`: absent or unreadable).
-    type_information: Option<TypeInformation>,
+    type_information: Option<Arc<TypeInformation>>,
+}
+
+/// The remote endpoints the participants of a process know, each held once: every
+/// participant learns every remote endpoint of its domain, and in a process of many
+/// participants (a hundred-participant system in four processes) the copies were half its
+/// memory. A participant that checked an announcement (its locators bound and bounded by
+/// its own rules) takes the copy here when it is the same, and puts its own here when
+/// not; a copy lives as long as a participant holds it. The driver gives one to the
+/// participants that share a configuration ([`DiscoveryConfig::shared_endpoints`]).
+#[derive(Default)]
+pub struct SharedEndpoints {
+    /// By GUID: the data (alive while a participant holds it) and its type information.
+    known: std::sync::Mutex<HashMap<Guid, Kept>>,
+}
+
+/// An announcement as [`SharedEndpoints`] keeps it.
+type Kept = (Weak<EndpointData>, Option<Arc<TypeInformation>>);
+
+/// One announcement as held: the data and its type information, parsed.
+type Shared = (Arc<EndpointData>, Option<Arc<TypeInformation>>);
+
+/// `data` held by itself, its type information parsed.
+fn held_alone(data: EndpointData) -> Shared {
+    let info = data
+        .type_information
+        .as_deref()
+        .and_then(|b| TypeInformation::parse(b).ok())
+        .map(Arc::new);
+    (Arc::new(data), info)
+}
+
+impl SharedEndpoints {
+    /// The copy of `data` (and its parsed type information), made if none is held.
+    fn intern(&self, data: EndpointData) -> Shared {
+        let Ok(mut known) = self.known.lock() else {
+            return held_alone(data);
+        };
+        if let Some((weak, info)) = known.get(&data.guid) {
+            if let Some(held) = weak.upgrade().filter(|held| **held == data) {
+                return (held, info.clone());
+            }
+        }
+        let made = held_alone(data);
+        // Entries whose every holder let go are dropped when the map doubles.
+        if known.len() >= 64 && known.len().is_power_of_two() {
+            known.retain(|_, (w, _)| w.strong_count() > 0);
+        }
+        known.insert(made.0.guid, (Arc::downgrade(&made.0), made.1.clone()));
+        made
+    }
+}
+
+impl std::fmt::Debug for SharedEndpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedEndpoints").finish_non_exhaustive()
+    }
 }
 
 /// How the types of a writer and a reader compare.
@@ -574,7 +635,7 @@ impl Discovery {
     ) -> impl Iterator<Item = (EndpointKind, &EndpointData, bool)> + '_ {
         self.remote_endpoints
             .values()
-            .map(|r| (r.kind, &r.data, r.type_information.is_some()))
+            .map(|r| (r.kind, &*r.data, r.type_information.is_some()))
     }
 
     /// The local and remote endpoints of `topic_name`, as [`crate::diagnosis`] judges them:
@@ -604,7 +665,7 @@ impl Discovery {
                 let participant = self.remotes.get(&r.data.guid.prefix).map(|p| &p.data);
                 TopicEndpoint {
                     kind: r.kind,
-                    data: r.data.clone(),
+                    data: (*r.data).clone(),
                     local: false,
                     vendor: participant.and_then(|p| p.vendor_id),
                     participant_locators: participant
@@ -634,7 +695,7 @@ impl Discovery {
             .remote_endpoints
             .values()
             .filter(|r| r.data.topic_name == topic_name)
-            .filter_map(|r| r.type_information.clone())
+            .filter_map(|r| r.type_information.as_deref().cloned())
             .filter(|info| self.types.resolve(info).is_none() && !self.types.cannot_obtain(info))
             .collect();
         for info in &missing {
@@ -683,7 +744,7 @@ impl Discovery {
             if r.data.topic_name != topic_name {
                 continue;
             }
-            let info = r.type_information.clone();
+            let info = r.type_information.as_deref().cloned();
             match out.iter_mut().find(|(n, _)| *n == r.data.type_name) {
                 Some((_, known @ None)) => *known = info,
                 Some(_) => {}
@@ -1281,7 +1342,7 @@ impl Discovery {
         let (Some(ty), Some(local_info), Some(info), true, false) = (
             &l.ty,
             self.local_types.get(&local),
-            &r.type_information,
+            r.type_information.as_deref(),
             self.config.type_information,
             legacy,
         ) else {
@@ -1588,7 +1649,7 @@ impl Discovery {
             );
         }
         let known = self.remote_endpoints.get(&guid);
-        if known.is_some_and(|known| known.data == data) {
+        if known.is_some_and(|known| *known.data == data) {
             return;
         }
         // Only its QoS changed (`set_qos` at the peer): matches that still fit are kept
@@ -1597,12 +1658,14 @@ impl Discovery {
             known.kind == kind
                 && (EndpointData {
                     qos: data.qos.clone(),
-                    ..known.data.clone()
+                    ..(*known.data).clone()
                 }) == data
         });
         if qos_only {
+            let (data, type_information) = self.hold(data);
             if let Some(known) = self.remote_endpoints.get_mut(&guid) {
-                known.data.qos = data.qos;
+                known.data = data;
+                known.type_information = type_information;
             }
             let locals: Vec<Guid> = self.locals.keys().copied().collect();
             for local in locals {
@@ -1624,10 +1687,7 @@ impl Discovery {
         }
         // A changed QoS re-runs matching from scratch.
         self.remove_remote_endpoint(guid, participant);
-        let type_information = data
-            .type_information
-            .as_deref()
-            .and_then(|b| TypeInformation::parse(b).ok());
+        let (data, type_information) = self.hold(data);
         self.remote_endpoints.insert(
             guid,
             RemoteEndpoint {
@@ -1639,6 +1699,15 @@ impl Discovery {
         let locals: Vec<Guid> = self.locals.keys().copied().collect();
         for local in locals {
             self.try_match(now, local, guid, participant);
+        }
+    }
+
+    /// A checked announcement as this participant holds it: the process's copy where
+    /// there is one, with its type information parsed.
+    fn hold(&self, data: EndpointData) -> Shared {
+        match &self.config.shared_endpoints {
+            Some(shared) => shared.intern(data),
+            None => held_alone(data),
         }
     }
 
@@ -2133,5 +2202,40 @@ fn prefer_reachable(list: &mut Vec<Locator>, other: &[Locator]) {
     let same = |o: &Locator, l: &Locator| o.kind == l.kind && o.address == l.address;
     if let Some(best) = other.iter().find(|o| list.iter().any(|l| same(o, l))) {
         list.retain(|l| same(best, l));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::GuidPrefix;
+
+    fn announcement(n: u8) -> EndpointData {
+        let guid = Guid::new(GuidPrefix([n; 12]), EntityId([0, 0, 1, 0x07]));
+        EndpointData::new(guid, "T", "test::Type", EndpointQos::reader_default())
+    }
+
+    #[test]
+    fn participants_hold_an_announcement_they_checked_alike_once() {
+        let shared = SharedEndpoints::default();
+        let (a, _) = shared.intern(announcement(1));
+        let (b, _) = shared.intern(announcement(1));
+        assert!(Arc::ptr_eq(&a, &b));
+        // What one participant made of it differently (its locators) is its own.
+        let mut other = announcement(1);
+        other.unicast_locators = vec![Locator::udpv4(Ipv4Addr::LOCALHOST, 7411)];
+        let (c, _) = shared.intern(other.clone());
+        assert!(!Arc::ptr_eq(&a, &c));
+        assert_eq!(*c, other);
+        // Once nobody holds a copy, it is made again.
+        drop((a, b, c));
+        let (d, _) = shared.intern(announcement(1));
+        assert_eq!(Arc::strong_count(&d), 1);
+        // Entries nobody holds are dropped as the map grows.
+        for n in 2..=200 {
+            drop(shared.intern(announcement(n)));
+        }
+        let left = shared.known.lock().map(|k| k.len()).unwrap_or(0);
+        assert!(left < 150, "{left} entries left");
     }
 }

@@ -13,6 +13,7 @@ use ferrodds_cdr::Cdr;
 use ferrodds_rtps::dcps::status::InconsistentTopicStatus;
 use ferrodds_rtps::diagnosis::TopicDiagnosis;
 use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
+use ferrodds_rtps::discovery_engine::SharedEndpoints;
 use ferrodds_rtps::type_lookup::TypeLookupStats;
 use ferrodds_rtps::wire::{Guid, GuidPrefix, Locator};
 use ferrodds_rtps::{
@@ -91,6 +92,14 @@ fn new_prefix() -> GuidPrefix {
 fn rtps_locator(l: ferrodds_transport::Locator) -> Option<Locator> {
     let addr = SocketAddrV4::try_from(l).ok()?;
     Some(Locator::udpv4(*addr.ip(), addr.port()))
+}
+
+/// The process's one [`SharedEndpoints`]: every participant learns every remote endpoint
+/// of its domain, and holds the ones it checked alike once for all of them (equal data
+/// only: nothing one participant decides for itself is given to another).
+fn shared_endpoints() -> Arc<SharedEndpoints> {
+    static SHARED: std::sync::OnceLock<Arc<SharedEndpoints>> = std::sync::OnceLock::new();
+    SHARED.get_or_init(Arc::default).clone()
 }
 
 /// The SPDP period for `asked` and `lease`: peers drop a participant they have not heard
@@ -302,6 +311,7 @@ impl ParticipantBuilder {
                 type_information: self.type_information,
                 other_locators,
                 fast_dds_xcdr1: config.fast_dds_xcdr1(),
+                shared_endpoints: Some(shared_endpoints()),
             },
         );
         let mut core = Core::new(node);

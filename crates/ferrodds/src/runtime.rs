@@ -918,6 +918,7 @@ mod tests {
             type_information: true,
             other_locators: Vec::new(),
             fast_dds_xcdr1: false,
+            shared_endpoints: None,
         };
         let mut node = ParticipantCore::new(now, Participant::new(prefix), config);
         let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];

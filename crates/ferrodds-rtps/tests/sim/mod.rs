@@ -129,6 +129,7 @@ impl Network {
             type_information: true,
             other_locators: Vec::new(),
             fast_dds_xcdr1: false,
+            shared_endpoints: None,
         };
         let mut node = ParticipantCore::new(self.now, Participant::new(prefix), silent);
         node.set_wall_clock(wall_at_zero());
@@ -161,6 +162,7 @@ impl Network {
                 type_information: true,
                 other_locators: Vec::new(),
                 fast_dds_xcdr1: false,
+                shared_endpoints: None,
             };
             net.run_discovery(i, config);
         }
