@@ -12,8 +12,8 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use ferrodds::{
-    Condition, DomainParticipant, Guid, PublishMode, Qos, SampleState, StatusKind, StatusMask,
-    ViewState, WaitSet,
+    Condition, DataReader, DataWriter, DomainParticipant, Guid, PublishMode, Qos, SampleState,
+    StatusKind, StatusMask, ViewState, WaitSet,
 };
 use ferrodds_cdr::Cdr;
 
@@ -816,6 +816,32 @@ fn threads_named(name: &str, most: usize) -> usize {
     }
 }
 
+/// A writer of `topic` in the first of `participants` and a reader in each other one,
+/// the writer matched by every reader.
+fn writer_and_readers(
+    participants: &[DomainParticipant],
+    topic: &str,
+    writer_qos: Qos,
+    reader_qos: Qos,
+) -> (DataWriter<Note>, Vec<DataReader<Note>>) {
+    let topics: Vec<_> = participants
+        .iter()
+        .map(|p| p.create_topic::<Note>(topic).unwrap())
+        .collect();
+    let writer = participants[0]
+        .create_writer(&topics[0], writer_qos)
+        .unwrap();
+    let readers: Vec<_> = participants[1..]
+        .iter()
+        .zip(&topics[1..])
+        .map(|(p, t)| p.create_reader(t, reader_qos.clone()).unwrap())
+        .collect();
+    writer
+        .wait_for_matched(readers.len(), T)
+        .expect("matched by every reader");
+    (writer, readers)
+}
+
 /// The participants of a process share one timer thread, which keeps each one's deadlines:
 /// three participants match each other's endpoints and keep their leases alive through it.
 #[test]
@@ -835,21 +861,12 @@ fn the_participants_of_a_process_share_one_timer_thread() {
         })
         .collect();
     assert_eq!(threads_named("ferrodds-timer", 1), 1);
-    let topics: Vec<_> = participants
-        .iter()
-        .map(|p| p.create_topic::<Note>("shared_timer").unwrap())
-        .collect();
-    let writer = participants[0]
-        .create_writer(&topics[0], Qos::writer().reliable())
-        .unwrap();
-    let readers: Vec<_> = participants[1..]
-        .iter()
-        .zip(&topics[1..])
-        .map(|(p, t)| p.create_reader(t, Qos::reader().reliable()).unwrap())
-        .collect();
-    writer
-        .wait_for_matched(2, T)
-        .expect("matched by both readers");
+    let (_writer, readers) = writer_and_readers(
+        &participants,
+        "shared_timer",
+        Qos::writer().reliable(),
+        Qos::reader().reliable(),
+    );
     // After more than two leases every participant still sees the two others.
     std::thread::sleep(Duration::from_secs(7));
     for p in &participants {
@@ -873,21 +890,12 @@ fn the_participants_of_a_process_share_their_ways_in() {
             .unwrap()
     };
     let participants: Vec<DomainParticipant> = (0..3).map(|_| build()).collect();
-    let topics: Vec<_> = participants
-        .iter()
-        .map(|p| p.create_topic::<Note>("shared_ways").unwrap())
-        .collect();
-    let writer = participants[0]
-        .create_writer(&topics[0], Qos::writer().best_effort())
-        .unwrap();
-    let readers: Vec<_> = participants[1..]
-        .iter()
-        .zip(&topics[1..])
-        .map(|(p, t)| p.create_reader(t, Qos::reader().best_effort()).unwrap())
-        .collect();
-    writer
-        .wait_for_matched(2, T)
-        .expect("matched by both readers");
+    let (writer, readers) = writer_and_readers(
+        &participants,
+        "shared_ways",
+        Qos::writer().best_effort(),
+        Qos::reader().best_effort(),
+    );
     for r in &readers {
         r.wait_for_matched(1, T).unwrap();
     }
