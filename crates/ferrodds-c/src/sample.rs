@@ -10,7 +10,7 @@
 use std::ffi::c_char;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ferrodds::dynamic::{deserialize, DynamicValue};
+use ferrodds::dynamic::{deserialize, DynamicValue, JsonTextError};
 use std::sync::Arc;
 
 use ferrodds::{
@@ -367,17 +367,26 @@ unsafe fn json(
         // SAFETY: the callers' promise: a NUL-terminated string.
         let text = unsafe { ptr::c_str(text, "json") }?;
         let w = writer(handle)?;
+        let ty = w.dynamic_type();
+        if matches!(change, Change::Write) {
+            // The whole sample: read straight from the text (no document in between).
+            let value = DynamicValue::from_json_text(ty, text).map_err(|e| match e {
+                JsonTextError::Syntax(e) => Fail::bad(format!("json is not JSON: {e}")),
+                JsonTextError::Value(e) => {
+                    Fail::bad(format!("json is not a sample of the writer's type: {e}"))
+                }
+            })?;
+            change_value(&w, change, &value, SystemTime::now())?;
+            return Ok(FERRODDS_RETCODE_OK);
+        }
         let mut parsed: serde_json::Value =
             serde_json::from_str(text).map_err(|e| Fail::bad(format!("json is not JSON: {e}")))?;
-        let ty = w.dynamic_type();
-        if !matches!(change, Change::Write) {
-            // A dispose or unregister names its instance by the key members alone: the
-            // others take their defaults.
-            let mut whole = DynamicValue::default_of(ty).to_json(ty);
-            if let (Some(whole), Some(given)) = (whole.as_object_mut(), parsed.as_object()) {
-                whole.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
-                parsed = serde_json::Value::Object(whole.clone());
-            }
+        // A dispose or unregister names its instance by the key members alone: the others
+        // take their defaults.
+        let mut whole = DynamicValue::default_of(ty).to_json(ty);
+        if let (Some(whole), Some(given)) = (whole.as_object_mut(), parsed.as_object()) {
+            whole.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+            parsed = serde_json::Value::Object(whole.clone());
         }
         let value = DynamicValue::from_json(ty, &parsed)
             .map_err(|e| Fail::bad(format!("json is not a sample of the writer's type: {e}")))?;
@@ -525,11 +534,11 @@ unsafe fn collect(
                 };
                 s.into_iter()
                     .map(|s| {
-                        let mut text = s
-                            .value()
-                            .map(|v| ferrodds::ferrodds_cdr::json_text(&v.to_json(&ty)))
-                            .unwrap_or_default()
-                            .into_bytes();
+                        let mut text = String::new();
+                        if let Some(v) = s.value() {
+                            v.write_json_text(&ty, &mut text);
+                        }
+                        let mut text = text.into_bytes();
                         text.push(0);
                         (text, s.info)
                     })

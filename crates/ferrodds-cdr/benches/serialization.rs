@@ -440,8 +440,64 @@ fn bench_runtime_vs_derived(c: &mut Criterion) {
     group.finish();
 }
 
+/// The JSON path of the bindings (`write_json`, `take_json`): JSON text to XCDR2 bytes and
+/// back through a runtime type, as whole steps.
+fn bench_json_view(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json_view");
+    let ty = keyed_payload_type();
+    let version = XcdrVersion::Xcdr2;
+    for size in [2048, 8192, 65536] {
+        let sample = KeyedPayload {
+            id: 7,
+            payload: (0..size).map(|i| (i * 7) as u8).collect(),
+        };
+        let mut bytes = Vec::new();
+        serialize_into(&sample, version, Endianness::Little, &mut bytes).unwrap();
+        // The runtime type's view: the payload as base64, as the bindings hand it over.
+        let text =
+            ferrodds_cdr::json_text(&dynamic::deserialize(&ty, &bytes).unwrap().to_json(&ty));
+        group.throughput(Throughput::Bytes(size as u64));
+        group.bench_with_input(BenchmarkId::new("text_to_cdr", size), &text, |b, text| {
+            b.iter(|| {
+                let value = dynamic::DynamicValue::from_json_text(&ty, black_box(text)).unwrap();
+                black_box(dynamic::serialize(&ty, &value, version, Endianness::Little).unwrap())
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("cdr_to_text", size), &bytes, |b, bytes| {
+            b.iter(|| {
+                let value = dynamic::deserialize(&ty, black_box(bytes)).unwrap();
+                black_box(value.to_json_text(&ty))
+            })
+        });
+        // The same through a `serde_json::Value` document (the path before session 23).
+        group.bench_with_input(
+            BenchmarkId::new("text_to_cdr/document", size),
+            &text,
+            |b, text| {
+                b.iter(|| {
+                    let json: serde_json::Value = serde_json::from_str(black_box(text)).unwrap();
+                    let value = dynamic::DynamicValue::from_json(&ty, &json).unwrap();
+                    black_box(dynamic::serialize(&ty, &value, version, Endianness::Little).unwrap())
+                })
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("cdr_to_text/document", size),
+            &bytes,
+            |b, bytes| {
+                b.iter(|| {
+                    let value = dynamic::deserialize(&ty, black_box(bytes)).unwrap();
+                    black_box(ferrodds_cdr::json_text(&value.to_json(&ty)))
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    bench_json_view,
     bench_runtime_vs_derived,
     bench_payloads,
     bench_derived_vs_hand_written,

@@ -155,7 +155,7 @@ pub fn json_text(value: &Value) -> String {
     out
 }
 
-fn write_text(value: &Value, out: &mut String) {
+pub(crate) fn write_text(value: &Value, out: &mut String) {
     match value {
         Value::String(s) => write_str(s, out),
         Value::Array(items) => {
@@ -187,7 +187,7 @@ fn write_text(value: &Value, out: &mut String) {
     }
 }
 
-fn write_str(s: &str, out: &mut String) {
+pub(crate) fn write_str(s: &str, out: &mut String) {
     // A fold rather than `any`: without the early exit the compiler vectorizes it (3 µs
     // for 87 KiB, where `any` takes 49).
     let needs_escape = s.bytes().fold(false, |found, b| {

@@ -548,6 +548,15 @@ fn check(ty: &T, v: &Value) -> Vec<String> {
     if value.to_json(ty) != v["value"] {
         fail(format!("JSON view differs: ours {}", value.to_json(ty)));
     }
+    // The text path (no document in between) writes the document's text and reads it back.
+    let text = value.to_json_text(ty);
+    if text != ferrodds_cdr::json_text(&value.to_json(ty)) {
+        fail(format!("JSON text differs from the document's: {text}"));
+    }
+    match DynamicValue::from_json_text(ty, &text) {
+        Ok(back) if back == value => {}
+        other => fail(format!("JSON text read back as {other:?}")),
+    }
     for (name, version, endianness) in FORMATS {
         let Some(python) = v[name].as_str().map(|h| hex::decode(h).unwrap()) else {
             continue;

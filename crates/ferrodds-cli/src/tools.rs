@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use ferrodds::dynamic::to_idl;
-use ferrodds::dynamic::DynamicValue;
+use ferrodds::dynamic::{DynamicValue, JsonTextError};
 use ferrodds::qos::{DataRepresentationId, EndpointQos};
 use ferrodds::qos::{Durability, History, ReliabilityKind};
 use ferrodds::{
@@ -599,10 +599,10 @@ pub(crate) fn publish(args: &PubArgs) -> Result<(), String> {
         let _ = writer.wait_for_readers_heard(wait.saturating_sub(started.elapsed()));
     }
     let write_one = |text: &str, place: &str| -> Result<(), String> {
-        let json: Value =
-            serde_json::from_str(text).map_err(|e| format!("{place}: not JSON: {e}"))?;
-        let value = DynamicValue::from_json(&ty, &json)
-            .map_err(|e| format!("{place}: not a {}: {e}", ty.name()))?;
+        let value = DynamicValue::from_json_text(&ty, text).map_err(|e| match e {
+            JsonTextError::Syntax(e) => format!("{place}: not JSON: {e}"),
+            JsonTextError::Value(e) => format!("{place}: not a {}: {e}", ty.name()),
+        })?;
         if args.dispose {
             writer.dispose(&value)
         } else {

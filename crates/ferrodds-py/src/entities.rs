@@ -350,11 +350,12 @@ impl Writer {
     /// hands over text, FerroDDS parses it into the topic's type).
     fn write_json(&self, py: Python<'_>, json: &str) -> PyResult<()> {
         let ty = &self.support.get().ty;
-        let parsed: serde_json::Value = serde_json::from_str(json)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not JSON: {e}")))?;
-        let value = DynamicValue::from_json(ty, &parsed)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        crate::exit::released(py, || self.inner.write(&value))?.map_err(|e| dds("write", e))
+        // One release of the GIL for both: the text may be long, the write may block.
+        crate::exit::released(py, || {
+            DynamicValue::from_json_text(ty, json).map(|value| self.inner.write(&value))
+        })?
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?
+        .map_err(|e| dds("write", e))
     }
 
     /// Disposes the instance of `sample`.
@@ -504,10 +505,7 @@ impl Reader {
                     .into_iter()
                     .filter_map(|s| {
                         let value = s.value()?;
-                        Some((
-                            ferrodds::ferrodds_cdr::json_text(&value.to_json(ty)),
-                            s.info,
-                        ))
+                        Some((value.to_json_text(ty), s.info))
                     })
                     .collect::<Vec<_>>()
             })

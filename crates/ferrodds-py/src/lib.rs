@@ -105,14 +105,12 @@ impl TypeSupport {
     /// The sample as JSON (the JSON view FerroDDS's tools print).
     fn to_json(&self, obj: &Bound<'_, PyAny>) -> PyResult<String> {
         let value = self.value_of(obj)?;
-        Ok(ferrodds::ferrodds_cdr::json_text(&value.to_json(&self.ty)))
+        Ok(value.to_json_text(&self.ty))
     }
 
     /// The sample that the JSON text `text` describes.
     fn parse_json<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-        let json: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("not JSON: {e}")))?;
-        let value = DynamicValue::from_json(&self.ty, &json)
+        let value = DynamicValue::from_json_text(&self.ty, text)
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
         self.object_of(py, &value)
     }

@@ -16,6 +16,7 @@
 pub mod assignable;
 mod codec;
 mod idl;
+mod json_text;
 mod key;
 pub mod type_lookup;
 pub mod type_object;
@@ -25,6 +26,7 @@ use std::sync::Arc;
 
 pub use codec::{deserialize, deserialize_keys, serialize, serialize_into};
 pub use idl::to_idl;
+pub use json_text::JsonTextError;
 pub use key::{
     decode_key_sample, deserialize_key_sample, encode_key_holder, encode_key_sample, key_hash,
     key_hash_variants, serialize_key_sample,

@@ -385,7 +385,7 @@ fn default_array(element: &DynamicType, dimensions: &[usize]) -> DynamicValue {
     }
 }
 
-fn discriminator_json(ty: &DynamicType, d: i64) -> Value {
+pub(crate) fn discriminator_json(ty: &DynamicType, d: i64) -> Value {
     match ty {
         DynamicType::Bool => Value::Bool(d != 0),
         DynamicType::Char => Value::String(
