@@ -114,16 +114,21 @@ impl DynamicValue {
     /// The value of `ty` that JSON text describes: the value of
     /// `from_json(ty, &serde_json::from_str(text)?)`, read without the document.
     pub fn from_json_text(ty: &DynamicType, text: &str) -> Result<DynamicValue, JsonTextError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        if let Ok(value) = Seed(ty).deserialize(&mut de) {
-            if de.end().is_ok() {
-                return Ok(value);
-            }
+        if let Some(value) = read_direct(ty, text) {
+            return Ok(value);
         }
         // Not taken by the fast reading: the document says why (or takes it after all).
         let json: Value = serde_json::from_str(text).map_err(JsonTextError::Syntax)?;
         DynamicValue::from_json(ty, &json).map_err(JsonTextError::Value)
     }
+}
+
+/// The value the text describes, read without a document; `None` when the text is not one
+/// the direct reading takes.
+fn read_direct(ty: &DynamicType, text: &str) -> Option<DynamicValue> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Seed(ty).deserialize(&mut de).ok()?;
+    de.end().ok().map(|()| value)
 }
 
 fn write_octets(bytes: &[u8], out: &mut String) {
@@ -353,6 +358,17 @@ mod tests {
         both(r#"{"id":"x","id":4,"payload":"","points":[]}"#).unwrap();
         both(r#"{"\u0069d":4,"payload":"","points":[]}"#).unwrap();
         both(r#"{"id":4,"note":"a\"b","payload":"","points":[]}"#).unwrap();
+    }
+
+    #[test]
+    fn common_texts_are_read_without_the_document() {
+        for text in [
+            r#"{"id":3,"note":null,"payload":"AAEC","points":[1.5,2]}"#,
+            r#"{"id":3,"note":"x","payload":[1,2],"points":[],"other":{"a":[]}}"#,
+            r#" { "payload" : "" , "id" : 3 , "points" : [ ] } "#,
+        ] {
+            assert!(read_direct(&ty(), text).is_some(), "{text}");
+        }
     }
 
     #[test]
