@@ -251,9 +251,10 @@ pub enum ConfigProblem {
     },
 }
 
-/// How long a shared-memory receive thread spins, by default, for the next datagram
-/// before it sleeps ([`TransportConfig::receive_spin`]).
-pub const DEFAULT_RECEIVE_SPIN: Duration = Duration::from_micros(30);
+/// The longest a shared-memory receive thread spins, by default, for the next datagram
+/// before it sleeps ([`TransportConfig::receive_spin`]; how long it spins within it follows
+/// the traffic: [`crate::receive_spin`]).
+pub const DEFAULT_RECEIVE_SPIN: Duration = Duration::from_micros(250);
 
 /// The longest [`TransportConfig::wait_spin`] and [`TransportConfig::receive_spin`]: a spin is meant to bridge the wake-up of a
 /// sleeping thread (tens of microseconds), not to replace sleeping.
@@ -472,7 +473,7 @@ impl TransportConfig {
         self.wait_spin
     }
 
-    /// How long a shared-memory receive thread spins for the next datagram before it
+    /// The longest a shared-memory receive thread spins for the next datagram before it
     /// sleeps (default [`DEFAULT_RECEIVE_SPIN`]).
     pub fn receive_spin(&self) -> Duration {
         self.receive_spin
@@ -830,11 +831,14 @@ impl TransportConfigBuilder {
         self
     }
 
-    /// How long a shared-memory receive thread spins for the next datagram before it
+    /// The longest a shared-memory receive thread spins for the next datagram before it
     /// sleeps (default [`DEFAULT_RECEIVE_SPIN`]; zero: it sleeps at once; at most
-    /// [`MAX_WAIT_SPIN`]). While traffic flows (a reply within tens of microseconds, a
-    /// stream) the thread never goes through the scheduler; an idle participant pays the
-    /// spin once after its last datagram.
+    /// [`MAX_WAIT_SPIN`]). Within it the spin follows the traffic ([`crate::receive_spin`]):
+    /// as long as the recent gaps between datagrams, with room, at least 30 µs. While
+    /// traffic flows (a reply within a few hundred microseconds, a stream) the thread never
+    /// goes through the scheduler; traffic further apart than this costs a spin of 30 µs
+    /// per datagram, and an idle participant spins once after its last datagram. The
+    /// spinning thread yields its core to any other thread that wants it.
     pub fn receive_spin(mut self, spin: Duration) -> Self {
         self.config.receive_spin = spin;
         self

@@ -23,6 +23,8 @@
 //!   each other datagrams through iceoryx2 (an inbox service per participant, or per
 //!   process for the participants that share one; a vendor
 //!   locator kind with the host's address).
+//! - [`receive_spin`]: how long a shared-memory receive thread spins for its next
+//!   datagram before it sleeps, following the gaps of the traffic it receives.
 //! - [`udp_transport`]: [`UdpTransport`], the UDPv4 transport: the sockets of one
 //!   participant, bound on the first free participant index (as Cyclone DDS and Fast DDS
 //!   do), with the SPDP destinations: the multicast group and a list of unicast peers for
@@ -50,6 +52,7 @@ pub mod in_process;
 pub mod interface;
 pub mod locator;
 pub mod ports;
+pub mod receive_spin;
 pub mod shared_memory;
 pub mod shared_multicast;
 pub mod transport;

@@ -38,6 +38,7 @@ use iceoryx2::prelude::*;
 use iceoryx2::service::port_factory::{event, publish_subscribe};
 
 use crate::locator::Locator;
+use crate::receive_spin::ReceiveSpin;
 use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
 
 /// The locator kind of the shared-memory transport (vendor-specific: "FD" and 2).
@@ -238,11 +239,12 @@ pub struct SharedMemoryTransport {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wake {
     /// Each sender notifies it (iceoryx2's event service): its thread sleeps meanwhile,
-    /// after spinning `spin` for the next datagram (a reply that comes within it costs no
-    /// wake-up: 64-byte round trips of 4–6 µs instead of about 60 on the 2-core VM, where
-    /// each wake-up through the scheduler costs tens of microseconds).
+    /// after spinning up to `spin` for the next datagram (a reply that comes within it
+    /// costs no wake-up: 64-byte round trips of 4–6 µs instead of about 60 on the 2-core
+    /// VM, where each wake-up through the scheduler costs tens of microseconds).
     Notified {
-        /// How long to spin before sleeping.
+        /// The longest spin before sleeping ([`crate::receive_spin`] says how long within
+        /// it).
         spin: Duration,
     },
     /// It polls (the busy-poll mode): senders do not notify.
@@ -327,10 +329,10 @@ impl SharedMemoryTransport {
             stopped: AtomicBool::new(false),
             address,
             empty_polls: AtomicU32::new(0),
-            spin: match wake {
+            spin: Mutex::new(ReceiveSpin::new(match wake {
                 Wake::Notified { spin } => spin,
                 Wake::Polled => Duration::ZERO,
-            },
+            })),
         });
         tracing::debug!(port, "shared-memory inbox open");
         Ok(SharedMemoryTransport {
@@ -523,11 +525,22 @@ struct InboxChannel {
     address: [u8; 16],
     /// Non-blocking receives that found nothing, to drain the wake-ups now and then.
     empty_polls: AtomicU32,
-    /// How long a blocking receive spins before it sleeps.
-    spin: Duration,
+    /// How long a blocking receive spins before it sleeps (only the receive thread locks
+    /// it).
+    spin: Mutex<ReceiveSpin>,
 }
 
 impl InboxChannel {
+    fn spin_lock(&self) -> MutexGuard<'_, ReceiveSpin> {
+        // Nothing panics while holding it; a poisoned lock still holds a valid estimate.
+        self.spin.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A blocking receive found a datagram: the spin follows the traffic's rhythm.
+    fn arrived(&self) {
+        self.spin_lock().arrived(Instant::now());
+    }
+
     /// Hands the next datagram, if one is waiting, to `deliver` where it lies in the
     /// segment. Another process's bytes, parsed in place: the parser reads every field
     /// once and checks it against the slice's length, which the sender cannot change, so a
@@ -605,6 +618,7 @@ impl ReceiveChannel for InboxChannel {
                 return Ok(false);
             }
             if self.next(deliver)? {
+                self.arrived();
                 return Ok(true);
             }
             let Some(listener) = &self.listener else {
@@ -613,15 +627,20 @@ impl ReceiveChannel for InboxChannel {
                 std::thread::sleep(Duration::from_micros(100));
                 continue;
             };
-            if !self.spin.is_zero() {
-                let end = Instant::now() + self.spin;
+            let spin = self.spin_lock().spin();
+            if !spin.is_zero() {
+                let end = Instant::now() + spin;
                 while Instant::now() < end && !self.stopped.load(Ordering::Relaxed) {
                     if self.subscriber.has_samples().unwrap_or(true) {
                         break;
                     }
-                    std::hint::spin_loop();
+                    // Where threads outnumber cores, the thread this one waits for (the
+                    // application answering, the peer's receive thread) may want this core:
+                    // it gets it, and the spin goes on when it is done or sleeps.
+                    std::thread::yield_now();
                 }
                 if self.next(deliver)? {
+                    self.arrived();
                     return Ok(true);
                 }
             }

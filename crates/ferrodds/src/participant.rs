@@ -224,11 +224,12 @@ impl ParticipantBuilder {
         self
     }
 
-    /// How long the shared-memory receive thread spins for the next datagram before it
-    /// sleeps (30 µs by default; `transport.receive_spin_us` in the configuration file;
-    /// zero: it sleeps at once). Traffic that keeps coming within the spin (replies,
-    /// streams) is received without a wake-up through the scheduler; an idle participant
-    /// spins once after its last datagram.
+    /// The longest the shared-memory receive thread spins for the next datagram before it
+    /// sleeps (250 µs by default; `transport.receive_spin_us` in the configuration file;
+    /// zero: it sleeps at once). Within it the spin follows the gaps between the datagrams
+    /// received lately (at least 30 µs). Traffic that keeps coming within the spin
+    /// (replies, streams) is received without a wake-up through the scheduler; an idle
+    /// participant spins once after its last datagram.
     pub fn receive_spin(mut self, spin: Duration) -> Self {
         self.config = self.config.receive_spin(spin);
         self

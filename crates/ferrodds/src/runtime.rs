@@ -661,7 +661,7 @@ impl Shared {
                 drop(core);
                 let end = spin_end.min(deadline);
                 while self.generation.load(Ordering::Acquire) == seen && Instant::now() < end {
-                    std::hint::spin_loop();
+                    std::thread::yield_now();
                 }
                 core = self.lock();
                 continue;
