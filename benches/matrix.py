@@ -176,9 +176,9 @@ def spin_section(lat):
 The same round trips with waits that spin up to {SPIN_US} µs before they sleep
 (`transport.wait_spin_us = {SPIN_US}` in `FERRODDS_CONFIG`, for both the Rust and the Python
 side; docs/configuration.md): a sample that arrives during the spin is seen without the
-scheduler waking the thread. Over shared memory, whose receive threads spin already, the
-spinning waits take the cores those threads want, and on two cores they cost more than they
-save (compare the table above). Median µs, ratio to spinning Rust native, and the spinning
+scheduler waking the thread. Over shared memory, whose receive threads already spin as
+long as the traffic's gaps, they save nothing measurable on two cores (compare the table
+above). Median µs, ratio to spinning Rust native, and the spinning
 Python side's ratio to cyclonedds-python above:
 
 {spin_table(lat)}
@@ -193,8 +193,8 @@ def python_section(lat, thr, impls, spin, how):
 exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
 `struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
 two processes. FerroDDS's processes (Rust native, Python) reach each other through shared
-memory, their default between participants of one host (the receiving threads spin 30 µs
-before they sleep); cyclonedds-python and RTI's connector through UDP. Round trips this
+memory, their default between participants of one host (the receiving threads spin as long
+as the traffic's recent gaps, up to 250 µs, before they sleep); cyclonedds-python and RTI's connector through UDP. Round trips this
 short are at the mercy of two cores shared by four busy threads: the cells differ by 2-3x
 between neighbours. Ratios are to Rust native in the same run. The JSON columns hand FerroDDS
 JSON text and take JSON text (its JSON view: a sequence of octets is base64); "JSON text"
