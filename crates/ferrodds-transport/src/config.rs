@@ -834,7 +834,7 @@ impl TransportConfigBuilder {
     /// The longest a shared-memory receive thread spins for the next datagram before it
     /// sleeps (default [`DEFAULT_RECEIVE_SPIN`]; zero: it sleeps at once; at most
     /// [`MAX_WAIT_SPIN`]). Within it the spin follows the traffic ([`crate::receive_spin`]):
-    /// as long as the recent gaps between datagrams, with room, at least 30 µs. While
+    /// as long as the recent gaps between datagrams, with room, at least 30 µs (or the maximum when lower). While
     /// traffic flows (a reply within a few hundred microseconds, a stream) the thread never
     /// goes through the scheduler; traffic further apart than this costs a spin of 30 µs
     /// per datagram, and an idle participant spins once after its last datagram. The

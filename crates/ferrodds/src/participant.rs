@@ -227,7 +227,7 @@ impl ParticipantBuilder {
     /// The longest the shared-memory receive thread spins for the next datagram before it
     /// sleeps (250 µs by default; `transport.receive_spin_us` in the configuration file;
     /// zero: it sleeps at once). Within it the spin follows the gaps between the datagrams
-    /// received lately (at least 30 µs). Traffic that keeps coming within the spin
+    /// received lately (at least 30 µs, or the maximum when lower). Traffic that keeps coming within the spin
     /// (replies, streams) is received without a wake-up through the scheduler; an idle
     /// participant spins once after its last datagram.
     pub fn receive_spin(mut self, spin: Duration) -> Self {

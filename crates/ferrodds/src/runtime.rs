@@ -661,6 +661,8 @@ impl Shared {
                 drop(core);
                 let end = spin_end.min(deadline);
                 while self.generation.load(Ordering::Acquire) == seen && Instant::now() < end {
+                    // Yields the core on every turn: where threads outnumber cores, the
+                    // receive thread that would make the change may be waiting for it.
                     std::thread::yield_now();
                 }
                 core = self.lock();
