@@ -21,6 +21,10 @@
 //!   configured bounds.
 //! - `participant_datagram`: arbitrary datagrams fed to a participant running discovery,
 //!   with a user writer and reader matched to a remote participant, timers interleaved.
+//!
+//! `json_text`: arbitrary text read as a value of each of a set of runtime types by the
+//! JSON view's direct reader (`DynamicValue::from_json_text`) and through a
+//! `serde_json::Value` document: both must give the same value or the same error.
 
 use ferrodds_cdr::{
     deserialize, key_hash, serialize, Cdr, Decoder, EncapsulationHeader, Encoder, Endianness,
@@ -220,6 +224,26 @@ pub struct Derived {
     pub c: Option<f64>,
 }
 
+/// A keyed struct of the members the JSON view's reader walks itself: octets (base64),
+/// sequences of structs and of octets, a nested struct, an optional.
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "fuzz::Blob")]
+pub struct Blob {
+    /// Key.
+    #[cdr(key)]
+    pub id: i32,
+    /// Sequence of octets.
+    pub payload: Vec<u8>,
+    /// Sequence of structs.
+    pub headers: Vec<Header>,
+    /// Nested final struct.
+    pub point: Point,
+    /// Optional string.
+    pub note: Option<String>,
+    /// Sequence of sequences of octets.
+    pub runs: Vec<Vec<u8>>,
+}
+
 /// A recursive type: hostile input can nest it as deep as its length allows.
 #[derive(Cdr, Debug, Clone, PartialEq)]
 #[cdr(appendable, type_name = "fuzz::Tree")]
@@ -340,6 +364,54 @@ pub fn cdr_decode(data: &[u8]) {
     runtime_round_trip::<Command>(data);
 }
 
+/// The `json_text` target: `data`, when it is UTF-8, read as each type of the set by the
+/// direct reader and through the document.
+pub fn json_text(data: &[u8]) {
+    use ferrodds_cdr::dynamic::DynamicValue;
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for ty in [
+        Blob::dynamic_type(),
+        Telemetry::dynamic_type(),
+        Frame::dynamic_type(),
+        Derived::dynamic_type(),
+    ] {
+        let direct = DynamicValue::from_json_text(&ty, text).map_err(|e| e.to_string());
+        let document = serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|e| format!("not JSON: {e}"))
+            .and_then(|json| DynamicValue::from_json(&ty, &json).map_err(|e| e.to_string()));
+        // Debug, not `==`: a NaN read both ways is the same value.
+        assert_eq!(format!("{direct:?}"), format!("{document:?}"), "{text}");
+    }
+}
+
+/// The JSON texts of the seed values, named for their file in `fuzz/seeds/json_text/`.
+pub fn json_seeds() -> Vec<(String, Vec<u8>)> {
+    use ferrodds_cdr::dynamic;
+    fn text<T: Cdr>(value: &T) -> Vec<u8> {
+        let ty = T::dynamic_type();
+        let bytes = serialize(value, XcdrVersion::Xcdr2, Endianness::Little).expect("a seed");
+        let value = dynamic::deserialize(&ty, &bytes).expect("a seed decodes");
+        value.to_json_text(&ty).into_bytes()
+    }
+    let blob = Blob {
+        id: -3,
+        payload: (0..=255).collect(),
+        headers: vec![header(1), header(2)],
+        point: Point { x: 1, y: 2 },
+        note: None,
+        runs: vec![vec![], vec![0xFF; 7]],
+    };
+    let values = seed_values();
+    vec![
+        ("blob.json".into(), text(&blob)),
+        ("telemetry.json".into(), text(&values.0)),
+        ("frame.json".into(), text(&values.1)),
+        ("derived.json".into(), text(&values.2)),
+    ]
+}
+
 fn header(id: u32) -> Header {
     Header {
         id,
@@ -353,6 +425,41 @@ fn header(id: u32) -> Header {
 /// Valid encodings of each type, in each version and byte order, named for their file in
 /// `fuzz/seeds/cdr_decode/`.
 pub fn seeds() -> Vec<(String, Vec<u8>)> {
+    let (telemetry, frame, derived) = seed_values();
+    let tree = Tree {
+        v: 1,
+        kids: vec![
+            Tree {
+                v: 2,
+                kids: vec![Tree { v: 3, kids: vec![] }],
+            },
+            Tree { v: 4, kids: vec![] },
+        ],
+    };
+    let mut out = Vec::new();
+    for (version, v) in [(XcdrVersion::Xcdr1, "xcdr1"), (XcdrVersion::Xcdr2, "xcdr2")] {
+        for (endianness, e) in [(Endianness::Little, "le"), (Endianness::Big, "be")] {
+            let mut add = |name: &str, bytes: Result<Vec<u8>, ferrodds_cdr::EncodeError>| {
+                let bytes = bytes.unwrap_or_else(|err| panic!("seed {name}: {err}"));
+                out.push((format!("{name}_{v}_{e}.bin"), bytes));
+            };
+            add("telemetry", serialize(&telemetry, version, endianness));
+            add("frame", serialize(&frame, version, endianness));
+            add("derived", serialize(&derived, version, endianness));
+            add(
+                "command",
+                serialize(&Command::Other(9, vec![1, 2]), version, endianness),
+            );
+            add("tree", serialize(&tree, version, endianness));
+            add("header_key", key_sample(&header(5), version, endianness));
+            add("derived_key", key_sample(&derived, version, endianness));
+        }
+    }
+    out
+}
+
+/// The seed values of Telemetry, Frame and Derived (both corpora start from them).
+fn seed_values() -> (Telemetry, Frame, Derived) {
     let telemetry = Telemetry {
         id: 7,
         header: header(1),
@@ -386,36 +493,7 @@ pub fn seeds() -> Vec<(String, Vec<u8>)> {
         b: "derived".into(),
         c: Some(2.5),
     };
-    let tree = Tree {
-        v: 1,
-        kids: vec![
-            Tree {
-                v: 2,
-                kids: vec![Tree { v: 3, kids: vec![] }],
-            },
-            Tree { v: 4, kids: vec![] },
-        ],
-    };
-    let mut out = Vec::new();
-    for (version, v) in [(XcdrVersion::Xcdr1, "xcdr1"), (XcdrVersion::Xcdr2, "xcdr2")] {
-        for (endianness, e) in [(Endianness::Little, "le"), (Endianness::Big, "be")] {
-            let mut add = |name: &str, bytes: Result<Vec<u8>, ferrodds_cdr::EncodeError>| {
-                let bytes = bytes.unwrap_or_else(|err| panic!("seed {name}: {err}"));
-                out.push((format!("{name}_{v}_{e}.bin"), bytes));
-            };
-            add("telemetry", serialize(&telemetry, version, endianness));
-            add("frame", serialize(&frame, version, endianness));
-            add("derived", serialize(&derived, version, endianness));
-            add(
-                "command",
-                serialize(&Command::Other(9, vec![1, 2]), version, endianness),
-            );
-            add("tree", serialize(&tree, version, endianness));
-            add("header_key", key_sample(&header(5), version, endianness));
-            add("derived_key", key_sample(&derived, version, endianness));
-        }
-    }
-    out
+    (telemetry, frame, derived)
 }
 
 /// A key-only sample with its encapsulation header.
