@@ -88,6 +88,26 @@ class IdlBackend:
     def wait_for_acks(self):
         self.writer.wait_for_acks(self.util.duration(seconds=30))
 
+    def relay(self, timeout):
+        # As the Rust pong (crates/ferrodds/examples/pingpong.rs) does: the sample taken is
+        # the sample written back.
+        self.waitset.wait(self.util.duration(seconds=timeout))
+        for s in self.reader.take(N=256):
+            if s.sample_info.valid_data:
+                if s.id < 0:
+                    return False
+                self.writer.write(s)
+        return True
+
+
+def relay_values(b, timeout):
+    """Writes back what `b` takes, as values; False once the ping has said stop."""
+    for i, seq, payload in b.take(timeout):
+        if i < 0:
+            return False
+        b.write(i, seq, payload)
+    return True
+
 
 class JsonBackend(IdlBackend):
     """ferrodds, with JSON text crossing into and out of Rust."""
@@ -105,6 +125,8 @@ class JsonBackend(IdlBackend):
         if not self.reader._native.wait_for_data(timeout):
             return []
         return [text for text, info in self.reader._native.take_json(256) if info.valid_data]
+
+    relay = relay_values
 
     def take(self, timeout):
         out = []
@@ -247,11 +269,9 @@ def wait_matched(b):
 def pong(b):
     b.endpoints("bench_pong", "bench_ping")
     deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        for i, seq, payload in b.take(1.0):
-            if i < 0:
-                return
-            b.write(i, seq, payload)
+    relay = getattr(b, "relay", lambda timeout: relay_values(b, timeout))
+    while time.monotonic() < deadline and relay(1.0):
+        pass
 
 
 def ping(b, instances, per_instance, size):
