@@ -192,7 +192,8 @@ def python_section(lat, thr, impls, spin, how):
 `scripts/bench-python` ({how}). Every implementation runs the same
 exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
 `struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
-two processes. FerroDDS's processes (Rust native, Python) reach each other through shared
+two processes, the pong writing back the sample it took (the JSON columns: the text, or
+the values). FerroDDS's processes (Rust native, Python) reach each other through shared
 memory, their default between participants of one host (the receiving threads spin as long
 as the traffic's recent gaps, up to 250 µs, before they sleep); cyclonedds-python and RTI's connector through UDP. Round trips this
 short are at the mercy of two cores shared by four busy threads: the cells differ by 2-3x
