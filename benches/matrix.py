@@ -265,9 +265,9 @@ median: per round trip (a write and a take) on the ping, per sample taken on the
 {alloc_table(thr, cs, ["samples", "payload"], thr_fmt)}
 
 A subscriber's figure includes the growth of its pool of samples: a reusing take keeps as
-many as its largest batch held, and a subscriber that falls behind takes up to 4,096 at
-once, each a new sample with its own payload the first time. A ping's takes, a sample at a
-time, allocate nothing.
+many as its largest batch held, and a subscriber that falls behind takes up to 256 at
+once (the bound the Rust and Python sides take with), each a new sample with its own
+payload the first time. A ping's takes, a sample at a time, allocate nothing.
 <!-- csharp-bench:end -->"""
 
 

@@ -94,6 +94,11 @@ namespace FerroDDS.Bench
 
         /// <summary>Waits up to <paramref name="timeout"/> for samples and takes those that
         /// came into <paramref name="taken"/>: valid samples only.</summary>
+        // At most this many samples a take, as the Rust and Python sides take (a take without
+        // a bound empties the reader: a slow subscriber's first take then held every sample
+        // of the run, and its rate had no interval to be measured over).
+        protected const int MaxTake = 256;
+
         public int Take(Duration timeout, List<bench.Sample> taken)
         {
             taken.Clear();
@@ -142,7 +147,7 @@ namespace FerroDDS.Bench
         protected override int TakeSamples(List<bench.Sample> taken)
         {
             // Into the objects of the last take: no allocation per sample.
-            if (_reader.TakeReusing(_samples, Infos) != ReturnCode.Ok)
+            if (_reader.TakeReusing(_samples, Infos, MaxTake) != ReturnCode.Ok)
             {
                 return 0;
             }
@@ -198,7 +203,7 @@ namespace FerroDDS.Bench
         {
             // Each sample's JSON read by the generated code into the objects of the last
             // take, from the UTF-8 text FerroDDS lends (no string made of it).
-            if (_reader.TakeJsonReusing(_samples, Infos, Codec) != ReturnCode.Ok)
+            if (_reader.TakeJsonReusing(_samples, Infos, Codec, MaxTake) != ReturnCode.Ok)
             {
                 return 0;
             }
