@@ -317,8 +317,7 @@ impl<'t> Reader<'t> {
                 self.eat(b':')?;
                 match members.iter().position(|m| m.name == name) {
                     Some(i) if members[i].optional && self.peek()? == b'n' => {
-                        let null: Value = serde_json::from_str(self.skip_value()?).ok()?;
-                        null.is_null().then_some(())?;
+                        (self.skip_value()? == "null").then_some(())?;
                         values[i] = Some(None);
                     }
                     Some(i) => values[i] = Some(Some(self.value(&members[i].ty)?)),
