@@ -1029,8 +1029,16 @@ pub unsafe extern "C" fn ferrodds_return_loan(
                 None => unknown = unknown.or(Some(i)),
             }
         }
+        // The buffers hold the reader's next samples.
+        let lender = match &entry.entity {
+            Entity::Reader(r) => Some(r.clone()),
+            _ => None,
+        };
         drop(reg);
-        drop(freed);
+        match lender {
+            Some(r) => r.return_payloads(freed.into_iter().map(Vec::from)),
+            None => drop(freed),
+        }
         match unknown {
             Some(i) => Err(Fail::bad(format!(
                 "samples[{i}].data was not lent by reader {reader}"

@@ -187,6 +187,26 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         }
     });
     let decode_base = base.map(|(ident, ty)| quote! { #ident: <#ty>::__cdr_decode_members(d)?, });
+    // The same, into the members of `self` (`Cdr::decode_into`).
+    let decode_into_fields = members.iter().map(|m| {
+        let ident = m.ident;
+        let n = &m.name;
+        let vt = m.value_ty;
+        let read = if is_optional(m) {
+            quote! { self.#ident = ::ferrodds_cdr::member::decode_optional::<#vt>(d).map_err(|err| err.in_member(#n))?; }
+        } else {
+            let value = decode_value_into(m, quote!(&mut self.#ident));
+            quote! { #value.map_err(|err| err.in_member(#n))?; }
+        };
+        if ext == Ext::Appendable {
+            let missing = missing_value(m, &type_name);
+            quote! { if d.is_at_end() { self.#ident = #missing; } else { #read } }
+        } else {
+            read
+        }
+    });
+    let decode_into_base =
+        base.map(|(ident, _)| quote! { self.#ident.__cdr_decode_members_into(d)?; });
 
     let slot_fields = members.iter().map(|m| {
         let ident = m.ident;
@@ -264,6 +284,16 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             {
                 ::core::result::Result::Ok(Self { #decode_base #(#decode_plain_fields)* })
             }
+
+            #[doc(hidden)]
+            #[inline]
+            pub fn __cdr_decode_members_into(&mut self, d: &mut ::ferrodds_cdr::Decoder<'_>)
+                -> ::core::result::Result<(), ::ferrodds_cdr::DecodeError>
+            {
+                #decode_into_base
+                #(#decode_into_fields)*
+                ::core::result::Result::Ok(())
+            }
         }
     };
     let slots_struct = if ext == Ext::Mutable {
@@ -275,6 +305,20 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
         }
     } else {
         quote!()
+    };
+    // A mutable struct's members come in any order and may be absent: it is read anew.
+    let decode_into_item = if ext == Ext::Mutable {
+        quote!()
+    } else {
+        quote! {
+            #[inline]
+            fn decode_into(&mut self, d: &mut ::ferrodds_cdr::Decoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::DecodeError> {
+                let outer = ::ferrodds_cdr::member::begin_aggregate_decode(d, #ext_tokens)?;
+                self.__cdr_decode_members_into(d)?;
+                ::ferrodds_cdr::member::end_aggregate_decode(d, outer);
+                ::core::result::Result::Ok(())
+            }
+        }
     };
     let decode_body = if ext == Ext::Mutable {
         quote! {
@@ -624,6 +668,8 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
                 #decode_body
             }
 
+            #decode_into_item
+
             fn encode_key(&self, e: &mut ::ferrodds_cdr::Encoder<'_>) -> ::core::result::Result<(), ::ferrodds_cdr::EncodeError> {
                 self.__cdr_encode_key_members(e)
             }
@@ -695,6 +741,20 @@ fn decode_value(m: &Member) -> TokenStream {
         }
         (Some(b), None) => quote! { ::ferrodds_cdr::member::decode_bounded_string(d, #b) },
         (None, _) => quote! { <#vt as ::ferrodds_cdr::Cdr>::decode(d) },
+    }
+}
+
+/// Reads a member into `place` (`&mut` of the member), reusing its memory.
+fn decode_value_into(m: &Member, place: TokenStream) -> TokenStream {
+    let vt = m.value_ty;
+    match (m.attrs.bound, vec_inner(vt)) {
+        (Some(b), Some(inner)) => {
+            quote! { ::ferrodds_cdr::member::decode_sequence_into::<#inner>(d, ::core::option::Option::Some(#b), #place) }
+        }
+        (Some(b), None) => quote! {
+            ::ferrodds_cdr::member::decode_bounded_string(d, #b).map(|v| *#place = v)
+        },
+        (None, _) => quote! { <#vt as ::ferrodds_cdr::Cdr>::decode_into(#place, d) },
     }
 }
 

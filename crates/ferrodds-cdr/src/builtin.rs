@@ -17,6 +17,20 @@ use crate::dynamic::DynamicType;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::{align_up, Cdr, Decoder, Encoder, TypeKind};
 
+/// Refills `items` with `count` one-byte elements, in one copy.
+#[inline]
+fn refill_bytes<T: bytemuck::Pod>(
+    items: &mut Vec<T>,
+    d: &mut Decoder<'_>,
+    count: usize,
+    what: &'static str,
+) -> Result<(), DecodeError> {
+    let bytes = d.bytes(count, what)?;
+    items.clear();
+    items.extend_from_slice(bytemuck::cast_slice(bytes));
+    Ok(())
+}
+
 macro_rules! numeric {
     ($($ty:ty, $name:literal, $write:ident, $read:ident, $dynamic:ident;)*) => {$(
         impl Cdr for $ty {
@@ -90,6 +104,29 @@ macro_rules! numeric {
                         .collect())
                 }
             }
+
+            #[inline]
+            fn decode_elements_into(items: &mut Vec<Self>, d: &mut Decoder<'_>, count: usize) -> Result<(), DecodeError> {
+                const N: usize = std::mem::size_of::<$ty>();
+                items.clear();
+                if count == 0 {
+                    return Ok(());
+                }
+                d.align(N)?;
+                let bytes = d.bytes(count * N, $name)?;
+                if d.is_native_order() {
+                    items.resize(count, 0 as $ty);
+                    bytemuck::cast_slice_mut::<$ty, u8>(items).copy_from_slice(bytes);
+                } else {
+                    let big = d.endianness() == crate::Endianness::Big;
+                    items.extend(bytes.chunks_exact(N).map(|c| {
+                        let mut a = [0u8; N];
+                        a.copy_from_slice(c);
+                        if big { <$ty>::from_be_bytes(a) } else { <$ty>::from_le_bytes(a) }
+                    }));
+                }
+                Ok(())
+            }
         }
     )*};
 }
@@ -137,6 +174,14 @@ impl Cdr for u8 {
     #[inline]
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
         Ok(d.bytes(count, "octets")?.to_vec())
+    }
+    #[inline]
+    fn decode_elements_into(
+        items: &mut Vec<Self>,
+        d: &mut Decoder<'_>,
+        count: usize,
+    ) -> Result<(), DecodeError> {
+        refill_bytes(items, d, count, "octets")
     }
 }
 
@@ -194,6 +239,14 @@ impl Cdr for Octet {
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
         Ok(bytemuck::cast_slice(d.bytes(count, "octets")?).to_vec())
     }
+    #[inline]
+    fn decode_elements_into(
+        items: &mut Vec<Self>,
+        d: &mut Decoder<'_>,
+        count: usize,
+    ) -> Result<(), DecodeError> {
+        refill_bytes(items, d, count, "octets")
+    }
 }
 
 impl crate::JsonView for Octet {
@@ -244,6 +297,14 @@ impl Cdr for i8 {
     #[inline]
     fn decode_elements(d: &mut Decoder<'_>, count: usize) -> Result<Vec<Self>, DecodeError> {
         Ok(bytemuck::cast_slice(d.bytes(count, "int8s")?).to_vec())
+    }
+    #[inline]
+    fn decode_elements_into(
+        items: &mut Vec<Self>,
+        d: &mut Decoder<'_>,
+        count: usize,
+    ) -> Result<(), DecodeError> {
+        refill_bytes(items, d, count, "int8s")
     }
 }
 
@@ -321,6 +382,13 @@ impl Cdr for String {
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         d.read_str().map(str::to_owned)
     }
+    #[inline]
+    fn decode_into(&mut self, d: &mut Decoder<'_>) -> Result<(), DecodeError> {
+        let s = d.read_str()?;
+        self.clear();
+        self.push_str(s);
+        Ok(())
+    }
     fn max_end(_: usize, _: usize) -> Option<usize> {
         None
     }
@@ -350,6 +418,10 @@ impl<T: Cdr> Cdr for Vec<T> {
     #[inline]
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         crate::member::decode_sequence(d, None)
+    }
+    #[inline]
+    fn decode_into(&mut self, d: &mut Decoder<'_>) -> Result<(), DecodeError> {
+        crate::member::decode_sequence_into(d, None, self)
     }
     fn max_end(_: usize, _: usize) -> Option<usize> {
         None

@@ -62,7 +62,8 @@ pub use json::{
 };
 pub use key::{key_hash, key_hash_variants, KeyHash};
 pub use sample::{
-    deserialize, deserialize_key_sample, serialize, serialize_into, serialize_key_sample,
+    deserialize, deserialize_into, deserialize_key_sample, serialize, serialize_into,
+    serialize_key_sample,
 };
 pub use wide::{WChar, WString};
 
@@ -207,6 +208,16 @@ pub trait Cdr: Sized + JsonView {
     /// Reads a value.
     fn decode(d: &mut Decoder<'_>) -> Result<Self, DecodeError>;
 
+    /// Reads a value into `self`, reusing the memory it holds where it can: a sequence's or
+    /// string's buffer is refilled, not allocated anew (what a reader taking large samples
+    /// into the same values again and again needs: a fresh allocation of a large buffer
+    /// is paid page by page in faults once the allocator has given the last one back).
+    /// On an error `self` holds some value of the type, partly read.
+    fn decode_into(&mut self, d: &mut Decoder<'_>) -> Result<(), DecodeError> {
+        *self = Self::decode(d)?;
+        Ok(())
+    }
+
     /// Appends the key holder of `self` (XTypes 7.6.8): the key members in member-id order,
     /// plainly, with no DHEADER or member header. For types without keys, the whole value.
     fn encode_key(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -264,6 +275,26 @@ pub trait Cdr: Sized + JsonView {
         Ok(out)
     }
 
+    /// Reads `count` elements (already checked against the remaining input) into `items`,
+    /// which ends up holding exactly them: the elements it already holds are read into
+    /// ([`Cdr::decode_into`]), and its buffer is kept. Primitives override it with a single
+    /// copy.
+    fn decode_elements_into(
+        items: &mut Vec<Self>,
+        d: &mut Decoder<'_>,
+        count: usize,
+    ) -> Result<(), DecodeError> {
+        items.truncate(count);
+        for (i, item) in items.iter_mut().enumerate() {
+            item.decode_flat_into(d).map_err(|err| err.at_index(i))?;
+        }
+        // Grows only as the input proves elements there (see `decode_elements`).
+        for i in items.len()..count {
+            items.push(Self::decode_flat(d).map_err(|err| err.at_index(i))?);
+        }
+        Ok(())
+    }
+
     /// Encodes as the element of an enclosing array: nested arrays leave out their own
     /// DHEADER, since all dimensions form one array.
     fn encode_flat(&self, e: &mut Encoder<'_>) -> Result<(), EncodeError> {
@@ -273,6 +304,16 @@ pub trait Cdr: Sized + JsonView {
     /// Decodes as the element of an enclosing array (see [`Cdr::encode_flat`]).
     fn decode_flat(d: &mut Decoder<'_>) -> Result<Self, DecodeError> {
         Self::decode(d)
+    }
+
+    /// [`Cdr::decode_flat`] into `self` (see [`Cdr::decode_into`]).
+    fn decode_flat_into(&mut self, d: &mut Decoder<'_>) -> Result<(), DecodeError> {
+        if Self::IS_ARRAY {
+            *self = Self::decode_flat(d)?;
+            Ok(())
+        } else {
+            self.decode_into(d)
+        }
     }
 }
 

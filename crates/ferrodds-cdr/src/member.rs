@@ -435,6 +435,30 @@ pub fn decode_sequence<T: Cdr>(
     d: &mut Decoder<'_>,
     bound: Option<usize>,
 ) -> Result<Vec<T>, DecodeError> {
+    read_sequence::<T, _>(d, bound, T::decode_elements)
+}
+
+/// Decodes a sequence into `items` (see [`Cdr::decode_into`]), refusing more than `bound`
+/// elements.
+#[inline]
+pub fn decode_sequence_into<T: Cdr>(
+    d: &mut Decoder<'_>,
+    bound: Option<usize>,
+    items: &mut Vec<T>,
+) -> Result<(), DecodeError> {
+    read_sequence::<T, _>(d, bound, |d, count| {
+        T::decode_elements_into(items, d, count)
+    })
+}
+
+/// A sequence's DHEADER (XCDR2, elements not primitive), length and bound around what
+/// `elements` reads.
+#[inline]
+fn read_sequence<T: Cdr, R>(
+    d: &mut Decoder<'_>,
+    bound: Option<usize>,
+    elements: impl FnOnce(&mut Decoder<'_>, usize) -> Result<R, DecodeError>,
+) -> Result<R, DecodeError> {
     let outer = if d.is_xcdr2() && !T::KIND.is_primitive() {
         Some(d.begin_delimited("sequence DHEADER")?)
     } else {
@@ -453,7 +477,7 @@ pub fn decode_sequence<T: Cdr>(
             ));
         }
     }
-    let items = T::decode_elements(d, count)?;
+    let items = elements(d, count)?;
     if let Some(outer) = outer {
         d.restore(outer);
     }

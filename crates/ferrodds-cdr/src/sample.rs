@@ -67,6 +67,18 @@ pub fn deserialize<T: Cdr>(payload: &[u8]) -> Result<T, DecodeError> {
     })
 }
 
+/// Deserializes a sample into `value` (see [`Cdr::decode_into`]): as [`deserialize`], but
+/// reusing the memory `value`'s sequences and strings hold.
+pub fn deserialize_into<T: Cdr>(payload: &[u8], value: &mut T) -> Result<(), DecodeError> {
+    let header = EncapsulationHeader::parse(payload)?;
+    let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
+    let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
+    value.decode_into(&mut d).map_err(|e| {
+        let offset = e.offset + EncapsulationHeader::LEN;
+        e.at_offset(offset).in_member(T::TYPE_NAME)
+    })
+}
+
 /// Serializes the key-only sample of `sample` (what a dispose or unregister carries as its
 /// serialized key, DATA with the K flag) with its encapsulation header: the type's own
 /// encoding with only its key members, headers included (a DHEADER for an appendable type

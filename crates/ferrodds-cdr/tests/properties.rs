@@ -11,8 +11,8 @@
 
 use ferrodds_cdr::dynamic::{self, DynamicValue};
 use ferrodds_cdr::{
-    deserialize, from_json_str, key_hash, serialize, to_json_string, Cdr, EncapsulationHeader,
-    Endianness, RepresentationId, WChar, WString, XcdrVersion,
+    deserialize, deserialize_into, from_json_str, key_hash, serialize, to_json_string, Cdr,
+    EncapsulationHeader, Endianness, RepresentationId, WChar, WString, XcdrVersion,
 };
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -683,6 +683,36 @@ fn round_trip<T: Cdr + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError
     Ok(())
 }
 
+/// Decoding each encoding of `value`, and each of its prefixes, into `prior` (reusing its
+/// memory: `deserialize_into`) gives what decoding it anew gives: the same value, or an
+/// error where that gives one.
+fn decoding_into_matches<T: Cdr + Clone + PartialEq + Debug>(
+    prior: &T,
+    value: &T,
+) -> Result<(), TestCaseError> {
+    for (version, endianness) in FORMATS {
+        let bytes = serialize(value, version, endianness).unwrap();
+        for cut in (0..=bytes.len()).rev() {
+            let mut into = prior.clone();
+            match (
+                deserialize::<T>(&bytes[..cut]),
+                deserialize_into(&bytes[..cut], &mut into),
+            ) {
+                (Ok(anew), Ok(())) => {
+                    prop_assert_eq!(&into, &anew, "{:?} {:?} cut {}", version, endianness, cut)
+                }
+                (Err(_), Err(_)) => {}
+                (anew, into) => {
+                    return Err(TestCaseError::fail(format!(
+                        "{version:?} {endianness:?} cut {cut}: anew {anew:?}, into {into:?}"
+                    )))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every strict prefix of each encoding of `value` that cuts into the CDR stream (not
 /// merely into the trailing padding) is refused when the format lets the decoder know the
 /// input ended early; where it cannot (XCDR1 appendable and mutable types, whose members
@@ -872,6 +902,20 @@ proptest! {
 
     #[test]
     fn kitchen_sink_round_trips(v in kitchen()) { round_trip(&v)?; }
+
+    #[test]
+    fn decoding_into_an_earlier_value_is_decoding_anew(
+        k in kitchen(), l in kitchen(), c in collections(), d in collections(),
+        f in final_optionals(), g in final_optionals(), a in derived_a(), b in derived_a(),
+        m in derived_derived_m(), n in derived_derived_m(), s in strings(), t in strings(),
+    ) {
+        decoding_into_matches(&k, &l)?;
+        decoding_into_matches(&c, &d)?;
+        decoding_into_matches(&f, &g)?;
+        decoding_into_matches(&a, &b)?;
+        decoding_into_matches(&m, &n)?;
+        decoding_into_matches(&s, &t)?;
+    }
 
     #[test]
     fn truncations_of_final_types_fail(

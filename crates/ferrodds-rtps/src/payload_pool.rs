@@ -24,9 +24,13 @@ pub const MAX_KEPT: usize = 16_384;
 pub const MAX_KEPT_BYTES: usize = 4 << 20;
 /// What a kept buffer costs beside its capacity: its `Arc` and `Vec` headers, roughly.
 pub const OVERHEAD: usize = 64;
-/// The most bytes a reader's pools keep ([`Pool::with_limit`]): a reader's peak is what
-/// the application takes at once, and a system has many readers.
+/// The fewest bytes a reader's pools keep ([`Pool::with_limit`]); beyond, they keep what
+/// the application takes at once ([`Pool::follow_demand`]), up to
+/// [`RECEIVE_KEPT_MAX_BYTES`].
 pub const RECEIVE_KEPT_BYTES: usize = 1 << 20;
+/// The most bytes a reader's pools keep however much the application takes at once (a
+/// system has many readers).
+pub const RECEIVE_KEPT_MAX_BYTES: usize = 64 << 20;
 
 /// A byte buffer a [`Pool`] can keep.
 pub trait Reusable {
@@ -115,6 +119,31 @@ impl<B: Reusable> Pool<B> {
         Some(buffer)
     }
 
+    /// Sizes a reader's pool for what its application holds at once: `demand` bytes of
+    /// samples came back together (one take's). The limit follows the largest demand
+    /// lately, between [`RECEIVE_KEPT_BYTES`] and [`RECEIVE_KEPT_MAX_BYTES`], and sinks by
+    /// an eighth at each smaller one, so that a burst long past is not held for ever.
+    /// Why: a reader that takes 256 samples of 64 KiB and keeps only 1 MiB of their
+    /// buffers has most of the next 256 allocated afresh, and once the allocator has
+    /// given the freed ones back to the kernel, paid for page by page in faults (a third
+    /// of a 64 KiB subscriber's time, measured).
+    pub fn follow_demand(&mut self, demand: usize) {
+        let sunk = self.limit - self.limit / 8;
+        self.limit = demand
+            .max(sunk)
+            .clamp(RECEIVE_KEPT_BYTES, RECEIVE_KEPT_MAX_BYTES);
+    }
+
+    /// The most bytes it keeps (beyond a first buffer).
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Keeps up to `limit` bytes from now on (what it holds beyond stays until taken).
+    pub fn set_limit(&mut self, limit: usize) {
+        self.limit = limit;
+    }
+
     /// Moves what `other` keeps into this pool, as far as it has room.
     pub fn refill_from(&mut self, other: &mut Pool<B>) {
         while let Some(buffer) = other.take() {
@@ -178,5 +207,38 @@ mod tests {
             received.keep(Vec::with_capacity(100));
         }
         assert!(received.len() > 1 && received.bytes <= 1000);
+    }
+
+    #[test]
+    fn a_readers_pool_keeps_what_its_application_takes_at_once_for_a_while() {
+        let mut pool = ReceivePool::with_limit(RECEIVE_KEPT_BYTES);
+        pool.follow_demand(100);
+        assert_eq!(pool.limit(), RECEIVE_KEPT_BYTES, "never below the floor");
+        pool.follow_demand(16 << 20);
+        assert_eq!(pool.limit(), 16 << 20);
+        for _ in 0..256 {
+            pool.keep(Vec::with_capacity(64 << 10));
+        }
+        assert_eq!(
+            pool.len(),
+            255,
+            "a take's worth of 64 KiB buffers, less the overheads"
+        );
+        pool.follow_demand(1 << 20);
+        assert_eq!(
+            pool.limit(),
+            14 << 20,
+            "a smaller take lowers it by an eighth"
+        );
+        for _ in 0..100 {
+            pool.follow_demand(0);
+        }
+        assert_eq!(pool.limit(), RECEIVE_KEPT_BYTES);
+        pool.follow_demand(usize::MAX);
+        assert_eq!(
+            pool.limit(),
+            RECEIVE_KEPT_MAX_BYTES,
+            "never above the ceiling"
+        );
     }
 }

@@ -327,6 +327,8 @@ impl Reader {
     /// [`crate::buffer_pool::MIN_POOLED`] bytes or more belong to that pool instead), for
     /// the next samples received.
     pub fn recycle_payloads(&mut self, done: &mut ReceivePool) {
+        // The application's pool knows how much it takes at once (`follow_demand`).
+        self.spare.set_limit(done.limit());
         self.spare.refill_from(done);
     }
 

@@ -7,7 +7,9 @@
 //! sequence. After a warm-up, each round writes a burst and waits until the reader holds it
 //! (every allocation of every thread in that phase — serializing, sending, receiving,
 //! reassembling, caching — counted against the writes), then takes it (counted against the
-//! takes, decoding included).
+//! takes, decoding included): with `take`, which decodes each sample into a new value, and
+//! with `take_into` into the same slots every round, which decodes into the values they
+//! hold.
 
 use std::alloc::System;
 use std::time::{Duration, Instant};
@@ -31,7 +33,7 @@ const WARM_UP: u32 = 200;
 const ROUNDS: u32 = 20;
 
 /// One transport: allocations (and bytes allocated) per write and per take at `size`.
-fn measure(transport: &str, size: usize, burst: u32) -> [(f64, f64); 2] {
+fn measure(transport: &str, size: usize, burst: u32, into: bool) -> [(f64, f64); 2] {
     let make = || {
         DomainParticipant::builder()
             .expect("configuration")
@@ -71,6 +73,7 @@ fn measure(transport: &str, size: usize, burst: u32) -> [(f64, f64); 2] {
         seq: 0,
         data: vec![Octet(7); size],
     };
+    let mut slots = Vec::new();
     let mut round = |count: u32| -> [(usize, usize); 2] {
         let written = Region::new(GLOBAL);
         for _ in 0..count {
@@ -85,7 +88,11 @@ fn measure(transport: &str, size: usize, burst: u32) -> [(f64, f64); 2] {
         let mut got = 0;
         let deadline = Instant::now() + Duration::from_secs(30);
         while got < count && Instant::now() < deadline {
-            got += reader.take().expect("take").len() as u32;
+            got += if into {
+                reader.take_into(&mut slots, usize::MAX)
+            } else {
+                reader.take().expect("take").len()
+            } as u32;
         }
         let t = taken.change();
         assert_eq!(got, count, "{transport} {size}: every sample");
@@ -112,8 +119,8 @@ fn measure(transport: &str, size: usize, burst: u32) -> [(f64, f64); 2] {
 }
 
 fn main() {
-    println!("| transport | payload | allocations / write | bytes / write | allocations / take | bytes / take |");
-    println!("|---|---|---|---|---|---|");
+    println!("| transport | payload | allocations / write | bytes / write | allocations / take | bytes / take | allocations / take_into | bytes / take_into |");
+    println!("|---|---|---|---|---|---|---|---|");
     // `ALLOCATIONS_ONLY=udpv4:64` measures one case (for a heap profiler to look at).
     let only = std::env::var("ALLOCATIONS_ONLY").ok();
     for &(size, burst) in &[(64usize, 100u32), (8192, 100), (1 << 20, 10)] {
@@ -124,10 +131,11 @@ fn main() {
             {
                 continue;
             }
-            let [w, t] = measure(transport, size, burst);
+            let [w, t] = measure(transport, size, burst, false);
+            let [_, i] = measure(transport, size, burst, true);
             println!(
-                "| {transport} | {size} B | {:.1} | {:.0} | {:.1} | {:.0} |",
-                w.0, w.1, t.0, t.1
+                "| {transport} | {size} B | {:.1} | {:.0} | {:.1} | {:.0} | {:.1} | {:.0} |",
+                w.0, w.1, t.0, t.1, i.0, i.1
             );
         }
     }

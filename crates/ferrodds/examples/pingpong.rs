@@ -65,16 +65,23 @@ fn ends(domain: u32, out_topic: &str, in_topic: &str, keep_all: bool) -> Result<
     })
 }
 
-fn take(reader: &DataReader<Sample>, timeout: Duration) -> Result<Vec<Sample>, String> {
-    if !reader.wait_for_data(timeout) {
-        return Ok(Vec::new());
-    }
-    Ok(reader
-        .take_max(256)
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .filter_map(|s| s.data)
-        .collect())
+/// The samples taken, in slots kept from one take to the next: `take_into` decodes each
+/// sample into the one its slot holds, so a stream of large samples reuses their buffers
+/// (as the C and C# benches take into the samples they keep).
+type Slots = Vec<ferrodds::Sample<Sample>>;
+
+/// Waits up to `timeout` for samples and takes up to 256 of them: the ones with data.
+fn take<'a>(
+    reader: &DataReader<Sample>,
+    slots: &'a mut Slots,
+    timeout: Duration,
+) -> impl Iterator<Item = &'a Sample> {
+    let n = if reader.wait_for_data(timeout) {
+        reader.take_into(slots, 256)
+    } else {
+        0
+    };
+    slots[..n].iter().filter_map(|s| s.data.as_ref())
 }
 
 fn main() -> ExitCode {
@@ -101,12 +108,13 @@ fn run() -> Result<(), String> {
         "pong" => {
             let e = ends(domain, "bench_pong", "bench_ping", false)?;
             let deadline = Instant::now() + Duration::from_secs(600);
+            let mut slots = Slots::new();
             while Instant::now() < deadline {
-                for s in take(&e.reader, Duration::from_secs(1))? {
+                for s in take(&e.reader, &mut slots, Duration::from_secs(1)) {
                     if s.id < 0 {
                         return Ok(());
                     }
-                    e.writer.write(&s).map_err(|e| e.to_string())?;
+                    e.writer.write(s).map_err(|e| e.to_string())?;
                 }
             }
             Ok(())
@@ -125,6 +133,7 @@ fn run() -> Result<(), String> {
             let total = instances * per_instance;
             let warmup = total.min(200);
             let mut rtts = Vec::with_capacity(total as usize);
+            let mut slots = Slots::new();
             for k in -warmup..total {
                 let seq = k as u32;
                 let sample = Sample {
@@ -136,14 +145,18 @@ fn run() -> Result<(), String> {
                 e.writer.write(&sample).map_err(|e| e.to_string())?;
                 let deadline = start + Duration::from_secs(10);
                 'answer: loop {
-                    let got = take(&e.reader, Duration::from_secs(1))?;
-                    if got.iter().any(|s| s.seq == seq) {
+                    let (mut got, mut answered) = (0, false);
+                    for s in take(&e.reader, &mut slots, Duration::from_secs(1)) {
+                        got += 1;
+                        answered |= s.seq == seq;
+                    }
+                    if answered {
                         break 'answer;
                     }
                     if Instant::now() > deadline {
                         return Err(format!("no answer to {seq}"));
                     }
-                    if got.is_empty() {
+                    if got == 0 {
                         // A second without an answer: the pong's writer may not have
                         // matched this reader when the first ping came (each side waits
                         // only for its own matches), so its answer went nowhere. Again.
@@ -176,13 +189,14 @@ fn run() -> Result<(), String> {
             let e = ends(domain, "bench_unused", "bench_data", true)?;
             let (mut n, mut first, mut last) = (0usize, None, None);
             let deadline = Instant::now() + Duration::from_secs(600);
+            let mut slots = Slots::new();
             while n < count && Instant::now() < deadline {
-                let got = take(&e.reader, Duration::from_secs(1))?;
-                if !got.is_empty() {
+                let got = take(&e.reader, &mut slots, Duration::from_secs(1)).count();
+                if got > 0 {
                     let now = Instant::now();
                     first.get_or_insert(now);
                     last = Some(now);
-                    n += got.len();
+                    n += got;
                 }
             }
             let seconds = match (first, last) {

@@ -75,6 +75,19 @@ impl<T> Sample<T> {
     }
 }
 
+/// A decoded sample's bytes are done with: reused for a later sample (a large reassembly
+/// buffer by any reader of the process). The bytes given to the reader's own pool.
+fn release_payload(spare: &mut ReceivePool, payload: Vec<u8>) -> usize {
+    let bytes = payload.capacity();
+    if bytes >= ferrodds_rtps::buffer_pool::MIN_POOLED {
+        ferrodds_rtps::buffer_pool::recycle(payload);
+        0
+    } else {
+        spare.keep(payload);
+        bytes
+    }
+}
+
 /// Reads samples of type `T` from a topic: a [`DynamicReader`] whose samples are decoded
 /// as `T` by its derived code.
 pub struct DataReader<T> {
@@ -216,6 +229,27 @@ impl<T: Cdr> DataReader<T> {
                 })
             })
             .collect()
+    }
+
+    /// Removes up to `max` samples into the front of `samples`, and says how many:
+    /// `samples[..n]` are the samples taken, oldest first (DCPS `take` into the
+    /// application's sample buffers, as Cyclone DDS's `dds_take` fills the array it is
+    /// given). Each is decoded into the value its slot already holds, reusing that value's
+    /// sequences and strings instead of allocating them anew; `samples` grows when shorter
+    /// and is never shortened, so a vector kept from one call to the next (what the slots
+    /// past `n` are for) makes a steady stream of large samples cost no allocation and no
+    /// fresh page of memory per sample. A sample that does not decode is dropped and
+    /// counted, as in [`DataReader::take`].
+    pub fn take_into(&self, samples: &mut Vec<Sample<T>>, max: usize) -> usize {
+        let taken = self.untyped.collect(max, true, Selection::ANY);
+        self.untyped
+            .decode_all_into(taken, samples, |payload, key_only, value| match value {
+                Some(value) if !key_only => ferrodds_cdr::deserialize_into(payload, value),
+                value => {
+                    *value = Some(decode_typed(payload, key_only)?);
+                    Ok(())
+                }
+            })
     }
 
     /// Removes and returns every sample waiting, oldest first.
@@ -620,32 +654,73 @@ impl DynamicReader {
         decode: impl Fn(&[u8], bool) -> Result<V, DecodeError>,
     ) -> Result<Vec<Sample<V>>> {
         let mut out = Vec::with_capacity(taken.len());
-        let mut undecodable = Vec::new();
+        let (mut undecodable, mut released) = (Vec::new(), 0);
         let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
         for t in taken {
             match decode(&t.payload, t.key_only) {
                 Ok(data) => {
-                    // The bytes are done with: reused for a later sample (a large
-                    // reassembly buffer by any reader of the process).
-                    if t.payload.capacity() >= ferrodds_rtps::buffer_pool::MIN_POOLED {
-                        ferrodds_rtps::buffer_pool::recycle(t.payload);
-                    } else {
-                        spare.keep(t.payload);
-                    }
+                    released += release_payload(&mut spare, t.payload);
                     out.push(Sample::new(data, t.info));
                 }
                 Err(_) => undecodable.push(t),
             }
         }
+        spare.follow_demand(released);
         drop(spare);
-        if !undecodable.is_empty() {
-            let mut core = self.inner.participant.inner.shared.lock();
-            if let Some(r) = core.node.data_reader(self.inner.entity_id) {
-                // A read left them in the cache: drop them there too.
-                r.reject_undecodable(undecodable.iter().map(|t| &t.info));
+        self.reject_undecodable(&undecodable);
+        Ok(out)
+    }
+
+    /// Decodes what was collected into the front of `out`, each sample into the value its
+    /// slot already holds (`decode_into` reuses that value's memory, or makes one when the
+    /// slot has none); `out` grows when shorter, and is never shortened. How many samples
+    /// it holds now; undecodable ones are dropped and counted, as in [`Self::decode_all`].
+    pub(crate) fn decode_all_into<V>(
+        &self,
+        taken: Vec<Taken>,
+        out: &mut Vec<Sample<V>>,
+        decode_into: impl Fn(&[u8], bool, &mut Option<V>) -> Result<(), DecodeError>,
+    ) -> usize {
+        let mut n = 0;
+        let (mut undecodable, mut released) = (Vec::new(), 0);
+        let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
+        for t in taken {
+            let slot = out.get_mut(n);
+            let mut value = slot.and_then(|s| s.data.take().or_else(|| s.key.take()));
+            match (decode_into(&t.payload, t.key_only, &mut value), value) {
+                (Ok(()), Some(value)) => {
+                    released += release_payload(&mut spare, t.payload);
+                    let sample = Sample::new(value, t.info);
+                    match out.get_mut(n) {
+                        Some(slot) => *slot = sample,
+                        None => out.push(sample),
+                    }
+                    n += 1;
+                }
+                (_, value) => {
+                    // The slot keeps its value (its memory) for the next sample.
+                    if let Some(slot) = out.get_mut(n) {
+                        slot.data = value;
+                    }
+                    undecodable.push(t);
+                }
             }
         }
-        Ok(out)
+        spare.follow_demand(released);
+        drop(spare);
+        self.reject_undecodable(&undecodable);
+        n
+    }
+
+    fn reject_undecodable(&self, undecodable: &[Taken]) {
+        if undecodable.is_empty() {
+            return;
+        }
+        let mut core = self.inner.participant.inner.shared.lock();
+        if let Some(r) = core.node.data_reader(self.inner.entity_id) {
+            // A read left them in the cache: drop them there too.
+            r.reject_undecodable(undecodable.iter().map(|t| &t.info));
+        }
     }
 
     /// The SAMPLE_REJECTED status: samples that arrived but were dropped because a
@@ -892,6 +967,19 @@ impl DynamicReader {
     /// nothing when the writer sent only a key hash).
     pub fn take_serialized(&self, max: usize) -> Vec<Sample<Vec<u8>>> {
         self.take_serialized_selection(max, Selection::ANY)
+    }
+
+    /// Gives back the bytes of samples taken serialized ([`DynamicReader::take_serialized`]
+    /// and the like) once the application is done with them: the next samples received
+    /// are copied into them instead of into fresh allocations (what the C API's
+    /// `ferrodds_return_loan` does with the buffers it lent).
+    pub fn return_payloads(&self, payloads: impl IntoIterator<Item = Vec<u8>>) {
+        let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
+        let released = payloads
+            .into_iter()
+            .map(|p| release_payload(&mut spare, p))
+            .sum();
+        spare.follow_demand(released);
     }
 
     /// Removes and returns up to `max` samples that `selection` selects, serialized as

@@ -104,6 +104,89 @@ fn reliable_samples_arrive_in_order_with_their_values() {
 }
 
 #[test]
+fn take_into_decodes_into_the_slots_it_is_given_and_reuses_their_memory() {
+    let (a, b) = (participant(217), participant(217));
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Reading>("into").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    let reader = b
+        .create_reader(
+            &b.create_topic::<Reading>("into").unwrap(),
+            Qos::reader().reliable().keep_all(),
+        )
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    let sample = |i: i32| Reading {
+        values: vec![f64::from(i); 8],
+        ..reading(i)
+    };
+    // Takes at most 2 at a time until `n` came, into `slots`: what came, in order.
+    let take = |slots: &mut Vec<Sample<Reading>>, n: usize| {
+        let (mut got, deadline) = (Vec::new(), Instant::now() + T);
+        while got.len() < n && Instant::now() < deadline {
+            reader.wait_for_data(Duration::from_millis(200));
+            let k = reader.take_into(slots, 2);
+            assert!(k <= 2 && slots.len() >= k);
+            got.extend(slots[..k].iter().cloned());
+        }
+        got
+    };
+    let mut slots = Vec::new();
+    for i in 0..5 {
+        writer.write(&sample(i)).unwrap();
+    }
+    writer.wait_for_acknowledgments(T).unwrap();
+    let got = take(&mut slots, 5);
+    let values: Vec<Reading> = got.iter().filter_map(|s| s.data.clone()).collect();
+    assert_eq!(values, (0..5).map(sample).collect::<Vec<_>>());
+    assert_eq!(
+        slots.len(),
+        2,
+        "grown to the most taken at once, never beyond"
+    );
+
+    // The next samples are read into the same buffers.
+    let held: Vec<*const f64> = slots
+        .iter()
+        .map(|s| s.data.as_ref().unwrap().values.as_ptr())
+        .collect();
+    writer.write(&sample(5)).unwrap();
+    writer.write(&sample(6)).unwrap();
+    writer.wait_for_acknowledgments(T).unwrap();
+    let got = take(&mut slots, 2);
+    assert_eq!(got.len(), 2);
+    assert_eq!(
+        got.iter()
+            .map(|s| s.data.clone().unwrap())
+            .collect::<Vec<_>>(),
+        vec![sample(5), sample(6)]
+    );
+    let again: Vec<*const f64> = slots
+        .iter()
+        .map(|s| s.data.as_ref().unwrap().values.as_ptr())
+        .collect();
+    assert_eq!(
+        again, held,
+        "each slot's sequence was refilled, not allocated anew"
+    );
+
+    // A sample without data holds the key, in the slot's value; the slots past it are left.
+    writer.dispose(&sample(7)).unwrap();
+    let got = take(&mut slots, 1);
+    assert_eq!(got.len(), 1);
+    assert!(got[0].data.is_none() && got[0].key.as_ref().unwrap().id == 7 % 3);
+    assert_eq!(got[0].info.instance_state, InstanceState::NotAliveDisposed);
+    assert_eq!(
+        slots[1].data.as_ref(),
+        Some(&sample(6)),
+        "past n: untouched"
+    );
+}
+
+#[test]
 fn dispose_reaches_the_reader_as_an_instance_state() {
     let (a, b) = (participant(41), participant(41));
     let writer = a

@@ -60,7 +60,7 @@ impl<T: PerfSample> Subscriber<T> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn on_data(&self, samples: Vec<Sample<T>>) {
+    fn on_data(&self, samples: &[Sample<T>]) {
         let now = now_nanos();
         let arrival = Instant::now();
         let mut pings = Vec::new();
@@ -69,7 +69,7 @@ impl<T: PerfSample> Subscriber<T> {
             st.first.get_or_insert(arrival);
             st.last = Some(arrival);
             for s in samples {
-                let Some(data) = s.data else {
+                let Some(data) = &s.data else {
                     continue;
                 };
                 let size = data.size();
@@ -110,7 +110,7 @@ impl<T: PerfSample> Subscriber<T> {
                     }
                 }
                 if let Some(ts) = source.filter(|ts| ts & 1 == 1) {
-                    pings.push((writer_prefix(&s.info), data, ts & !1));
+                    pings.push((writer_prefix(&s.info), data.clone(), ts & !1));
                 }
             }
             st.pings_answered += pings.len() as u64;
@@ -132,11 +132,16 @@ fn start_taking<T: PerfSample>(
 ) {
     let r = reader.clone();
     let s = Arc::clone(sub);
-    // ddsperf takes up to 1000 samples at a time.
-    let take = move || loop {
-        match r.take_max(1000) {
-            Ok(samples) if !samples.is_empty() => s.on_data(samples),
-            _ => break,
+    // ddsperf takes up to 1000 samples at a time. Into the same slots each time
+    // (`take_into`): their buffers are refilled, not allocated anew for every sample.
+    let slots = Mutex::new(Vec::new());
+    let take = move || {
+        let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            match r.take_into(&mut slots, 1000) {
+                0 => break,
+                n => s.on_data(&slots[..n]),
+            }
         }
     };
     match trigger {
