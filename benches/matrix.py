@@ -193,7 +193,11 @@ def python_section(lat, thr, impls, spin, how):
 exchange (`benches/python/pingpong.py`; Rust native: `crates/ferrodds/examples/pingpong.rs`):
 `struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`, reliable, loopback,
 two processes, the pong writing back the sample it took (the JSON columns: the text, or
-the values). FerroDDS's processes (Rust native, Python) reach each other through shared
+the values). Rust native takes with `DataReader::take_into`, into the samples of its last
+take, as the C and C# sides take (until session 26 it decoded each sample into a new one,
+and its subscriber moved a third as many 64 KiB samples: glibc gave each take's freed
+buffers back to the kernel, and the next take paid for every page again; "Issue 13,
+session 26" above). FerroDDS's processes (Rust native, Python) reach each other through shared
 memory, their default between participants of one host (the receiving threads spin as long
 as the traffic's recent gaps, up to 250 µs, before they sleep); cyclonedds-python and RTI's connector through UDP. Round trips this
 short are at the mercy of two cores shared by four busy threads: the cells differ by 2-3x
@@ -236,8 +240,9 @@ def csharp_section(lat, thr, impls, how):
 `scripts/bench-csharp` ({how}). Every implementation runs the exchange of the Python
 section (`struct Sample {{ @key int32 id; uint32 seq; sequence<octet> payload; }}`,
 reliable, loopback, two processes that reach each other through shared memory): Rust native
-(`crates/ferrodds/examples/pingpong.rs`), C through `ferrodds.h` (`benches/c/pingpong.c`,
-which relays the bytes it took), and C# on Debian's Mono 6.8 through the binding
+(`crates/ferrodds/examples/pingpong.rs`, taking with `take_into` into the samples of its
+last take), C through `ferrodds.h` (`benches/c/pingpong.c`, which relays the bytes it took
+and gives them back with `ferrodds_return_loan`), and C# on Debian's Mono 6.8 through the binding
 (`benches/csharp/PingPong.cs`). "C# (CDR)" samples are the class and CDR code that
 `ferrodds idl --lang csharp` generates, serialized in C# and taken with `TakeReusing` (into
 the objects of the last take); "C# (JSON)" turns each object
