@@ -7,6 +7,17 @@
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::{Endianness, XcdrVersion};
+use bytes::Bytes;
+
+/// Whether `slice` lies inside `source`'s memory.
+fn contains(source: &[u8], slice: &[u8]) -> bool {
+    let (start, end) = (
+        source.as_ptr() as usize,
+        source.as_ptr() as usize + source.len(),
+    );
+    let at = slice.as_ptr() as usize;
+    start <= at && at + slice.len() <= end
+}
 
 /// Reads CDR from a byte slice.
 #[derive(Debug, Clone)]
@@ -21,6 +32,9 @@ pub struct Decoder<'a> {
     version: XcdrVersion,
     /// How many structs and unions enclose the position (see [`Decoder::MAX_DEPTH`]).
     depth: usize,
+    /// The buffer `data` lies in, when it is shared: [`Decoder::octets`] hands out views
+    /// into it instead of copies.
+    shared: Option<&'a Bytes>,
 }
 
 macro_rules! get_primitive {
@@ -49,7 +63,16 @@ impl<'a> Decoder<'a> {
             big_endian: endianness == Endianness::Big,
             version,
             depth: 0,
+            shared: None,
         }
+    }
+
+    /// This decoder, reading from a slice of `source`: [`Decoder::octets`] then gives views
+    /// into `source` (each keeps it alive) rather than copies. When the slice is not inside
+    /// `source`, octets are copied as without it.
+    pub fn sharing(mut self, source: &'a Bytes) -> Self {
+        self.shared = Some(source);
+        self
     }
 
     /// How deep structs and unions may nest. Only recursive types (a struct holding a
@@ -142,6 +165,18 @@ impl<'a> Decoder<'a> {
         }
         self.pos += pad;
         Ok(())
+    }
+
+    /// Takes the next `n` bytes, unaligned, as a [`Bytes`]: a view into the shared source
+    /// (see [`Decoder::sharing`]), or else a copy.
+    pub fn octets(&mut self, n: usize, what: &'static str) -> Result<Bytes, DecodeError> {
+        let slice = self.bytes(n, what)?;
+        Ok(match self.shared {
+            // `slice_ref` asserts that the slice is inside the source; an address check
+            // first keeps a decoder given another source from panicking.
+            Some(source) if contains(source, slice) => source.slice_ref(slice),
+            _ => Bytes::copy_from_slice(slice),
+        })
     }
 
     /// Takes the next `n` bytes, unaligned.
@@ -348,6 +383,30 @@ mod tests {
         assert_eq!(be.read_u32().unwrap(), 1);
         let mut le = Decoder::new(&data[4..], XcdrVersion::Xcdr2, Endianness::Little);
         assert_eq!(le.read_u32().unwrap(), 1);
+    }
+
+    #[test]
+    fn octets_are_views_into_a_shared_source_and_copies_otherwise() {
+        let source = Bytes::from((0..32u8).collect::<Vec<u8>>());
+        let mut d =
+            Decoder::new(&source[4..], XcdrVersion::Xcdr2, Endianness::Little).sharing(&source);
+        d.read_u32().unwrap();
+        let view = d.octets(8, "octets").unwrap();
+        assert_eq!(&view[..], &source[8..16]);
+        assert_eq!(view.as_ptr(), source[8..].as_ptr(), "not copied");
+        assert!(
+            d.octets(64, "octets").is_err(),
+            "bounded by the input all the same"
+        );
+
+        // A decoder given a source its input is not in copies rather than panics.
+        let other = Bytes::from(vec![9u8; 4]);
+        let mut d =
+            Decoder::new(&source[..], XcdrVersion::Xcdr2, Endianness::Little).sharing(&other);
+        let copy = d.octets(4, "octets").unwrap();
+        assert_eq!(&copy[..], &source[..4]);
+        assert_ne!(copy.as_ptr(), source.as_ptr());
+        assert_ne!(copy.as_ptr(), other.as_ptr());
     }
 
     #[test]

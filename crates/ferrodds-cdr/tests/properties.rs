@@ -669,7 +669,12 @@ fn round_trip<T: Cdr + PartialEq + Debug>(value: &T) -> Result<(), TestCaseError
             Err(e) => return Err(TestCaseError::fail(format!("runtime encoding: {e}"))),
         }
         match dynamic::deserialize(&ty, &bytes) {
-            Ok(back) => prop_assert_eq!(back.to_json(&ty), value.to_json()),
+            Ok(back) => {
+                prop_assert_eq!(back.to_json(&ty), value.to_json());
+                // Octets as views into a shared payload: the same value.
+                let shared = dynamic::Bytes::from(bytes.clone());
+                prop_assert_eq!(dynamic::deserialize_shared(&ty, &shared).ok(), Some(back));
+            }
             Err(e) => return Err(TestCaseError::fail(format!("runtime decoding: {e}"))),
         }
     }

@@ -1,7 +1,8 @@
 //! Python values to and from dynamic values, walking a [`DynamicType`] and its [`Node`].
 
-use ferrodds::dynamic::{DynamicType, DynamicValue};
+use ferrodds::dynamic::{Bytes, DynamicType, DynamicValue};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
 
 use crate::error::ValueError;
@@ -172,12 +173,15 @@ fn int(obj: &Bound<'_, PyAny>) -> Result<i64, ValueError> {
 }
 
 /// The bytes of `bytes`, `bytearray`, `memoryview` or anything with the buffer protocol.
-fn bytes(obj: &Bound<'_, PyAny>) -> Result<Vec<u8>, ValueError> {
+/// A `bytes` object is not copied: the value holds it (immutable, and kept alive until the
+/// value is dropped), and the write serializes straight from its buffer.
+fn bytes(obj: &Bound<'_, PyAny>) -> Result<Bytes, ValueError> {
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes().to_vec());
+        return Ok(Bytes::from_owner(PyBackedBytes::from(b.clone())));
     }
     if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(b.to_vec());
+        // Mutable: copied, so that the application may change it once `write` returns.
+        return Ok(Bytes::from(b.to_vec()));
     }
     // Anything else with the buffer protocol (memoryview, array, numpy): what `bytes()`
     // makes of it (the stable ABI of Python 3.8 has no buffer calls).
@@ -190,8 +194,8 @@ fn bytes(obj: &Bound<'_, PyAny>) -> Result<Vec<u8>, ValueError> {
             .get_type::<PyBytes>()
             .call1((obj,))
             .map_err(|_| expected("bytes", obj))?;
-        if let Ok(b) = b.cast::<PyBytes>() {
-            return Ok(b.as_bytes().to_vec());
+        if let Ok(b) = b.cast_into::<PyBytes>() {
+            return Ok(Bytes::from_owner(PyBackedBytes::from(b)));
         }
     }
     Err(expected("bytes", obj))

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ferrodds::dynamic::DynamicValue;
+use ferrodds::dynamic::{Bytes, DynamicValue};
 use ferrodds::{
     DomainParticipant, DynamicReader, DynamicTopic, DynamicWriter, InstanceHandle, Sample,
     Selection,
@@ -656,14 +656,11 @@ impl Reader {
     ) -> PyResult<Bound<'py, PyList>> {
         let what = if take { "take" } else { "read" };
         let Some(filter) = filter else {
-            let samples = crate::exit::released(py, || {
-                if take {
-                    self.inner.take_selection(n, selection)
-                } else {
-                    self.inner.read_selection(n, selection)
-                }
-            })?
-            .map_err(|e| dds(what, e))?;
+            // The samples' octets are views into the received payloads: `to_python` copies
+            // them once, into the `bytes` it makes, and gives each payload back to the
+            // reader as soon as its sample is made, to receive the next samples into.
+            let samples =
+                crate::exit::released(py, || self.inner.collect_shared(n, take, selection))?;
             return self.to_python(py, samples);
         };
         let mut failed = None;
@@ -683,7 +680,7 @@ impl Reader {
         .map_err(|e| dds(what, e))?;
         match failed {
             Some(e) => Err(e),
-            None => self.to_python(py, samples),
+            None => self.to_python(py, samples.into_iter().map(|s| (s, None)).collect()),
         }
     }
 
@@ -705,18 +702,29 @@ impl Reader {
             .and_then(|v| v.is_truthy())
     }
 
-    /// The samples as `take`/`read` return them (see [`handed_out`]).
+    /// The samples as `take`/`read` return them (see [`handed_out`]). The payload a
+    /// sample's octets are views into goes back to the reader as soon as the sample's
+    /// object is made, to receive the next samples into.
     fn to_python<'py>(
         &self,
         py: Python<'py>,
-        samples: Vec<Sample<DynamicValue>>,
+        samples: Vec<(Sample<DynamicValue>, Option<Bytes>)>,
     ) -> PyResult<Bound<'py, PyList>> {
         let support = self.support.get();
+        crate::heap::expect_churn(
+            samples
+                .iter()
+                .filter_map(|(_, p)| p.as_ref().map(Bytes::len))
+                .sum(),
+        );
         let out = PyList::empty(py);
-        for s in samples {
+        for (s, payload) in samples {
             // A sample without data is handed out with its key (an InvalidSample).
-            let Some(value) = s.value() else { continue };
-            out.append(handed_out(py, support.object_of(py, value)?, &s.info)?)?;
+            if let Some(value) = s.value() {
+                out.append(handed_out(py, support.object_of(py, value)?, &s.info)?)?;
+            }
+            drop(s);
+            self.inner.return_shared(payload);
         }
         Ok(out)
     }

@@ -9,6 +9,7 @@ mod convert;
 mod entities;
 mod error;
 mod exit;
+mod heap;
 mod qos;
 mod sample_info;
 mod types;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use ferrodds_cdr::dynamic::{DynamicType, DynamicValue};
+use ferrodds_cdr::dynamic::{Bytes, DynamicType, DynamicValue};
 use ferrodds_cdr::{Cdr, DecodeError, XcdrVersion};
 use ferrodds_rtps::dcps::status::{
     DeadlineMissedStatus, IncompatibleStatus, LivelinessChangedStatus, SampleLostStatus,
@@ -974,12 +974,86 @@ impl DynamicReader {
     /// are copied into them instead of into fresh allocations (what the C API's
     /// `ferrodds_return_loan` does with the buffers it lent).
     pub fn return_payloads(&self, payloads: impl IntoIterator<Item = Vec<u8>>) {
+        let payloads: Vec<Vec<u8>> = payloads.into_iter().collect();
         let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
-        let released = payloads
-            .into_iter()
-            .map(|p| release_payload(&mut spare, p))
-            .sum();
-        spare.follow_demand(released);
+        // The limit first: raised after keeping, it would have let the last of a larger
+        // demand than before go.
+        spare.follow_demand(
+            payloads
+                .iter()
+                .map(Vec::capacity)
+                .filter(|&c| c < ferrodds_rtps::buffer_pool::MIN_POOLED)
+                .sum(),
+        );
+        for p in payloads {
+            release_payload(&mut spare, p);
+        }
+    }
+
+    /// Reads, or removes (`take`), up to `max` of the samples `selection` selects, decoded
+    /// with their sequences of octets as views into the received payloads
+    /// ([`ferrodds_cdr::dynamic::deserialize_shared`]) rather than copies: one copy fewer
+    /// for an application that copies them into objects of its own next (the Python
+    /// binding makes `bytes` of them). Each sample comes with the payload its views keep
+    /// alive (none for a dispose's key, which is copied); hand it to
+    /// [`DynamicReader::return_shared`] once the sample is dropped, and the next samples
+    /// are received into it. Undecodable samples are dropped and counted, as in
+    /// [`DynamicReader::take`].
+    pub fn collect_shared(
+        &self,
+        max: usize,
+        take: bool,
+        selection: Selection,
+    ) -> Vec<(Sample<DynamicValue>, Option<Bytes>)> {
+        let taken = self.collect(max, take, selection);
+        let mut out = Vec::with_capacity(taken.len());
+        let mut undecodable = Vec::new();
+        let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
+        // What this take will give back: the pool's limit follows it now, as the payloads
+        // come back one by one.
+        spare.follow_demand(
+            taken
+                .iter()
+                .map(|t| t.payload.capacity())
+                .filter(|&c| c < ferrodds_rtps::buffer_pool::MIN_POOLED)
+                .sum(),
+        );
+        for t in taken {
+            if t.key_only {
+                // A dispose's or unregister's key: small, copied as `decode_values` does.
+                match decode_dynamic(&self.ty, &t.payload, true) {
+                    Ok(key) => {
+                        release_payload(&mut spare, t.payload);
+                        out.push((Sample::new(key, t.info), None));
+                    }
+                    Err(_) => undecodable.push(t),
+                }
+                continue;
+            }
+            let payload = Bytes::from(t.payload);
+            match ferrodds_cdr::dynamic::deserialize_shared(&self.ty, &payload) {
+                Ok(value) => out.push((Sample::new(value, t.info), Some(payload))),
+                Err(_) => undecodable.push(Taken {
+                    payload: Vec::new(),
+                    ..t
+                }),
+            }
+        }
+        drop(spare);
+        self.reject_undecodable(&undecodable);
+        out
+    }
+
+    /// Gives back payloads of [`DynamicReader::collect_shared`], so that the next samples
+    /// are received into them; one still viewed (a value decoded from it is alive) is let
+    /// go instead.
+    pub fn return_shared(&self, payloads: impl IntoIterator<Item = Bytes>) {
+        let mut spare = self.inner.spare.lock().unwrap_or_else(|p| p.into_inner());
+        for p in payloads {
+            if let Ok(p) = p.try_into_mut() {
+                release_payload(&mut spare, Vec::from(p));
+            }
+        }
     }
 
     /// Removes and returns up to `max` samples that `selection` selects, serialized as

@@ -1221,3 +1221,71 @@ fn an_entity_listener_hears_its_mask_and_the_parent_the_rest() {
         assert!(!got.contains(&not), "{not:?} in {got:?}");
     }
 }
+
+#[derive(Cdr, Debug, Clone, PartialEq)]
+#[cdr(appendable, type_name = "test::Frame")]
+struct Frame {
+    #[cdr(key)]
+    id: i32,
+    data: Vec<u8>,
+}
+
+#[test]
+fn collect_shared_decodes_octets_as_views_into_the_payloads_it_hands_out() {
+    let (a, b) = (participant(218), participant(218));
+    let writer = a
+        .create_writer(
+            &a.create_topic::<Frame>("shared").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap();
+    let topic = b
+        .create_dynamic_topic("shared", "test::Frame", Frame::dynamic_type())
+        .unwrap();
+    let reader = b
+        .create_dynamic_reader(&topic, Qos::reader().reliable().keep_all())
+        .unwrap();
+    writer.wait_for_matched(1, T).unwrap();
+    let frame = |id: i32| Frame {
+        id,
+        data: (0..3000)
+            .map(|i| (i as u8).wrapping_add(id as u8))
+            .collect(),
+    };
+    for id in 0..3 {
+        writer.write(&frame(id)).unwrap();
+    }
+    writer.dispose(&frame(1)).unwrap();
+    writer.wait_for_acknowledgments(T).unwrap();
+
+    let (mut got, deadline) = (Vec::new(), Instant::now() + T);
+    while got.len() < 4 && Instant::now() < deadline {
+        reader.wait_for_data(Duration::from_millis(200));
+        got.extend(reader.collect_shared(10, true, ferrodds::Selection::ANY));
+    }
+    assert_eq!(got.len(), 4, "three frames and a dispose");
+    let mut payloads = Vec::new();
+    for (id, (sample, payload)) in got.iter().take(3).enumerate() {
+        let Some(DynamicValue::Struct(members)) = &sample.data else {
+            panic!("a struct: {sample:?}");
+        };
+        let Some(DynamicValue::Bytes(data)) = &members[1] else {
+            panic!("octets as they are: {members:?}");
+        };
+        assert_eq!(&data[..], &frame(id as i32).data[..]);
+        let payload = payload
+            .clone()
+            .expect("a valid sample comes with its payload");
+        let inside = payload.as_ptr_range();
+        assert!(
+            inside.contains(&data.as_ptr()),
+            "the octets are a view into the payload, not a copy"
+        );
+        payloads.push(payload);
+    }
+    let (dispose, none) = &got[3];
+    assert!(dispose.data.is_none() && none.is_none(), "a key is copied");
+    assert_eq!(dispose.info.instance_state, InstanceState::NotAliveDisposed);
+    drop(got);
+    reader.return_shared(payloads);
+}

@@ -7,6 +7,7 @@ use crate::encapsulation::EncapsulationHeader;
 use crate::error::{DecodeError, DecodeErrorKind, EncodeError, EncodeErrorKind};
 use crate::member::{self, begin_aggregate, begin_aggregate_decode, begin_member};
 use crate::{Cdr, Decoder, Encoder, Endianness, Extensibility, XcdrVersion};
+use bytes::Bytes;
 
 /// Serializes `value` of `ty` with its encapsulation header, padded to a multiple of 4 bytes
 /// as the header's options say (as `crate::serialize` does for derived types).
@@ -38,9 +39,28 @@ pub fn serialize_into(
 /// Deserializes a value of `ty` from a payload that starts with its encapsulation header
 /// (any XCDR1 or XCDR2 identifier, as `crate::deserialize` accepts).
 pub fn deserialize(ty: &DynamicType, payload: &[u8]) -> Result<DynamicValue, DecodeError> {
+    deserialize_from(ty, payload, None)
+}
+
+/// [`deserialize`] from a payload held in a [`Bytes`]: the value's sequences of octets are
+/// views into `payload` (each keeps it alive) rather than copies of their bytes. For a
+/// large sample read once and let go (a binding that copies the octets into its own
+/// objects next), one copy fewer.
+pub fn deserialize_shared(ty: &DynamicType, payload: &Bytes) -> Result<DynamicValue, DecodeError> {
+    deserialize_from(ty, payload, Some(payload))
+}
+
+fn deserialize_from(
+    ty: &DynamicType,
+    payload: &[u8],
+    shared: Option<&Bytes>,
+) -> Result<DynamicValue, DecodeError> {
     let header = EncapsulationHeader::parse(payload)?;
     let body = payload.get(EncapsulationHeader::LEN..).unwrap_or_default();
     let mut d = Decoder::new(body, header.id.version(), header.id.endianness());
+    if let Some(shared) = shared {
+        d = d.sharing(shared);
+    }
     // A struct (almost every topic type) straight from `decode_struct`: each layer a value
     // passes through is a copy of it, read back just after it was written.
     let value = match ty {
@@ -585,7 +605,7 @@ pub(crate) fn decode(ty: &DynamicType, d: &mut Decoder<'_>) -> Result<DynamicVal
             let start = d.position();
             let count = d.read_count("sequence length", element.min_size())?;
             if element.is_octet_like() && bound.is_none_or(|b| count <= b) {
-                return Ok(DynamicValue::Bytes(d.bytes(count, "octets")?.to_vec()));
+                return Ok(DynamicValue::Bytes(d.octets(count, "octets")?));
             }
             if let Some(bound) = bound {
                 if count > *bound {
@@ -660,7 +680,7 @@ fn decode_value_with(
                     ));
                 }
             }
-            put(DynamicValue::Bytes(d.bytes(count, "octets")?.to_vec()));
+            put(DynamicValue::Bytes(d.octets(count, "octets")?));
         }
         DynamicType::Struct(s) => put(decode_struct(s, d)?),
         _ => put(decode(ty, d)?),

@@ -258,11 +258,11 @@ impl<'t> Reader<'t> {
                     BASE64
                         .decode_to_vec(self.plain_string()?)
                         .ok()
-                        .map(DynamicValue::Bytes)
+                        .map(|b| DynamicValue::Bytes(b.into()))
                 } else {
                     octets_from_json(&self.json_value()?)
                         .ok()
-                        .map(DynamicValue::Bytes)
+                        .map(|b| DynamicValue::Bytes(b.into()))
                 }
             }
             DynamicType::Sequence { element, .. } => self.nested(|r| r.items(element)),
@@ -401,7 +401,7 @@ mod tests {
             DynamicValue::Struct(vec![
                 Some(DynamicValue::Int(3)),
                 None,
-                Some(DynamicValue::Bytes(vec![0, 1, 2])),
+                Some(DynamicValue::Bytes(vec![0, 1, 2].into())),
                 Some(DynamicValue::Sequence(vec![
                     DynamicValue::Float(1.5),
                     DynamicValue::Float(2.0)

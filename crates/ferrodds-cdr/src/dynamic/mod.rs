@@ -24,7 +24,8 @@ mod value;
 
 use std::sync::Arc;
 
-pub use codec::{deserialize, deserialize_keys, serialize, serialize_into};
+pub use bytes::Bytes;
+pub use codec::{deserialize, deserialize_keys, deserialize_shared, serialize, serialize_into};
 pub use idl::to_idl;
 pub use json_text::JsonTextError;
 pub use key::{

@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use bytes::Bytes;
+
 use serde_json::{Map, Number, Value};
 
 use super::{DynamicType, StructType, UnionType};
@@ -45,8 +47,11 @@ pub enum DynamicValue {
     Enum(i32),
     /// A bitmask's bits.
     Bitmask(u64),
-    /// The elements of a sequence of octets, as they are: no value per byte.
-    Bytes(Vec<u8>),
+    /// The elements of a sequence of octets, as they are: no value per byte. A [`Bytes`],
+    /// so that it can be a view into a received payload
+    /// ([`crate::dynamic::deserialize_shared`]) or into a buffer a binding's object owns,
+    /// rather than a copy; `Bytes::from(vec)` makes one from a `Vec<u8>` without a copy.
+    Bytes(Bytes),
     /// The elements of a sequence or of one dimension of an array.
     Sequence(Vec<DynamicValue>),
     /// The members of a struct, the base's first.
@@ -85,7 +90,7 @@ impl DynamicValue {
             }
             DynamicType::Bitmask(_) => DynamicValue::Bitmask(0),
             DynamicType::Sequence { element, .. } if element.is_octet_like() => {
-                DynamicValue::Bytes(Vec::new())
+                DynamicValue::Bytes(Bytes::new())
             }
             DynamicType::Sequence { .. } => DynamicValue::Sequence(Vec::new()),
             DynamicType::Array {
@@ -283,7 +288,7 @@ impl DynamicValue {
                 .map(DynamicValue::Bitmask)
                 .ok_or_else(|| expected("a bitmask's integer value")),
             DynamicType::Sequence { element, .. } if element.is_octet_like() => {
-                octets_from_json(json).map(DynamicValue::Bytes)
+                octets_from_json(json).map(|b| DynamicValue::Bytes(b.into()))
             }
             DynamicType::Sequence { element, .. } => {
                 let items = json.as_array().ok_or_else(|| expected("an array"))?;

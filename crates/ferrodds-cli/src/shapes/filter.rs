@@ -55,7 +55,7 @@ impl Filter {
             Some(DynamicValue::Int(i64::from(s.x))),
             Some(DynamicValue::Int(i64::from(s.y))),
             Some(DynamicValue::Int(i64::from(s.shapesize))),
-            Some(DynamicValue::Bytes(Vec::new())),
+            Some(DynamicValue::Bytes(Default::default())),
         ]))
     }
 }
