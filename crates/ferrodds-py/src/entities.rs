@@ -499,18 +499,21 @@ impl Reader {
     /// Removes and returns up to `n` samples as `(json_text, info)` pairs (the JSON path).
     fn take_json<'py>(&self, py: Python<'py>, n: usize) -> PyResult<Bound<'py, PyList>> {
         let ty = &self.support.get().ty;
+        // Octets straight from the received payloads into base64 text (no copy of them
+        // into the value first); each payload goes back to the reader once its text is made.
         let texts = crate::exit::released(py, || {
-            self.inner.take_max(n).map(|samples| {
-                samples
-                    .into_iter()
-                    .filter_map(|s| {
-                        let value = s.value()?;
-                        Some((value.to_json_text(ty), s.info))
-                    })
-                    .collect::<Vec<_>>()
-            })
-        })?
-        .map_err(|e| dds("take", e))?;
+            self.inner
+                .collect_shared(n, true, Selection::ANY)
+                .into_iter()
+                .filter_map(|(s, payload)| {
+                    let text = s.value().map(|value| value.to_json_text(ty));
+                    let Sample { data, key, info } = s;
+                    drop((data, key));
+                    self.inner.return_shared(payload);
+                    Some((text?, info))
+                })
+                .collect::<Vec<_>>()
+        })?;
         let out = PyList::empty(py);
         for (text, i) in texts {
             out.append(PyTuple::new(
