@@ -66,8 +66,10 @@ pub(crate) struct Entry {
     /// The entity it was created from (0: none — participants and types).
     pub(crate) parent: ferrodds_entity_t,
     pub(crate) children: Vec<ferrodds_entity_t>,
-    /// A reader's samples lent to C, by the address of their bytes (see `sample.rs`).
-    pub(crate) loans: HashMap<usize, Box<[u8]>>,
+    /// A reader's samples lent to C, by the address of their bytes (see `sample.rs`): the
+    /// buffers as received, spare capacity and all (a boxed slice would have reallocated,
+    /// and copied, each one whose capacity is larger than its sample).
+    pub(crate) loans: HashMap<usize, Vec<u8>>,
 }
 
 #[derive(Default)]

@@ -14,8 +14,8 @@ use ferrodds::dynamic::{deserialize, DynamicValue, JsonTextError};
 use std::sync::Arc;
 
 use ferrodds::{
-    DynamicReader, DynamicWriter, FilterExpression, InstanceHandle, InstanceState, SampleInfo,
-    SampleState, Selection, ViewState,
+    DynamicReader, DynamicWriter, FilterExpression, InstanceHandle, InstanceState, Sample,
+    SampleInfo, SampleState, Selection, ViewState,
 };
 
 use crate::ptr;
@@ -524,23 +524,32 @@ unsafe fn collect(
             }
             Form::Json => {
                 let ty = r.dynamic_type().clone();
-                let s = match (&query, take, previous) {
-                    (_, true, Some(p)) => r.take_next_instance(max, p, selection)?,
-                    (_, false, Some(p)) => r.read_next_instance(max, p, selection)?,
-                    (Some(q), true, None) => r.take_query(max, selection, q)?,
-                    (Some(q), false, None) => r.read_query(max, selection, q)?,
-                    (None, true, None) => r.take_selection(max, selection)?,
-                    (None, false, None) => r.read_selection(max, selection)?,
+                let unshared = |s: Vec<Sample<DynamicValue>>| s.into_iter().map(|s| (s, None));
+                let s: Vec<_> = match (&query, take, previous) {
+                    // Octets as views into the received payloads, straight into base64 text;
+                    // each payload goes back to the reader once its text is made.
+                    (None, take, None) => r.collect_shared(max, take, selection),
+                    (_, true, Some(p)) => {
+                        unshared(r.take_next_instance(max, p, selection)?).collect()
+                    }
+                    (_, false, Some(p)) => {
+                        unshared(r.read_next_instance(max, p, selection)?).collect()
+                    }
+                    (Some(q), true, None) => unshared(r.take_query(max, selection, q)?).collect(),
+                    (Some(q), false, None) => unshared(r.read_query(max, selection, q)?).collect(),
                 };
                 s.into_iter()
-                    .map(|s| {
+                    .map(|(s, payload)| {
                         let mut text = String::new();
                         if let Some(v) = s.value() {
                             v.write_json_text(&ty, &mut text);
                         }
+                        let Sample { data, key, info } = s;
+                        drop((data, key));
+                        r.return_shared(payload);
                         let mut text = text.into_bytes();
                         text.push(0);
-                        (text, s.info)
+                        (text, info)
                     })
                     .collect()
             }
@@ -563,9 +572,8 @@ unsafe fn collect(
             let data = if bytes.is_empty() {
                 std::ptr::null()
             } else {
-                let boxed = bytes.into_boxed_slice();
-                let p = boxed.as_ptr();
-                entry.loans.insert(p as usize, boxed);
+                let p = bytes.as_ptr();
+                entry.loans.insert(p as usize, bytes);
                 p
             };
             *slot = ferrodds_sample_t {
@@ -1036,7 +1044,7 @@ pub unsafe extern "C" fn ferrodds_return_loan(
         };
         drop(reg);
         match lender {
-            Some(r) => r.return_payloads(freed.into_iter().map(Vec::from)),
+            Some(r) => r.return_payloads(freed),
             None => drop(freed),
         }
         match unknown {
