@@ -73,6 +73,9 @@ pub(crate) struct Core {
     /// What the application last read of each status (`*_change`, status conditions).
     /// Status listener calls to make once the lock is released.
     status_calls: Vec<ListenerCall>,
+    /// The readers with data pending, as `take_notifications` finds them (kept empty, to
+    /// reuse: this runs after every datagram).
+    data_pending: Vec<(EntityId, Option<Callback>)>,
     next_entity: u32,
     /// Transmits waiting for the lock to be released (or, for asynchronous writers, for the
     /// timer thread).
@@ -104,6 +107,7 @@ impl Core {
             topic_listeners: BTreeMap::new(),
             topic_data: BTreeMap::new(),
             status_calls: Vec::new(),
+            data_pending: Vec::new(),
             next_entity: 0,
             pending: Vec::new(),
             deferred: Vec::new(),
@@ -208,12 +212,17 @@ impl Core {
         Some(ListenerCall::Parent(listener.clone(), guid, kind))
     }
 
-    /// The wakers and listeners to run now that input was processed.
-    fn take_notifications(&mut self) -> Notifications {
-        let mut wakers = Vec::new();
-        let mut callbacks = Vec::new();
+    /// Adds to `out` (emptied lists, kept from one call to the next: this runs after every
+    /// datagram, and allocated here at each one) the wakers and listeners to run now that
+    /// input was processed.
+    fn take_notifications(&mut self, out: &mut Notifications) {
+        let Notifications {
+            wakers,
+            callbacks,
+            status_calls,
+        } = out;
         let mut on_readers: Vec<u32> = Vec::new();
-        let mut pending = Vec::new();
+        let mut pending = std::mem::take(&mut self.data_pending);
         for (id, r) in self.readers.iter_mut() {
             if r.data_pending {
                 r.data_pending = false;
@@ -221,7 +230,7 @@ impl Core {
                 pending.push((*id, r.on_data.clone()));
             }
         }
-        for (id, on_data) in pending {
+        for (id, on_data) in pending.drain(..) {
             // DATA_ON_READERS of the reader's subscriber (or participant) comes first, once
             // per subscriber; then the reader's own listener; then a parent's DATA_AVAILABLE.
             let group = self.parents.get(&id).copied();
@@ -243,17 +252,23 @@ impl Core {
                 self.status_calls.push(call);
             }
         }
-        Notifications {
-            wakers,
-            callbacks,
-            status_calls: std::mem::take(&mut self.status_calls),
-        }
+        self.data_pending = pending;
+        status_calls.append(&mut self.status_calls);
     }
 }
 
 thread_local! {
     /// A queue of transmits this thread sent, emptied, for its next `Shared::finish`.
     static SENDING: RefCell<Vec<Transmit>> = const { RefCell::new(Vec::new()) };
+    /// The lists of wakers and listeners this thread ran, emptied, for its next
+    /// `Shared::finish`.
+    static NOTIFYING: RefCell<Notifications> = const {
+        RefCell::new(Notifications {
+            wakers: Vec::new(),
+            callbacks: Vec::new(),
+            status_calls: Vec::new(),
+        })
+    };
 }
 
 /// A status listener call to make once the lock is released.
@@ -265,6 +280,7 @@ enum ListenerCall {
 }
 
 /// What `Shared::finish` runs once the lock is released.
+#[derive(Default)]
 struct Notifications {
     wakers: Vec<Waker>,
     callbacks: Vec<Callback>,
@@ -474,11 +490,10 @@ impl Shared {
         // The queue is swapped for this thread's emptied one, so that neither allocates.
         let mut transmits = SENDING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         std::mem::swap(&mut transmits, &mut core.pending);
-        let Notifications {
-            wakers,
-            callbacks,
-            status_calls,
-        } = core.take_notifications();
+        // Taken and given back rather than borrowed: a listener may write, and so come
+        // through here again, while these are being run.
+        let mut notify = NOTIFYING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        core.take_notifications(&mut notify);
         let wake_waiters = core.waiters > 0;
         let wake_timer = timer::must_kick(&core, next);
         drop(core);
@@ -493,18 +508,19 @@ impl Shared {
         if wake_timer {
             self.timer.kick();
         }
-        for w in wakers {
+        for w in notify.wakers.drain(..) {
             w.wake();
         }
-        for cb in callbacks {
+        for cb in notify.callbacks.drain(..) {
             cb();
         }
-        for call in status_calls {
+        for call in notify.status_calls.drain(..) {
             match call {
                 ListenerCall::Entity(listener, kind) => listener(kind),
                 ListenerCall::Parent(listener, guid, kind) => listener(guid, kind),
             }
         }
+        NOTIFYING.with(|spare| *spare.borrow_mut() = notify);
     }
 
     /// Gives local endpoints new QoS (`set_qos`, checked by the caller): each is announced
