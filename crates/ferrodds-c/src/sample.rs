@@ -538,20 +538,23 @@ unsafe fn collect(
                     (Some(q), true, None) => unshared(r.take_query(max, selection, q)?).collect(),
                     (Some(q), false, None) => unshared(r.read_query(max, selection, q)?).collect(),
                 };
-                s.into_iter()
+                let mut payloads = Vec::new();
+                let texts = s
+                    .into_iter()
                     .map(|(s, payload)| {
                         let mut text = String::new();
                         if let Some(v) = s.value() {
                             v.write_json_text(&ty, &mut text);
                         }
-                        let Sample { data, key, info } = s;
-                        drop((data, key));
-                        r.return_shared(payload);
+                        payloads.extend(payload);
                         let mut text = text.into_bytes();
                         text.push(0);
-                        (text, info)
+                        (text, s.info)
                     })
-                    .collect()
+                    .collect();
+                // The values are gone: the payloads go back in one call (one lock per take).
+                r.return_shared(payloads);
+                texts
             }
         };
         if got.is_empty() {

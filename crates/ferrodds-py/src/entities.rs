@@ -502,17 +502,20 @@ impl Reader {
         // Octets straight from the received payloads into base64 text (no copy of them
         // into the value first); each payload goes back to the reader once its text is made.
         let texts = crate::exit::released(py, || {
-            self.inner
+            let mut payloads = Vec::new();
+            let texts = self
+                .inner
                 .collect_shared(n, true, Selection::ANY)
                 .into_iter()
                 .filter_map(|(s, payload)| {
                     let text = s.value().map(|value| value.to_json_text(ty));
-                    let Sample { data, key, info } = s;
-                    drop((data, key));
-                    self.inner.return_shared(payload);
-                    Some((text?, info))
+                    payloads.extend(payload);
+                    Some((text?, s.info))
                 })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>();
+            // The values are gone: the payloads go back in one call (one lock per take).
+            self.inner.return_shared(payloads);
+            texts
         })?;
         let out = PyList::empty(py);
         for (text, i) in texts {
@@ -705,9 +708,9 @@ impl Reader {
             .and_then(|v| v.is_truthy())
     }
 
-    /// The samples as `take`/`read` return them (see [`handed_out`]). The payload a
-    /// sample's octets are views into goes back to the reader as soon as the sample's
-    /// object is made, to receive the next samples into.
+    /// The samples as `take`/`read` return them (see [`handed_out`]). The payloads the
+    /// samples' octets are views into go back to the reader once the objects are made, to
+    /// receive the next samples into.
     fn to_python<'py>(
         &self,
         py: Python<'py>,
@@ -721,14 +724,17 @@ impl Reader {
                 .sum(),
         );
         let out = PyList::empty(py);
+        let mut payloads = Vec::with_capacity(samples.len());
         for (s, payload) in samples {
             // A sample without data is handed out with its key (an InvalidSample).
             if let Some(value) = s.value() {
                 out.append(handed_out(py, support.object_of(py, value)?, &s.info)?)?;
             }
-            drop(s);
-            self.inner.return_shared(payload);
+            payloads.extend(payload);
         }
+        // Every value is dropped by now: the payloads go back in one call (one lock per
+        // take); the reader hands them to its receiving thread at its next take.
+        self.inner.return_shared(payloads);
         Ok(out)
     }
 }
