@@ -41,6 +41,8 @@ pub struct Hub {
 struct Inner {
     /// Each with the name of the thread that serves it.
     channels: Vec<(String, Arc<dyn ReceiveChannel>)>,
+    /// Those a waiting thread may poll ([`ReceiveChannel::waiter_spin`]).
+    pollable: Vec<Arc<dyn ReceiveChannel>>,
     /// The members, replaced whole on a join or a leave, so that a receive thread takes
     /// them with one reference count rather than a copy per datagram.
     members: Mutex<Arc<Vec<(u64, Deliver)>>>,
@@ -82,6 +84,11 @@ impl Hub {
     pub fn new(channels: Vec<(String, Arc<dyn ReceiveChannel>)>) -> Arc<Hub> {
         Arc::new(Hub {
             inner: Arc::new(Inner {
+                pollable: channels
+                    .iter()
+                    .filter(|(_, c)| c.waiter_spin().is_some())
+                    .map(|(_, c)| Arc::clone(c))
+                    .collect(),
                 channels,
                 members: Mutex::new(Arc::new(Vec::new())),
                 next: AtomicU64::new(0),
@@ -122,6 +129,42 @@ impl Hub {
     /// How many members it has.
     pub fn members(&self) -> usize {
         lock(&self.inner.members).len()
+    }
+
+    /// How long a thread waiting for what the hub brings may look for it itself
+    /// ([`Hub::poll`]) before it sleeps: the longest of its channels'
+    /// [`ReceiveChannel::waiter_spin`]s; `None` when none may be polled.
+    pub fn waiter_spin(&self) -> Option<Duration> {
+        self.inner
+            .pollable
+            .iter()
+            .filter_map(|c| c.waiter_spin())
+            .max()
+    }
+
+    /// A waiting thread starts (`true`) or stops polling the hub's channels: their threads
+    /// sleep meanwhile instead of spinning ([`ReceiveChannel::set_waiter_polling`]).
+    pub fn set_waiter_polling(&self, polling: bool) {
+        for c in &self.inner.pollable {
+            c.set_waiter_polling(polling);
+        }
+    }
+
+    /// For a waiting thread: receives what waits on the channels a waiter may poll,
+    /// handing each datagram to every member as the hub's threads do; true when one came.
+    pub fn poll(&self) -> bool {
+        let mut got = false;
+        for c in &self.inner.pollable {
+            // Those channels hand their datagrams over where they lie: no buffer needed.
+            let received = c.try_receive_with(&mut [], &mut |bytes, datagram| {
+                let members = Arc::clone(&lock(&self.inner.members));
+                for (_, deliver) in members.iter() {
+                    deliver(bytes, datagram);
+                }
+            });
+            got |= matches!(received, Ok(true));
+        }
+        got
     }
 }
 
@@ -252,5 +295,51 @@ mod tests {
         drop(hub);
         drop(in_b);
         assert!(lock(&feed.queue).1, "stopped");
+    }
+
+    #[test]
+    fn a_waiting_thread_takes_the_inbox_over_from_its_thread_and_gives_it_back() {
+        use crate::shared_memory::SharedMemoryTransport;
+        use crate::transport::Transport;
+        let sender = SharedMemoryTransport::open().unwrap();
+        let inbox = SharedMemoryTransport::open().unwrap();
+        let feed = Arc::new(Feed::default());
+        let hub = Hub::new(vec![
+            (
+                "ferrodds-t1".into(),
+                inbox.receive_channels().unwrap().remove(0),
+            ),
+            (
+                "ferrodds-t2".into(),
+                Arc::clone(&feed) as Arc<dyn ReceiveChannel>,
+            ),
+        ]);
+        assert!(hub.waiter_spin().is_some(), "the inbox may be polled");
+        let (member, got) = collector();
+        let _in = hub.join(member).unwrap();
+        hub.set_waiter_polling(true);
+        // The inbox's thread stops spinning and sleeps; senders see that nobody needs a
+        // wake-up, and the waiting thread's polls bring the datagram.
+        std::thread::sleep(Duration::from_millis(50));
+        sender.send(b"polled", &inbox.locator()).unwrap();
+        let mut polls = 0;
+        while !hub.poll() && polls < 1_000_000 {
+            polls += 1;
+        }
+        let t = Duration::from_secs(2);
+        assert_eq!(got.recv_timeout(t).unwrap(), b"polled");
+        // The channel that costs a system call to look at is its thread's alone.
+        feed.push(b"fed");
+        assert_eq!(got.recv_timeout(t).unwrap(), b"fed");
+        // Sent while the waiting thread polls but before it looked: no wake-up for the
+        // sleeping thread, which gets it when the last poller leaves (before its safety
+        // timeout of 5 s).
+        sender.send(b"unannounced", &inbox.locator()).unwrap();
+        assert!(got.recv_timeout(Duration::from_millis(100)).is_err());
+        hub.set_waiter_polling(false);
+        assert_eq!(got.recv_timeout(t).unwrap(), b"unannounced");
+        // Nobody polls: senders wake the thread again.
+        sender.send(b"woken", &inbox.locator()).unwrap();
+        assert_eq!(got.recv_timeout(t).unwrap(), b"woken");
     }
 }

@@ -26,16 +26,18 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
 use std::time::{Duration, Instant};
 
 use iceoryx2::port::listener::Listener;
 use iceoryx2::port::notifier::Notifier;
 use iceoryx2::port::publisher::Publisher;
+use iceoryx2::port::reader::EntryHandle;
 use iceoryx2::port::subscriber::Subscriber;
+use iceoryx2::port::writer::{EntryHandleMut, Writer};
 use iceoryx2::prelude::*;
-use iceoryx2::service::port_factory::{event, publish_subscribe};
+use iceoryx2::service::port_factory::{blackboard, event, publish_subscribe};
 
 use crate::locator::Locator;
 use crate::receive_spin::ReceiveSpin;
@@ -219,6 +221,10 @@ struct Peer {
     /// `None` for a polled inbox.
     notifier: Option<Notifier<Ipc>>,
     _event: Option<event::PortFactory<Ipc>>,
+    /// The inbox's [`WakeFlag`]: `None` where it has none (a polled inbox, or one of an
+    /// older FerroDDS), which is then notified of every datagram.
+    must_notify: Option<FlagReader>,
+    _board: Option<blackboard::PortFactory<Ipc, u64>>,
     /// When it last carried a datagram, in ms since the [`Host`] opened.
     last_used: AtomicU64,
 }
@@ -231,6 +237,7 @@ pub struct SharedMemoryTransport {
     inbox: Arc<InboxChannel>,
     _service: publish_subscribe::PortFactory<Ipc, [u8], u32>,
     _event: Option<event::PortFactory<Ipc>>,
+    _board: Option<blackboard::PortFactory<Ipc, u64>>,
     /// Last: outlives the ports above.
     host: Arc<Host>,
 }
@@ -300,6 +307,39 @@ impl SharedMemoryTransport {
             ),
             Wake::Polled => None,
         };
+        // Where senders notify, whether they must (see `WakeFlag`): at first, yes.
+        let board = match wake {
+            Wake::Notified { .. } => Some(
+                node.service_builder(&service_name(port)?)
+                    .blackboard_creator::<u64>()
+                    .max_readers(MAX_SENDERS)
+                    .max_nodes(MAX_SENDERS + 1)
+                    .add::<u32>(WAKE_FLAG_KEY, 1)
+                    .create()
+                    .map_err(iceoryx("create an inbox's wake flag"))?,
+            ),
+            Wake::Polled => None,
+        };
+        let wake_flag = match &board {
+            Some(board) => {
+                let writer = board
+                    .writer_builder()
+                    .create()
+                    .map_err(iceoryx("write an inbox's wake flag"))?;
+                let entry = writer
+                    .entry::<u32>(&WAKE_FLAG_KEY)
+                    .map_err(iceoryx("write an inbox's wake flag"))?;
+                Some(WakeFlag {
+                    entry,
+                    _writer: writer,
+                    state: Mutex::new(WakeState {
+                        asleep: true,
+                        pollers: 0,
+                    }),
+                })
+            }
+            None => None,
+        };
         let subscriber = service
             .subscriber_builder()
             .buffer_size(INBOX_DATAGRAMS)
@@ -329,6 +369,9 @@ impl SharedMemoryTransport {
             stopped: AtomicBool::new(false),
             address,
             empty_polls: AtomicU32::new(0),
+            turn: Mutex::new(()),
+            pollers: AtomicU32::new(0),
+            wake_flag,
             spin: Mutex::new(ReceiveSpin::new(match wake {
                 Wake::Notified { spin } => spin,
                 Wake::Polled => Duration::ZERO,
@@ -341,6 +384,7 @@ impl SharedMemoryTransport {
             inbox,
             _service: service,
             _event: event,
+            _board: board,
             host,
         })
     }
@@ -382,11 +426,22 @@ impl SharedMemoryTransport {
             Some(e) => Some(e.notifier_builder().create().map_err(io::Error::other)?),
             None => None,
         };
+        let board = node
+            .service_builder(&name)
+            .blackboard_opener::<u64>()
+            .open()
+            .ok();
+        let must_notify = board.as_ref().and_then(|b| {
+            let reader = b.reader_builder().create().ok()?;
+            reader.entry::<u32>(&WAKE_FLAG_KEY).ok().map(FlagReader)
+        });
         Ok(Arc::new(Peer {
             service,
             publisher,
             notifier,
             _event: event,
+            must_notify,
+            _board: board,
             last_used: AtomicU64::new(0),
         }))
     }
@@ -490,7 +545,14 @@ impl Transport for SharedMemoryTransport {
             return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
         }
         if let Some(n) = &peer.notifier {
-            n.notify().map_err(io::Error::other)?;
+            // After the datagram is in the queue (the fence: see `WakeFlag`).
+            let asleep = peer.must_notify.as_ref().is_none_or(|flag| {
+                fence(Ordering::SeqCst);
+                *flag.0.get() != 0
+            });
+            if asleep {
+                n.notify().map_err(io::Error::other)?;
+            }
         }
         let now = self.host.now_ms();
         peer.last_used.store(now, Ordering::Relaxed);
@@ -525,9 +587,73 @@ struct InboxChannel {
     address: [u8; 16],
     /// Non-blocking receives that found nothing, to drain the wake-ups now and then.
     empty_polls: AtomicU32,
-    /// How long a blocking receive spins before it sleeps (only the receive thread locks
-    /// it).
+    /// How long a blocking receive spins before it sleeps.
     spin: Mutex<ReceiveSpin>,
+    /// Held from a receive to the end of its hand-over, so that datagrams are handed over
+    /// in the order they were sent while a waiting thread polls beside the receive thread.
+    turn: Mutex<()>,
+    /// Waiting threads polling the inbox ([`ReceiveChannel::set_waiter_polling`]).
+    pollers: AtomicU32,
+    /// `None` for a polled inbox.
+    wake_flag: Option<WakeFlag>,
+}
+
+/// The key of the one entry of an inbox's blackboard: its [`WakeFlag`].
+const WAKE_FLAG_KEY: u64 = 0;
+
+/// Tells an inbox's senders whether to notify it: only while its receive thread sleeps
+/// and no waiting thread polls it (1), not while either looks at the queue (0). A
+/// notification is a system call for the sender and, where it wakes nobody, wasted; where
+/// a waiting thread polls, the receive thread it wakes would only compete with it for the
+/// datagram and the core.
+///
+/// Never a datagram without a wake-up: a sender puts its datagram in the queue, then (a
+/// sequentially consistent fence between) reads the flag; whoever sets the flag to 1
+/// sets it, then (a fence between) looks at the queue, and takes or has taken what is
+/// there. Of two such pairs one sees the other's first step.
+struct WakeFlag {
+    entry: EntryHandleMut<Ipc, u64, u32>,
+    _writer: Writer<Ipc, u64>,
+    state: Mutex<WakeState>,
+}
+
+impl std::fmt::Debug for WakeFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WakeFlag")
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A sender's view of an inbox's [`WakeFlag`].
+struct FlagReader(EntryHandle<Ipc, u64, u32>);
+
+impl std::fmt::Debug for FlagReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FlagReader")
+    }
+}
+
+#[derive(Debug)]
+struct WakeState {
+    /// The receive thread sleeps (or is about to).
+    asleep: bool,
+    pollers: u32,
+}
+
+impl WakeFlag {
+    /// Updates the state and the flag; true when the flag is now 1 (the queue is then to
+    /// be looked at once more: a datagram may have come while it was 0).
+    fn update(&self, change: impl FnOnce(&mut WakeState)) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        change(&mut state);
+        let notify = state.asleep && state.pollers == 0;
+        self.entry.update_with_copy(u32::from(notify));
+        if notify {
+            fence(Ordering::SeqCst);
+        }
+        notify
+    }
 }
 
 impl InboxChannel {
@@ -547,7 +673,17 @@ impl InboxChannel {
     /// sender that scribbles on a datagram it sent (iceoryx2 maps it read-only here, but
     /// the sender keeps its own mapping) can make it malformed, which is counted and
     /// dropped, and nothing worse. What is kept (sample payloads) is copied out.
-    fn next(&self, deliver: &mut dyn FnMut(&[u8], Datagram)) -> io::Result<bool> {
+    /// `wait_turn`: wait while another thread hands a datagram over, else find nothing.
+    fn next(&self, deliver: &mut dyn FnMut(&[u8], Datagram), wait_turn: bool) -> io::Result<bool> {
+        let _turn = if wait_turn {
+            self.turn.lock().unwrap_or_else(PoisonError::into_inner)
+        } else {
+            match self.turn.try_lock() {
+                Ok(turn) => turn,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => return Ok(false),
+            }
+        };
         let Some(sample) = self.subscriber.receive().map_err(io::Error::other)? else {
             return Ok(false);
         };
@@ -617,7 +753,7 @@ impl ReceiveChannel for InboxChannel {
             if self.stopped.load(Ordering::Acquire) {
                 return Ok(false);
             }
-            if self.next(deliver)? {
+            if self.next(deliver, true)? {
                 self.arrived();
                 return Ok(true);
             }
@@ -627,10 +763,17 @@ impl ReceiveChannel for InboxChannel {
                 std::thread::sleep(Duration::from_micros(100));
                 continue;
             };
-            let spin = self.spin_lock().spin();
+            // While a waiting thread polls, it spins for the datagram and this thread
+            // sleeps (woken by the sender as when nobody spins).
+            let polled = || self.pollers.load(Ordering::Relaxed) > 0;
+            let spin = if polled() {
+                Duration::ZERO
+            } else {
+                self.spin_lock().spin()
+            };
             if !spin.is_zero() {
                 let end = Instant::now() + spin;
-                while Instant::now() < end && !self.stopped.load(Ordering::Relaxed) {
+                while Instant::now() < end && !self.stopped.load(Ordering::Relaxed) && !polled() {
                     if self.subscriber.has_samples().unwrap_or(true) {
                         break;
                     }
@@ -639,15 +782,23 @@ impl ReceiveChannel for InboxChannel {
                     // it gets it, and the spin goes on when it is done or sleeps.
                     std::thread::yield_now();
                 }
-                if self.next(deliver)? {
+                if self.next(deliver, true)? {
                     self.arrived();
                     return Ok(true);
                 }
             }
-            let woken = listener
-                .timed_wait(|_| {}, RECEIVE_SAFETY_TIMEOUT)
-                .map_err(io::Error::other)?;
-            if woken == 0 {
+            if let Some(flag) = &self.wake_flag {
+                if flag.update(|s| s.asleep = true) && self.subscriber.has_samples().unwrap_or(true)
+                {
+                    flag.update(|s| s.asleep = false);
+                    continue;
+                }
+            }
+            let woken = listener.timed_wait(|_| {}, RECEIVE_SAFETY_TIMEOUT);
+            if let Some(flag) = &self.wake_flag {
+                flag.update(|s| s.asleep = false);
+            }
+            if woken.map_err(io::Error::other)? == 0 {
                 return Ok(false);
             }
         }
@@ -659,9 +810,14 @@ impl ReceiveChannel for InboxChannel {
         _buffer: &mut [u8],
         deliver: &mut dyn FnMut(&[u8], Datagram),
     ) -> io::Result<bool> {
-        let got = self.next(deliver)?;
+        // A look at the queue first: far cheaper than a receive that finds nothing (which
+        // also looks for new senders), and a waiting thread looks all the time.
+        let got = self.subscriber.has_samples().unwrap_or(true) && self.next(deliver, false)?;
         if let Some(listener) = &self.listener {
-            if !got
+            if got {
+                // A waiting thread's find: the rhythm its spin follows.
+                self.arrived();
+            } else if self.pollers.load(Ordering::Relaxed) == 0
                 && self
                     .empty_polls
                     .fetch_add(1, Ordering::Relaxed)
@@ -672,6 +828,36 @@ impl ReceiveChannel for InboxChannel {
             }
         }
         Ok(got)
+    }
+
+    fn waiter_spin(&self) -> Option<Duration> {
+        // A polled inbox (busy-poll mode) has a spinning thread of its own already.
+        self.listener.as_ref().map(|_| self.spin_lock().spin())
+    }
+
+    fn set_waiter_polling(&self, polling: bool) {
+        if polling {
+            self.pollers.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.pollers.fetch_sub(1, Ordering::Relaxed);
+        }
+        let Some(flag) = &self.wake_flag else {
+            return;
+        };
+        let notify = flag.update(|s| {
+            if polling {
+                s.pollers += 1;
+            } else {
+                s.pollers = s.pollers.saturating_sub(1);
+            }
+        });
+        if notify && self.subscriber.has_samples().unwrap_or(true) {
+            // Came while the last poller was leaving, unannounced: the sleeping receive
+            // thread is woken for it.
+            if let Some(w) = &self.waker {
+                let _ = w.notify();
+            }
+        }
     }
 
     fn stop_receiving(&self) {

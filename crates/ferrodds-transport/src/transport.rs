@@ -12,6 +12,7 @@
 use std::fmt;
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::hub::{Deliver, Membership};
 use crate::locator::Locator;
@@ -82,6 +83,20 @@ pub trait ReceiveChannel: Send + Sync + fmt::Debug {
         let got = self.try_receive(buffer)?;
         Ok(got.map(|d| deliver(&buffer[..d.len], d)).is_some())
     }
+
+    /// How long a thread waiting for what this channel brings may look for it itself
+    /// ([`ReceiveChannel::try_receive_with`]) before it sleeps; `None` when it should not
+    /// (a look is a system call). Such a look keeps the channel's order: of two threads
+    /// receiving at once, one hands over its datagram while the other finds nothing.
+    fn waiter_spin(&self) -> Option<Duration> {
+        None
+    }
+
+    /// A waiting thread starts (`true`) or stops looking at the channel itself. While one
+    /// does, the thread in [`ReceiveChannel::receive_with`] sleeps instead of spinning:
+    /// one thread spins for the datagram, the one that wants it, and nobody has to be
+    /// woken for it.
+    fn set_waiter_polling(&self, _polling: bool) {}
 
     /// Wakes every thread blocked in [`ReceiveChannel::receive`], and makes later receives
     /// return at once with nothing: how the runtime stops its receive threads without

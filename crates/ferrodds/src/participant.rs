@@ -541,6 +541,7 @@ impl DomainParticipant {
         mask: StatusMask,
         f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
     ) {
+        runtime::listener_installed();
         let mut core = self.inner.shared.lock();
         core.participant_listener = Some((mask, Arc::new(f)));
     }
@@ -783,6 +784,7 @@ impl DomainParticipant {
 
     /// Sets the listener of the topics named `name`.
     fn set_topic_listener(&self, name: &str, f: runtime::StatusCallback) {
+        runtime::listener_installed();
         self.inner
             .shared
             .lock()
@@ -981,6 +983,7 @@ impl Group {
         mask: StatusMask,
         f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
     ) {
+        runtime::listener_installed();
         let mut core = participant.inner.shared.lock();
         core.group_listeners.insert(self.id, (mask, Arc::new(f)));
     }

@@ -1224,6 +1224,7 @@ impl DynamicReader {
     /// DCPS's `on_data_available`.
     pub fn set_data_available_listener(&self, f: impl Fn() + Send + Sync + 'static) {
         let callback: Callback = Arc::new(f);
+        crate::runtime::listener_installed();
         let mut core = self.inner.participant.inner.shared.lock();
         if let Some(r) = core.readers.get_mut(&self.inner.entity_id) {
             r.on_data = Some(callback);

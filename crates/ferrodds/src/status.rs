@@ -43,6 +43,7 @@ pub(crate) fn set_listener(
             core.status_listeners.remove(&id);
             return;
         }
+        crate::runtime::listener_installed();
         core.status_listeners.insert(id, (mask, listener.clone()));
         COUNTED
             .iter()

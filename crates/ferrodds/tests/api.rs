@@ -608,6 +608,78 @@ fn a_spinning_wait_sees_data_during_and_after_its_spin_and_times_out_without() {
     }
 }
 
+/// A waiting thread receives from the shared-memory inbox itself while it spins — but not
+/// once the process has listeners: a listener would then run inside the application's
+/// wait (where a lock held around the wait and taken in the listener deadlocks).
+#[test]
+fn listeners_run_on_the_participants_threads_never_inside_a_wait() {
+    // Shared memory between two participants of the process (the in-process queue off);
+    // the waiting one spins long enough for the sample to come within its spin.
+    let over_shm = |spin| {
+        DomainParticipant::builder()
+            .unwrap()
+            .domain_id(219)
+            .interface("lo")
+            .unwrap()
+            .allow_multicast(false)
+            .in_process(false)
+            .wait_spin(spin)
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (
+        over_shm(Duration::ZERO),
+        over_shm(Duration::from_millis(10)),
+    );
+    let qos = || Qos::reader().reliable().keep_all();
+    let reader = b
+        .create_reader(&b.create_topic::<Note>("inside").unwrap(), qos())
+        .unwrap();
+    let ran_on = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let r = Arc::clone(&ran_on);
+    reader.set_data_available_listener(move || {
+        r.lock().unwrap().push(std::thread::current().id());
+    });
+    let writer = Arc::new(
+        a.create_writer(
+            &a.create_topic::<Note>("inside").unwrap(),
+            Qos::writer().reliable().keep_all(),
+        )
+        .unwrap(),
+    );
+    writer.wait_for_matched(1, T).unwrap();
+    reader.wait_for_matched(1, T).unwrap();
+    let w = Arc::clone(&writer);
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1));
+        w.write(&Note {
+            id: 1,
+            text: "during the spin".into(),
+        })
+        .unwrap();
+    });
+    assert!(reader.wait_for_data(T));
+    t.join().unwrap();
+    assert_eq!(reader.take().unwrap().len(), 1);
+    let deadline = Instant::now() + T;
+    while ran_on.lock().unwrap().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let ran_on = ran_on.lock().unwrap();
+    assert!(!ran_on.is_empty(), "the listener ran");
+    assert!(
+        !ran_on.contains(&std::thread::current().id()),
+        "not on the waiting thread"
+    );
+    assert!(
+        b.datagrams_by_transport()
+            .iter()
+            .any(|(name, n)| *name == "shared-memory" && *n > 0),
+        "over shared memory: {:?}",
+        b.datagrams_by_transport()
+    );
+}
+
 #[test]
 fn set_qos_moves_a_writer_between_partitions_and_refuses_immutable_policies() {
     let (a, b) = (participant(200), participant(200));

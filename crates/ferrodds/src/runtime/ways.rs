@@ -109,6 +109,12 @@ impl Ways {
         self.own.clone()
     }
 
+    /// The shared ways in (in-process queue, shared-memory inbox) a thread waiting for the
+    /// participant may poll itself ([`Hub::poll`]).
+    pub(crate) fn hub(&self) -> Option<&Arc<Hub>> {
+        self.inboxes.hub.as_ref()
+    }
+
     /// Joins the ways in the participant shares (the process's multicast sockets, and its
     /// inboxes), each datagram handed to `deliver`; it leaves when the memberships drop.
     pub(crate) fn join(&self, deliver: &Deliver) -> io::Result<Vec<Membership>> {
