@@ -22,6 +22,9 @@ pub const MAX_KEPT: usize = 16_384;
 /// The most bytes a pool keeps, all buffers together (each counted as its capacity and
 /// [`OVERHEAD`]), beyond its first.
 pub const MAX_KEPT_BYTES: usize = 4 << 20;
+/// The most bytes a writer's pools keep: as much as its history holds at most
+/// (`Writer`'s byte limit), from [`MAX_KEPT_BYTES`] up to this.
+pub const WRITER_KEPT_MAX_BYTES: usize = 64 << 20;
 /// What a kept buffer costs beside its capacity: its `Arc` and `Vec` headers, roughly.
 pub const OVERHEAD: usize = 64;
 /// The fewest bytes a reader's pools keep ([`Pool::with_limit`]); beyond, they keep what
