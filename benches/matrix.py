@@ -176,7 +176,7 @@ def spin_section(lat):
 The same round trips with waits that spin up to {SPIN_US} µs before they sleep
 (`transport.wait_spin_us = {SPIN_US}` in `FERRODDS_CONFIG`, for both the Rust and the Python
 side; docs/configuration.md): a sample that arrives during the spin is seen without the
-scheduler waking the thread. Over shared memory, whose receive threads already spin as
+scheduler waking the thread. Over shared memory, whose waiting threads already poll as
 long as the traffic's gaps, they save nothing measurable on two cores (compare the table
 above). Median µs, ratio to spinning Rust native, and the spinning
 Python side's ratio to cyclonedds-python above:
@@ -198,8 +198,8 @@ take, as the C and C# sides take (until session 26 it decoded each sample into a
 and its subscriber moved a third as many 64 KiB samples: glibc gave each take's freed
 buffers back to the kernel, and the next take paid for every page again; "Issue 13,
 session 26" above). FerroDDS's processes (Rust native, Python) reach each other through shared
-memory, their default between participants of one host (the receiving threads spin as long
-as the traffic's recent gaps, up to 250 µs, before they sleep); cyclonedds-python and RTI's connector through UDP. Round trips this
+memory, their default between participants of one host (a thread waiting for data polls the inbox itself
+as long as the traffic's recent gaps, up to 250 µs, before it sleeps: docs/architecture.md); cyclonedds-python and RTI's connector through UDP. Round trips this
 short are at the mercy of two cores shared by four busy threads: the cells differ by 2-3x
 between neighbours. Ratios are to Rust native in the same run. The JSON columns hand FerroDDS
 JSON text and take JSON text (its JSON view: a sequence of octets is base64); "JSON text"
