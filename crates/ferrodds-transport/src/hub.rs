@@ -131,6 +131,11 @@ impl Hub {
         lock(&self.inner.members).len()
     }
 
+    /// Whether a waiting thread may poll any of its channels ([`Hub::poll`]).
+    pub fn is_pollable(&self) -> bool {
+        !self.inner.pollable.is_empty()
+    }
+
     /// How long a thread waiting for what the hub brings may look for it itself
     /// ([`Hub::poll`]) before it sleeps: the longest of its channels'
     /// [`ReceiveChannel::waiter_spin`]s; `None` when none may be polled.
@@ -156,12 +161,8 @@ impl Hub {
         let mut got = false;
         for c in &self.inner.pollable {
             // Those channels hand their datagrams over where they lie: no buffer needed.
-            let received = c.try_receive_with(&mut [], &mut |bytes, datagram| {
-                let members = Arc::clone(&lock(&self.inner.members));
-                for (_, deliver) in members.iter() {
-                    deliver(bytes, datagram);
-                }
-            });
+            let received =
+                c.try_receive_with(&mut [], &mut |bytes, d| self.inner.deliver(bytes, d));
             got |= matches!(received, Ok(true));
         }
         got
@@ -184,16 +185,21 @@ impl Drop for Hub {
     }
 }
 
+impl Inner {
+    /// Hands a datagram to every member.
+    fn deliver(&self, bytes: &[u8], datagram: Datagram) {
+        let members = Arc::clone(&lock(&self.members));
+        for (_, deliver) in members.iter() {
+            deliver(bytes, datagram);
+        }
+    }
+}
+
 fn serve(inner: &Inner, channel: usize) {
     let channel = &inner.channels[channel].1;
     let mut buffer = vec![0u8; RECEIVE_BUFFER];
     while !inner.stopped.load(Ordering::Acquire) {
-        let received = channel.receive_with(&mut buffer, &mut |bytes, datagram| {
-            let members = Arc::clone(&lock(&inner.members));
-            for (_, deliver) in members.iter() {
-                deliver(bytes, datagram);
-            }
-        });
+        let received = channel.receive_with(&mut buffer, &mut |bytes, d| inner.deliver(bytes, d));
         // An error on receive (an ICMP port unreachable reported late) is not fatal; do
         // not spin on a persistent one. `Ok(false)`: woken with nothing (stopped, or a
         // safety timeout), which the loop's condition sorts out.
@@ -314,7 +320,10 @@ mod tests {
                 Arc::clone(&feed) as Arc<dyn ReceiveChannel>,
             ),
         ]);
-        assert!(hub.waiter_spin().is_some(), "the inbox may be polled");
+        assert!(
+            hub.is_pollable() && hub.waiter_spin().is_some(),
+            "the inbox may be polled"
+        );
         let (member, got) = collector();
         let _in = hub.join(member).unwrap();
         hub.set_waiter_polling(true);

@@ -705,7 +705,7 @@ impl Shared {
         let hub = self
             .ways
             .hub()
-            .filter(|h| h.waiter_spin().is_some() && !LISTENERS_IN_PROCESS.load(Ordering::Relaxed));
+            .filter(|h| h.is_pollable() && !LISTENERS_IN_PROCESS.load(Ordering::Relaxed));
         let mut polling = Polling(None);
         let mut core = self.lock();
         loop {
