@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::loan::{Loaned, Plain};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::Qos;
-use crate::runtime::{Callback, ReaderHooks, StatusKind, StatusMask};
+use crate::runtime::{Callback, Interest, ReaderHooks, StatusKind, StatusMask};
 use crate::type_support::{decode_dynamic, decode_typed, TypeSupport};
 use crate::waitset::Condition;
 
@@ -1119,7 +1119,9 @@ impl DynamicReader {
     pub fn wait_for_selection(&self, selection: Selection, timeout: Duration) -> bool {
         let id = self.inner.entity_id;
         let shared = &self.inner.participant.inner.shared;
-        shared.wait_until(timeout, |core| {
+        // Only data for this reader (an event) makes the selection hold: a datagram for
+        // another reader leaves the thread asleep.
+        shared.wait_until_for(Interest::Readers(&[id]), timeout, |core| {
             let now = shared.now();
             core.node
                 .data_reader_ref(id)

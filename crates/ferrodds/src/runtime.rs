@@ -85,8 +85,17 @@ pub(crate) struct Core {
     preparing: Vec<Preparation>,
     prepared: Vec<Prepared>,
     pub(crate) closed: bool,
-    /// Threads sleeping on `Shared::changed`.
+    /// Threads sleeping on `Shared::changed`, which wait for any change
+    /// ([`Interest::Any`]).
     waiters: usize,
+    /// The threads sleeping for data in readers ([`Interest::Readers`]), each on a
+    /// condition variable of its own, once per reader it waits in.
+    waited_readers: Vec<(EntityId, Arc<Condvar>)>,
+    /// Those of them an input brought data for (see [`Core::after_input`]).
+    to_wake: Vec<Arc<Condvar>>,
+    /// Set when an input brought what any waiter may wait for (an event other than
+    /// data); cleared by every `finish`.
+    wake_all: bool,
     /// When the timer thread looks at this participant next by itself (`Timestamp(0)`
     /// until it first has): an input bringing a deadline before this kicks it.
     timer_wakes_at: Timestamp,
@@ -115,6 +124,9 @@ impl Core {
             prepared: Vec::new(),
             closed: false,
             waiters: 0,
+            waited_readers: Vec::new(),
+            to_wake: Vec::new(),
+            wake_all: false,
             timer_wakes_at: Timestamp(0),
         }
     }
@@ -127,14 +139,23 @@ impl Core {
     }
 
     /// Folds in what the protocol produced after an input: the readers to wake, the
-    /// datagrams to send.
+    /// datagrams to send. Data for a reader no sleeping waiter waits in leaves them
+    /// asleep; any other event wakes them all.
     pub(crate) fn after_input(&mut self) {
         while let Some(event) = self.node.poll_event() {
             if let Event::DataAvailable { reader } = event {
                 if let Some(hooks) = self.readers.get_mut(&reader) {
                     hooks.data_pending = true;
                 }
-            } else if let Event::InconsistentTopic { topic, .. } = &event {
+                for (id, waiter) in &self.waited_readers {
+                    if *id == reader && !self.to_wake.iter().any(|w| Arc::ptr_eq(w, waiter)) {
+                        self.to_wake.push(Arc::clone(waiter));
+                    }
+                }
+                continue;
+            }
+            self.wake_all = true;
+            if let Event::InconsistentTopic { topic, .. } = &event {
                 let kind = StatusKind::InconsistentTopic;
                 if let Some(listener) = self.topic_listeners.get(topic) {
                     self.status_calls
@@ -258,6 +279,11 @@ impl Core {
 }
 
 thread_local! {
+    /// The condition variable this thread sleeps on while it waits for data in readers
+    /// ([`Interest::Readers`]).
+    static WAITER: Arc<Condvar> = Arc::new(Condvar::new());
+    /// The waiters this thread woke, emptied, for its next `Shared::finish`.
+    static WAKING: RefCell<Vec<Arc<Condvar>>> = const { RefCell::new(Vec::new()) };
     /// A queue of transmits this thread sent, emptied, for its next `Shared::finish`.
     static SENDING: RefCell<Vec<Transmit>> = const { RefCell::new(Vec::new()) };
     /// The lists of wakers and listeners this thread ran, emptied, for its next
@@ -297,6 +323,26 @@ static LISTENERS_IN_PROCESS: AtomicBool = AtomicBool::new(false);
 /// Notes that a listener was installed ([`LISTENERS_IN_PROCESS`]).
 pub(crate) fn listener_installed() {
     LISTENERS_IN_PROCESS.store(true, Ordering::Relaxed);
+}
+
+/// What a thread asleep on `Shared::changed` waits for: the inputs and writes that wake
+/// it (every other change wakes every waiter).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Interest<'a> {
+    /// Anything.
+    Any,
+    /// Data in one of these readers: an input whose events announce data for them
+    /// ([`Core::after_input`]).
+    Readers(&'a [EntityId]),
+}
+
+/// Which sleeping waiters a `finish` wakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Woken {
+    All,
+    /// Those [`Interest::Any`], and those [`Interest::Readers`] the input brought data
+    /// for ([`Core::to_wake`]); all when it brought another event.
+    Concerned,
 }
 
 /// A waiting thread's polling of its participant's shared inboxes, from its first spin
@@ -512,18 +558,27 @@ impl Shared {
     /// Releases the lock after a change: sends, wakes waiters, runs listeners.
     pub(crate) fn finish(&self, core: MutexGuard<'_, Core>) {
         let next = core.next_timeout();
-        self.finish_with(core, next);
+        self.finish_with(core, next, Woken::All);
+    }
+
+    /// [`Shared::finish`] after an input the core's events describe whole (a datagram, a
+    /// take), folded in by [`Core::after_input`]: it wakes only the sleeping waiters that
+    /// may wait for what came.
+    pub(crate) fn finish_input(&self, core: MutexGuard<'_, Core>) {
+        let next = core.next_timeout();
+        self.finish_with(core, next, Woken::Concerned);
     }
 
     /// [`Shared::finish`] after writer `id` wrote: only its timers (and the DCPS
-    /// deadlines) can have come forward.
+    /// deadlines) can have come forward, and only waiters for any change can be waiting
+    /// for what it did (its samples reach this participant's readers as datagrams).
     pub(crate) fn finish_write(&self, core: MutexGuard<'_, Core>, id: EntityId) {
         let next = core.node.poll_timeout_after_write(id);
-        self.finish_with(core, next);
+        self.finish_with(core, next, Woken::Concerned);
     }
 
     /// [`Shared::finish`] with the earliest deadline that may have come forward.
-    fn finish_with(&self, mut core: MutexGuard<'_, Core>, next: Option<Timestamp>) {
+    fn finish_with(&self, mut core: MutexGuard<'_, Core>, next: Option<Timestamp>, woken: Woken) {
         // The queue is swapped for this thread's emptied one, so that neither allocates.
         let mut transmits = SENDING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         std::mem::swap(&mut transmits, &mut core.pending);
@@ -531,7 +586,17 @@ impl Shared {
         // through here again, while these are being run.
         let mut notify = NOTIFYING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
         core.take_notifications(&mut notify);
+        // A waiter for data in one reader, woken by every datagram for another (a thread
+        // per reader), costs the thread that handled it a futex wake and, where threads
+        // outnumber cores, the core that the next datagram needs.
         let wake_waiters = core.waiters > 0;
+        let mut to_wake = WAKING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+        if woken == Woken::All || std::mem::take(&mut core.wake_all) {
+            to_wake.extend(core.waited_readers.iter().map(|(_, w)| Arc::clone(w)));
+            core.to_wake.clear();
+        } else {
+            to_wake.append(&mut core.to_wake);
+        }
         let wake_timer = timer::must_kick(&core, next);
         drop(core);
         // Before sending: a spinning waiter sees its sample while this thread sends the
@@ -542,6 +607,10 @@ impl Shared {
         if wake_waiters {
             self.changed.notify_all();
         }
+        for waiter in to_wake.drain(..) {
+            waiter.notify_one();
+        }
+        WAKING.with(|spare| *spare.borrow_mut() = to_wake);
         if wake_timer {
             self.timer.kick();
         }
@@ -654,7 +723,7 @@ impl Shared {
         }
         let mut core = self.prepare(core, now);
         core.after_input();
-        self.finish(core);
+        self.finish_input(core);
     }
 
     /// Prepares the received changes the core holds for it — decodes their keys, runs
@@ -697,6 +766,17 @@ impl Shared {
     /// machine) between the two.
     pub(crate) fn wait_until(
         &self,
+        timeout: Duration,
+        done: impl FnMut(&mut Core) -> bool,
+    ) -> bool {
+        self.wait_until_for(Interest::Any, timeout, done)
+    }
+
+    /// [`Shared::wait_until`] for a `done` that only the changes `interest` names can make
+    /// true: asleep, the thread is woken for those only.
+    pub(crate) fn wait_until_for(
+        &self,
+        interest: Interest<'_>,
         timeout: Duration,
         mut done: impl FnMut(&mut Core) -> bool,
     ) -> bool {
@@ -744,22 +824,50 @@ impl Shared {
                 continue;
             }
             polling.stop();
-            core = self.wait_changed(core, deadline - now);
+            core = self.wait_changed_for(interest, core, deadline - now);
         }
     }
 
     /// Sleeps on `changed` for up to `timeout` (counted as a waiter, so that inputs notify).
     pub(crate) fn wait_changed<'a>(
         &self,
+        core: MutexGuard<'a, Core>,
+        timeout: Duration,
+    ) -> MutexGuard<'a, Core> {
+        self.wait_changed_for(Interest::Any, core, timeout)
+    }
+
+    /// [`Shared::wait_changed`] woken only by the changes `interest` names (and by every
+    /// change that is not an input's or a write's).
+    fn wait_changed_for<'a>(
+        &self,
+        interest: Interest<'_>,
         mut core: MutexGuard<'a, Core>,
         timeout: Duration,
     ) -> MutexGuard<'a, Core> {
-        core.waiters += 1;
-        let mut core = match self.changed.wait_timeout(core, timeout) {
+        let ids = match interest {
+            Interest::Readers(ids) if !ids.is_empty() => ids,
+            _ => {
+                core.waiters += 1;
+                let mut core = match self.changed.wait_timeout(core, timeout) {
+                    Ok((c, _)) => c,
+                    Err(p) => p.into_inner().0,
+                };
+                core.waiters -= 1;
+                return core;
+            }
+        };
+        // The thread's own condition variable (a thread waits in one place at a time),
+        // under the same lock as `changed`.
+        let waiter = WAITER.with(Arc::clone);
+        core.waited_readers
+            .extend(ids.iter().map(|id| (*id, Arc::clone(&waiter))));
+        let mut core = match waiter.wait_timeout(core, timeout) {
             Ok((c, _)) => c,
             Err(p) => p.into_inner().0,
         };
-        core.waiters -= 1;
+        core.waited_readers
+            .retain(|(_, w)| !Arc::ptr_eq(w, &waiter));
         core
     }
 
@@ -769,8 +877,18 @@ impl Shared {
 
     pub(crate) fn shut_down(&self) {
         self.shutdown.store(true, Ordering::Release);
-        self.lock().closed = true;
+        let waiting: Vec<Arc<Condvar>> = {
+            let mut core = self.lock();
+            core.closed = true;
+            core.waited_readers
+                .iter()
+                .map(|(_, w)| Arc::clone(w))
+                .collect()
+        };
         self.changed.notify_all();
+        for waiter in waiting {
+            waiter.notify_one();
+        }
         // The receive threads block without a deadline (an idle participant must not wake
         // to look at a flag): wake them.
         for channel in &self.channels {
@@ -973,7 +1091,7 @@ fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Datagram) {
     }
     let mut core = shared.prepare(core, now);
     core.after_input();
-    shared.finish(core);
+    shared.finish_input(core);
 }
 
 #[cfg(test)]

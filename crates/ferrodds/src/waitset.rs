@@ -10,7 +10,7 @@ use ferrodds_rtps::Timestamp;
 use crate::error::{Error, Result};
 use crate::participant::DomainParticipant;
 use crate::reader::{DataReader, DynamicReader};
-use crate::runtime::{Core, StatusMask};
+use crate::runtime::{Core, Interest, StatusMask};
 
 /// A condition a wait set can wait for.
 #[derive(Debug, Clone)]
@@ -116,7 +116,20 @@ impl WaitSet {
         }
         let mut triggered = Vec::new();
         let shared = &self.participant.inner.shared;
-        let done = shared.wait_until(timeout, |core| {
+        // Read and query conditions hold only once data came for their readers; any other
+        // condition may be made true by any change.
+        let readers: Option<Vec<EntityId>> = self
+            .conditions
+            .iter()
+            .map(|c| match c {
+                Condition::Read(id)
+                | Condition::ReadSelection(id, _)
+                | Condition::Query(id, _, _) => Some(*id),
+                Condition::SubscriptionMatched(..) | Condition::Status(..) => None,
+            })
+            .collect();
+        let interest = readers.as_deref().map_or(Interest::Any, Interest::Readers);
+        let done = shared.wait_until_for(interest, timeout, |core| {
             let now = shared.now();
             triggered = self
                 .conditions
