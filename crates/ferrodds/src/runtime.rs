@@ -14,7 +14,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::task::Waker;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
@@ -403,6 +403,90 @@ pub(crate) struct Shared {
     generation: AtomicU64,
     /// How long a waiter spins before it sleeps on `changed`.
     wait_spin: Duration,
+    /// In the busy-poll mode, the channels its polling thread spins on ([`start`]).
+    busy: OnceLock<BusyPoll>,
+}
+
+/// The busy-poll mode's polling, which a waiting thread takes over from the polling
+/// thread ([`Shared::wait_until`]).
+pub(crate) struct BusyPoll {
+    channels: Vec<Arc<dyn ReceiveChannel>>,
+    /// Held for a round of polling: one thread polls at a time, so that the datagrams of
+    /// a channel are handled in their order.
+    rounds: Mutex<Rounds>,
+    /// Set while a waiting thread polls: the polling thread naps meanwhile.
+    taken_over: AtomicBool,
+}
+
+/// What polling keeps from one round to the next.
+struct Rounds {
+    buf: Vec<u8>,
+    /// Per channel: rounds since it last delivered (saturating).
+    quiet: Vec<u32>,
+    round: u32,
+}
+
+impl BusyPoll {
+    fn new(channels: Vec<Arc<dyn ReceiveChannel>>) -> BusyPoll {
+        BusyPoll {
+            rounds: Mutex::new(Rounds {
+                buf: vec![0u8; RECEIVE_BUFFER],
+                quiet: vec![0; channels.len()],
+                round: 0,
+            }),
+            channels,
+            taken_over: AtomicBool::new(false),
+        }
+    }
+
+    /// Looks at each channel once, handing what came to the protocol; true when a datagram
+    /// came. False at once when another thread is polling.
+    fn round(&self, shared: &Shared) -> bool {
+        let Ok(mut rounds) = self.rounds.try_lock() else {
+            return false;
+        };
+        let Rounds { buf, quiet, round } = &mut *rounds;
+        *round = round.wrapping_add(1);
+        let mut got = false;
+        for (channel, quiet) in self.channels.iter().zip(quiet.iter_mut()) {
+            if channel.polling_is_a_system_call()
+                && *quiet >= QUIET_ROUNDS
+                && !round.is_multiple_of(QUIET_POLL_EVERY)
+            {
+                continue;
+            }
+            match channel
+                .try_receive_with(buf, &mut |bytes, received| handle(shared, bytes, received))
+            {
+                Ok(true) => {
+                    got = true;
+                    *quiet = 0;
+                }
+                Ok(false) => *quiet = quiet.saturating_add(1),
+                Err(_) => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        got
+    }
+}
+
+/// A waiting thread's hold on the busy-poll mode's polling, released when it drops.
+struct TakenOver<'a>(&'a BusyPoll);
+
+impl<'a> TakenOver<'a> {
+    /// The hold, unless another waiting thread has it.
+    fn take(busy: &'a BusyPoll) -> Option<TakenOver<'a>> {
+        busy.taken_over
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+            .then_some(TakenOver(busy))
+    }
+}
+
+impl Drop for TakenOver<'_> {
+    fn drop(&mut self) {
+        self.0.taken_over.store(false, Ordering::Release);
+    }
 }
 
 /// What the participant's transports chose for it when they opened.
@@ -461,6 +545,7 @@ impl Shared {
             local,
             generation: AtomicU64::new(0),
             wait_spin,
+            busy: OnceLock::new(),
             shutdown: AtomicBool::new(false),
             epoch,
             sent: AtomicU64::new(0),
@@ -787,6 +872,14 @@ impl Shared {
             .hub()
             .filter(|h| h.is_pollable() && !LISTENERS_IN_PROCESS.load(Ordering::Relaxed));
         let mut polling = Polling(None);
+        // In the busy-poll mode a waiting thread polls the channels itself for as long as
+        // it waits, and the polling thread naps: on a small machine, two threads spinning
+        // where one waits for the other to hand it a sample take turns on a core.
+        let busy = self
+            .busy
+            .get()
+            .filter(|_| !LISTENERS_IN_PROCESS.load(Ordering::Relaxed))
+            .and_then(TakenOver::take);
         let mut core = self.lock();
         loop {
             if done(&mut core) {
@@ -805,6 +898,22 @@ impl Shared {
                 let inboxes = hub.and_then(|h| h.waiter_spin()).unwrap_or_default();
                 now + self.wait_spin.max(inboxes)
             });
+            if let Some(TakenOver(busy)) = &busy {
+                let seen = self.generation.load(Ordering::Acquire);
+                drop(core);
+                let mut idle_rounds = 0u32;
+                while self.generation.load(Ordering::Acquire) == seen
+                    && !self.is_shut_down()
+                    && Instant::now() < deadline
+                {
+                    if !busy.round(self) {
+                        idle_rounds = idle_rounds.wrapping_add(1);
+                        spin_pause(idle_rounds);
+                    }
+                }
+                core = self.lock();
+                continue;
+            }
             if now < spin_end {
                 let seen = self.generation.load(Ordering::Acquire);
                 drop(core);
@@ -914,11 +1023,16 @@ pub(crate) fn start(shared: &Arc<Shared>, busy_poll: bool) -> std::io::Result<Ve
     if busy_poll {
         // Discovery traffic keeps its blocking threads: it is rare, and a spinning thread
         // per channel would need a core each.
+        let _ = shared.busy.set(BusyPoll::new(user));
         let shared = Arc::clone(shared);
         threads.push(
             std::thread::Builder::new()
                 .name("ferrodds-poll".into())
-                .spawn(move || poll_loop(&shared, &user))?,
+                .spawn(move || {
+                    if let Some(busy) = shared.busy.get() {
+                        poll_loop(&shared, busy);
+                    }
+                })?,
         );
     } else {
         blocking.extend(user);
@@ -1025,46 +1139,37 @@ fn receive_loop(shared: &Shared, channel: &dyn ReceiveChannel) {
 /// round trip waited for each quiet UDP socket's `recvmsg` (64 B over shared memory in
 /// busy-poll mode took 4.8 µs against 3.9 µs for its blocking threads spinning on the one
 /// queue, 2-core VM).
-fn poll_loop(shared: &Shared, channels: &[Arc<dyn ReceiveChannel>]) {
-    let mut buf = vec![0u8; RECEIVE_BUFFER];
+fn poll_loop(shared: &Shared, busy: &BusyPoll) {
     let mut idle_rounds = 0u32;
-    // Per channel: rounds since it last delivered (saturating).
-    let mut quiet = vec![0u32; channels.len()];
-    let mut round = 0u32;
     while !shared.is_shut_down() {
-        round = round.wrapping_add(1);
-        let mut idle = true;
-        for (channel, quiet) in channels.iter().zip(quiet.iter_mut()) {
-            if channel.polling_is_a_system_call()
-                && *quiet >= QUIET_ROUNDS
-                && !round.is_multiple_of(QUIET_POLL_EVERY)
-            {
-                continue;
-            }
-            match channel.try_receive_with(&mut buf, &mut |bytes, received| {
-                handle(shared, bytes, received)
-            }) {
-                Ok(true) => {
-                    idle = false;
-                    *quiet = 0;
-                }
-                Ok(false) => *quiet = quiet.saturating_add(1),
-                Err(_) => std::thread::sleep(Duration::from_millis(1)),
-            }
+        if busy.taken_over.load(Ordering::Acquire) {
+            // A waiting thread polls: nap rather than take the core it needs. Each nap is
+            // a wake-up; the channels wait at most this long once it stops waiting.
+            std::thread::sleep(TAKEN_OVER_NAP);
+            continue;
         }
-        if idle {
+        if busy.round(shared) {
+            idle_rounds = 0;
+        } else {
             idle_rounds = idle_rounds.wrapping_add(1);
-            // Now and then let another runnable thread have this core (without sleeping):
-            // where threads outnumber cores, a spinner that never yields delays the very
-            // thread that would send the next sample by a whole time slice.
-            if idle_rounds.is_multiple_of(64) {
-                std::thread::yield_now();
-            } else {
-                std::hint::spin_loop();
-            }
+            spin_pause(idle_rounds);
         }
     }
 }
+
+/// An empty round of a busy-poll: now and then let another runnable thread have this
+/// core (without sleeping): where threads outnumber cores, a spinner that never yields
+/// delays the very thread that would send the next sample by a whole time slice.
+fn spin_pause(idle_rounds: u32) {
+    if idle_rounds.is_multiple_of(64) {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
+    }
+}
+
+/// How long the busy-poll mode's polling thread naps while a waiting thread polls.
+const TAKEN_OVER_NAP: Duration = Duration::from_micros(200);
 
 /// Rounds without a datagram after which the busy-poll loop looks at a socket less often.
 const QUIET_ROUNDS: u32 = 4096;
