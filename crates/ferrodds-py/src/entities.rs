@@ -55,6 +55,37 @@ impl Participant {
             .map_err(|e| dds("changing the participant's user data", e))
     }
 
+    /// Waits up to `timeout` seconds for a sample one of `readers` selects, each with its
+    /// state mask (a wait set of read conditions), woken only by their data; false on
+    /// timeout. The readers must be this participant's.
+    fn wait_for_any(
+        &self,
+        py: Python<'_>,
+        readers: Vec<(PyRef<'_, Reader>, u32)>,
+        timeout: f64,
+    ) -> PyResult<bool> {
+        let own = self.inner.guid_prefix();
+        let mut set = ferrodds::WaitSet::new(&self.inner);
+        for (reader, mask) in &readers {
+            if reader.inner.guid().prefix != own {
+                return Err(dds(
+                    "waiting for data",
+                    ferrodds::Error::BadParameter(
+                        "a reader of another participant than the wait set's".into(),
+                    ),
+                ));
+            }
+            set.attach(ferrodds::Condition::read_selection(
+                &reader.inner,
+                selection(*mask, None),
+            ));
+        }
+        if readers.is_empty() {
+            return Ok(false);
+        }
+        crate::exit::wait(py, seconds(timeout), |t| set.wait(t).is_ok())
+    }
+
     /// Asserts the liveliness of the participant's MANUAL_BY_PARTICIPANT writers.
     fn assert_liveliness(&self) -> PyResult<()> {
         self.inner

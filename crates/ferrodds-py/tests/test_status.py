@@ -185,6 +185,33 @@ def test_a_waitset_wakes_for_a_query_condition_only_when_its_filter_keeps_a_samp
 
 
 @pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
+def test_a_waitset_on_two_readers_and_a_guard_wakes_for_each(sides, package):
+    side = sides[package]
+    Plain = side.types["Plain"]
+    first_writer, first = matched_pair(side, f"status_two_first_{package}")
+    second_writer, second = matched_pair(side, f"status_two_second_{package}")
+    guard = side.core.GuardCondition(side.participant)
+    ws = side.core.WaitSet(side.participant)
+    for condition in (side.core.ReadCondition(first, side.core.SampleState.NotRead),
+                      side.core.ReadCondition(second, side.core.SampleState.NotRead), guard):
+        ws.attach(condition)
+    assert ws.wait(side.util.duration(milliseconds=100)) == 0
+    # Data for the second reader ends the wait (it sleeps on both readers at once).
+    second_writer.write(Plain(id=2, value=2.0, name="second"))
+    assert ws.wait(side.util.duration(seconds=5)) == 1
+    assert [s.id for s in second.take(N=10)] == [2]
+    first_writer.write(Plain(id=1, value=1.0, name="first"))
+    assert ws.wait(side.util.duration(seconds=5)) == 1
+    assert [s.id for s in first.take(N=10)] == [1]
+    # A guard condition set from another thread, while the wait sleeps on the readers.
+    setter = __import__("threading").Timer(0.2, lambda: guard.set(True))
+    setter.start()
+    assert ws.wait(side.util.duration(seconds=5)) == 1
+    setter.join()
+    assert guard.take()
+
+
+@pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
 def test_a_query_condition_takes_only_what_its_filter_keeps(sides, package):
     side = sides[package]
     S, V, I = side.core.SampleState, side.core.ViewState, side.core.InstanceState

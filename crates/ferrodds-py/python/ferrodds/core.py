@@ -642,6 +642,11 @@ class WaitSet(Entity):
             c = self.conditions[0]
             return int(c.reader._native.wait_for_data(_seconds(timeout), c.mask))
         deadline = time.monotonic() + _seconds(timeout)
+        readers = [c for c in self.conditions if isinstance(c, _Condition)]
+        participants = {id(c.reader.participant) for c in readers}
+        # Guard conditions are set from Python, which a wait in Rust does not see: with
+        # one attached, the wait is cut in slices.
+        slice_ = 0.05 if len(readers) < len(self.conditions) else None
         while True:
             n = self._triggered()
             if n:
@@ -649,14 +654,20 @@ class WaitSet(Entity):
             left = deadline - time.monotonic()
             if left <= 0:
                 return 0
-            readers = [c for c in self.conditions if isinstance(c, _Condition)]
-            step = min(left, 0.05)
-            if readers and not readers[0].reader._peek(readers[0].mask):
-                # Released GIL while waiting on the first reader; the rest are polled.
-                readers[0].reader._native.wait_for_data(step, readers[0].mask)
+            step = left if slice_ is None else min(left, slice_)
+            # Those whose mask selects nothing now (a query condition whose filter rejects
+            # the samples its mask selects would end a wait at once).
+            waitable = [c for c in readers if not c.reader._peek(c.mask)]
+            if waitable and len(waitable) == len(readers) and len(participants) == 1:
+                # One wait in Rust with the GIL released, on every reader at once, woken
+                # only by their data.
+                native = readers[0].reader.participant._native
+                native.wait_for_any([(c.reader._native, c.mask) for c in waitable], step)
+            elif waitable:
+                # Readers of several participants, or samples a filter rejects: the first
+                # reader waited on, the rest polled.
+                waitable[0].reader._native.wait_for_data(min(step, 0.002), waitable[0].mask)
             else:
-                # No reader, or samples waiting that a query condition's filter rejects
-                # (a wait on the mask would return at once): polled.
                 time.sleep(min(step, 0.002))
 
     async def wait_async(self, timeout: Optional[int] = None) -> int:
