@@ -279,9 +279,6 @@ impl Core {
 }
 
 thread_local! {
-    /// The condition variable this thread sleeps on while it waits for data in readers
-    /// ([`Interest::Readers`]).
-    static WAITER: Arc<Condvar> = Arc::new(Condvar::new());
     /// The waiters this thread woke, emptied, for its next `Shared::finish`.
     static WAKING: RefCell<Vec<Arc<Condvar>>> = const { RefCell::new(Vec::new()) };
     /// A queue of transmits this thread sent, emptied, for its next `Shared::finish`.
@@ -966,9 +963,10 @@ impl Shared {
                 return core;
             }
         };
-        // The thread's own condition variable (a thread waits in one place at a time),
-        // under the same lock as `changed`.
-        let waiter = WAITER.with(Arc::clone);
+        // A condition variable of its own, under the same lock as `changed` (made for the
+        // sleep: a sleep costs far more, and a condition variable must not serve the
+        // locks of two participants).
+        let waiter = Arc::new(Condvar::new());
         core.waited_readers
             .extend(ids.iter().map(|id| (*id, Arc::clone(&waiter))));
         let mut core = match waiter.wait_timeout(core, timeout) {
