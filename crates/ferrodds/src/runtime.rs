@@ -406,7 +406,7 @@ pub(crate) struct Shared {
 
 /// The busy-poll mode's polling, which a waiting thread takes over from the polling
 /// thread ([`Shared::wait_until`]).
-pub(crate) struct BusyPoll {
+struct BusyPoll {
     channels: Vec<Arc<dyn ReceiveChannel>>,
     /// Held for a round of polling: one thread polls at a time, so that the datagrams of
     /// a channel are handled in their order.
@@ -672,13 +672,21 @@ impl Shared {
         // per reader), costs the thread that handled it a futex wake and, where threads
         // outnumber cores, the core that the next datagram needs.
         let wake_waiters = core.waiters > 0;
-        let mut to_wake = WAKING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
-        if woken == Woken::All || std::mem::take(&mut core.wake_all) {
-            to_wake.extend(core.waited_readers.iter().map(|(_, w)| Arc::clone(w)));
+        let wake_all = woken == Woken::All || std::mem::take(&mut core.wake_all);
+        // Nobody asleep for a reader's data (the usual case): nothing to gather.
+        let to_wake = if core.waited_readers.is_empty() {
             core.to_wake.clear();
+            None
         } else {
-            to_wake.append(&mut core.to_wake);
-        }
+            let mut to_wake = WAKING.with(|spare| std::mem::take(&mut *spare.borrow_mut()));
+            if wake_all {
+                to_wake.extend(core.waited_readers.iter().map(|(_, w)| Arc::clone(w)));
+                core.to_wake.clear();
+            } else {
+                to_wake.append(&mut core.to_wake);
+            }
+            Some(to_wake)
+        };
         let wake_timer = timer::must_kick(&core, next);
         drop(core);
         // Before sending: a spinning waiter sees its sample while this thread sends the
@@ -689,10 +697,12 @@ impl Shared {
         if wake_waiters {
             self.changed.notify_all();
         }
-        for waiter in to_wake.drain(..) {
-            waiter.notify_one();
+        if let Some(mut to_wake) = to_wake {
+            for waiter in to_wake.drain(..) {
+                waiter.notify_one();
+            }
+            WAKING.with(|spare| *spare.borrow_mut() = to_wake);
         }
-        WAKING.with(|spare| *spare.borrow_mut() = to_wake);
         if wake_timer {
             self.timer.kick();
         }
@@ -889,12 +899,6 @@ impl Shared {
             if now >= deadline {
                 return false;
             }
-            // First a spin, without the lock, until a `finish` has been (the change a
-            // sleeping waiter would be woken for) or the spin is over; then sleep.
-            let spin_end = *spin_until.get_or_insert_with(|| {
-                let inboxes = hub.and_then(|h| h.waiter_spin()).unwrap_or_default();
-                now + self.wait_spin.max(inboxes)
-            });
             if let Some(TakenOver(busy)) = &busy {
                 let seen = self.generation.load(Ordering::Acquire);
                 drop(core);
@@ -911,6 +915,12 @@ impl Shared {
                 core = self.lock();
                 continue;
             }
+            // First a spin, without the lock, until a `finish` has been (the change a
+            // sleeping waiter would be woken for) or the spin is over; then sleep.
+            let spin_end = *spin_until.get_or_insert_with(|| {
+                let inboxes = hub.and_then(|h| h.waiter_spin()).unwrap_or_default();
+                now + self.wait_spin.max(inboxes)
+            });
             if now < spin_end {
                 let seen = self.generation.load(Ordering::Acquire);
                 drop(core);
