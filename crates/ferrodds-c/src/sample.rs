@@ -229,21 +229,6 @@ fn change_value(
     Ok(())
 }
 
-/// `bytes`, ending on a multiple of 4 as RTPS carries a payload: a sample that does not is
-/// padded with zeros, and its encapsulation options count the padding (XTypes 7.6.3.1.2),
-/// so that readers hand out exactly the sample (Cyclone DDS's serializer, and FerroDDS's,
-/// write it so from the start).
-fn padded(bytes: &[u8]) -> Vec<u8> {
-    let pad = (4 - bytes.len() % 4) % 4;
-    let mut out = Vec::with_capacity(bytes.len() + pad);
-    out.extend_from_slice(bytes);
-    if pad != 0 && bytes.len() >= 4 && bytes[3] & 3 == 0 {
-        out.resize(bytes.len() + pad, 0);
-        out[3] |= pad as u8;
-    }
-    out
-}
-
 /// Writes, disposes or unregisters from `size` serialized bytes at `data`.
 unsafe fn serialized(
     function: &str,
@@ -259,8 +244,9 @@ unsafe fn serialized(
         let w = writer(handle)?;
         let at = at.map_or(Ok(SystemTime::now()), timestamp)?;
         match change {
-            // The bytes go out as they are (one copy, into the writer's history).
-            Change::Write => w.write_serialized(padded(bytes), at)?,
+            // The bytes go out as they are (one copy, into a buffer the writer's history let
+            // go), padded to a multiple of 4.
+            Change::Write => w.write_serialized_slice(bytes, at)?,
             // Disposes and unregisters are rare: the key is taken from the whole sample.
             _ => {
                 let value = sample_of(w.dynamic_type(), bytes, "writer")?;
@@ -1062,17 +1048,6 @@ pub unsafe extern "C" fn ferrodds_return_loan(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_sample_not_ending_on_4_bytes_is_padded_and_says_so() {
-        assert_eq!(
-            padded(&[0, 1, 0, 0, 7, 0, 0, 0, 1]),
-            [0, 1, 0, 3, 7, 0, 0, 0, 1, 0, 0, 0]
-        );
-        assert_eq!(padded(&[0, 1, 0, 0, 7, 0, 0, 0]), [0, 1, 0, 0, 7, 0, 0, 0]);
-        // Options that count padding already are the writer's word: left alone.
-        assert_eq!(padded(&[0, 1, 0, 1, 7]), [0, 1, 0, 1, 7]);
-    }
 
     #[test]
     fn a_state_mask_selects_as_the_dcps_masks_do() {

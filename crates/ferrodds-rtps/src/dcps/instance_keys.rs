@@ -77,11 +77,16 @@ impl InstanceKeys {
     pub fn variants(&self, payload: &[u8], key_only: bool) -> Vec<InstanceHandle> {
         match self {
             InstanceKeys::Typed { variants, .. } => variants(payload, key_only),
-            InstanceKeys::Dynamic(ty) => decode_dynamic(ty, payload, key_only)
-                .ok()
-                .and_then(|value| dynamic::key_hash_variants(ty, &value).ok())
-                .map(|hashes| hashes.into_iter().map(|k| InstanceHandle(k.0)).collect())
-                .unwrap_or_default(),
+            // The key members alone: a whole sample's sequences would be copied for nothing.
+            InstanceKeys::Dynamic(ty) => if key_only {
+                dynamic::deserialize_key_sample(ty, payload)
+            } else {
+                dynamic::deserialize_keys(ty, payload)
+            }
+            .ok()
+            .and_then(|value| dynamic::key_hash_variants(ty, &value).ok())
+            .map(|hashes| hashes.into_iter().map(|k| InstanceHandle(k.0)).collect())
+            .unwrap_or_default(),
         }
     }
 }
