@@ -392,6 +392,9 @@ pub extern "C" fn ferrodds_set_listener(
             Entity::Publisher(p) => p.set_listener(group_mask, on_parent),
             Entity::Subscriber(s) => s.set_listener(group_mask, on_parent),
             Entity::Participant(p) => p.set_listener(group_mask, on_parent),
+            // No callback is no listener: none is installed (one installed anywhere in the
+            // process keeps waiting threads from receiving for themselves).
+            Entity::Topic(t) if callback.is_none() => t.remove_listener(),
             Entity::Topic(t) => t.set_listener(on_status),
             _ => {}
         }

@@ -65,7 +65,7 @@ pub use participant::{
 };
 pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};
-pub use runtime::{SendStats, StatusKind, StatusMask};
+pub use runtime::{waiting_threads_receive, SendStats, StatusKind, StatusMask};
 pub use waitset::{Condition, WaitSet};
 pub use writer::{DataWriter, DynamicWriter};
 

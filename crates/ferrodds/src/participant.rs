@@ -535,12 +535,18 @@ impl DomainParticipant {
     /// Calls `f` (from a participant thread, without locks held) with the entity and the
     /// status, for the statuses in `mask` of this participant's readers and writers that
     /// neither they nor their publisher or subscriber have a listener for (DCPS's fallback
-    /// to the participant). Replaces the listener set before.
+    /// to the participant). Replaces the listener set before; an empty mask removes it.
     pub fn set_listener(
         &self,
         mask: StatusMask,
         f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
     ) {
+        if mask == StatusMask::NONE {
+            // Not a listener: waiting threads may go on receiving for themselves (the C#
+            // binding sets none on every entity it creates).
+            self.inner.shared.lock().participant_listener = None;
+            return;
+        }
         runtime::listener_installed();
         let mut core = self.inner.shared.lock();
         core.participant_listener = Some((mask, Arc::new(f)));
@@ -772,6 +778,11 @@ impl<T> Topic<T> {
     pub fn set_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
         self.participant.set_topic_listener(&self.name, Arc::new(f));
     }
+
+    /// Removes the listener of the topics of this name of the participant.
+    pub fn remove_listener(&self) {
+        self.participant.remove_topic_listener(&self.name);
+    }
 }
 
 impl DomainParticipant {
@@ -780,6 +791,11 @@ impl DomainParticipant {
         let mut core = self.inner.shared.lock();
         let status = core.node.inconsistent_topic(name);
         core.node.read_topic_status(name, status)
+    }
+
+    /// Removes the listener of the topics named `name`.
+    fn remove_topic_listener(&self, name: &str) {
+        self.inner.shared.lock().topic_listeners.remove(name);
     }
 
     /// Sets the listener of the topics named `name`.
@@ -871,6 +887,11 @@ impl DynamicTopic {
     /// none. Replaces the one set before, for every topic of this name of the participant.
     pub fn set_listener(&self, f: impl Fn(StatusKind) + Send + Sync + 'static) {
         self.participant.set_topic_listener(&self.name, Arc::new(f));
+    }
+
+    /// Removes the listener of the topics of this name of the participant.
+    pub fn remove_listener(&self) {
+        self.participant.remove_topic_listener(&self.name);
     }
 
     /// The filter expression `expression` with `parameters` over this topic's type.
@@ -983,8 +1004,12 @@ impl Group {
         mask: StatusMask,
         f: impl Fn(Guid, StatusKind) + Send + Sync + 'static,
     ) {
-        runtime::listener_installed();
         let mut core = participant.inner.shared.lock();
+        if mask == StatusMask::NONE {
+            core.group_listeners.remove(&self.id);
+            return;
+        }
+        runtime::listener_installed();
         core.group_listeners.insert(self.id, (mask, Arc::new(f)));
     }
 }
@@ -1063,7 +1088,7 @@ impl Publisher {
     /// Calls `f` (from a participant thread, without locks held) with the writer and the
     /// status, for the statuses in `mask` of this publisher's writers that have no status
     /// listener of their own (DCPS's fallback from an entity to its parent). Replaces the
-    /// listener set before.
+    /// listener set before; an empty mask removes it.
     pub fn set_listener(
         &self,
         mask: StatusMask,

@@ -317,6 +317,14 @@ struct Notifications {
 /// Listeners run on the receive threads, as they always did.
 static LISTENERS_IN_PROCESS: AtomicBool = AtomicBool::new(false);
 
+/// Whether a thread of this process that waits for data may receive it itself (from the
+/// shared-memory inboxes it spins on): true until a listener is installed anywhere in the
+/// process ([`LISTENERS_IN_PROCESS`]). For diagnosis: a binding that sets "no listener"
+/// on every entity it creates must not install one.
+pub fn waiting_threads_receive() -> bool {
+    !LISTENERS_IN_PROCESS.load(Ordering::Relaxed)
+}
+
 /// Notes that a listener was installed ([`LISTENERS_IN_PROCESS`]).
 pub(crate) fn listener_installed() {
     LISTENERS_IN_PROCESS.store(true, Ordering::Relaxed);
