@@ -953,13 +953,16 @@ impl DynamicWriter {
             self.inner.track(kind, key, &change.payload);
         }
         // A history with no reliable reader to wait for lets the change go within the
-        // write, while this function still held its buffer: kept for the next sample now
-        // (it is only if nothing else holds it), or every such write would allocate.
-        self.inner
-            .spare
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .keep(change.payload);
+        // write, while this function still held its buffer: kept for the next sample now,
+        // or every such write would allocate. (Mostly the history holds it: no lock then.)
+        let mut payload = change.payload;
+        if Arc::get_mut(&mut payload).is_some() {
+            self.inner
+                .spare
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .keep(payload);
+        }
         Ok(())
     }
 
