@@ -173,7 +173,12 @@ int main(int argc, char **argv) {
     CHECK(s.size == strlen((const char *)s.data));
     CHECK(s.info.view_state == FERRODDS_NOT_NEW_VIEW_STATE);
     OK(ferrodds_return_loan(reader, &s, 1));
-    /* The first sample may have come before the listener was set. */
+    /* The first sample may have come before the listener was set; the listener runs on a
+       FerroDDS thread, possibly after the take that this thread's wait allowed (bounded:
+       5 s). */
+    for (int i = 0; i < 250 && __atomic_load_n(&data_available, __ATOMIC_SEQ_CST) < 2; i++) {
+        nanosleep(&(struct timespec){0, 20000000}, NULL);
+    }
     CHECK(__atomic_load_n(&data_available, __ATOMIC_SEQ_CST) >= 2);
     CHECK(__atomic_load_n(&heard_entity, __ATOMIC_SEQ_CST) == reader);
 
