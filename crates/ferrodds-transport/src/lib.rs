@@ -40,11 +40,14 @@
 //! TCP and batching of sends (`sendmmsg`, GSO) are not here yet. It is
 //! written for Unix and tested on Linux.
 //!
-//! It holds no `unsafe` code: `socket2` sets the socket options, `nix` lists interfaces
+//! It holds one `unsafe` block: `socket2` sets the socket options, `nix` lists interfaces
 //! and receives into `&mut [u8]`, and iceoryx2 maps the shared segments, all behind safe
-//! interfaces.
+//! interfaces; but iceoryx2 hands out an uninitialized slice of a segment as initialized
+//! only through `assume_init`, and a datagram in several parts is copied into one that
+//! way (the safe alternative, a zeroed slice, costs a `memset` of every datagram: 11 MB
+//! samples went a quarter slower). The lint denies `unsafe` everywhere else.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod config;
 pub mod hub;
