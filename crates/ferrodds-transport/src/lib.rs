@@ -40,11 +40,11 @@
 //! TCP and batching of sends (`sendmmsg`, GSO) are not here yet. It is
 //! written for Unix and tested on Linux.
 //!
-//! It holds one `unsafe` block: `socket2` sets the socket options, `nix` lists interfaces
-//! and receives into `&mut [u8]`, and iceoryx2 maps the shared segments, all behind safe
-//! interfaces; but iceoryx2 hands out an uninitialized slice of a segment as initialized
-//! only through `assume_init`, and a datagram in several parts is copied into one that
-//! way (the safe alternative, a zeroed slice, costs a `memset` of every datagram: 11 MB
+//! It holds `unsafe` in one place: `socket2` sets the socket options, `nix` lists
+//! interfaces and receives into `&mut [u8]`, and iceoryx2 maps the shared segments, all
+//! behind safe interfaces; but iceoryx2 hands out an uninitialized slice of a segment as
+//! initialized only through `assume_init`, and a datagram in several parts is copied into
+//! one that way (the safe alternative, a zeroed slice, costs a `memset` of every datagram: 11 MB
 //! samples went a quarter slower). The lint denies `unsafe` everywhere else.
 
 #![deny(unsafe_code)]

@@ -526,11 +526,19 @@ impl Transport for SharedMemoryTransport {
                 *sample.user_header_mut() = self.port;
                 let mut at = 0;
                 for part in parts {
-                    // (`write_copy_of_slice` once the MSRV is 1.93; this loop compiles
-                    // to the same `memcpy`.)
                     let place = &mut sample.payload_mut()[at..at + part.len()];
-                    for (byte, value) in place.iter_mut().zip(part.iter()) {
-                        byte.write(*value);
+                    // SAFETY: both are `part.len()` bytes, and a `&mut` and a `&` slice
+                    // alive at once do not overlap. (`write_copy_of_slice` does this
+                    // without `unsafe` from Rust 1.93, above the MSRV; a loop over the
+                    // bytes does not become a `memcpy`, and took 18% of a publisher of
+                    // 11 MB samples.)
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            part.as_ptr(),
+                            place.as_mut_ptr().cast::<u8>(),
+                            part.len(),
+                        );
                     }
                     at += part.len();
                 }
