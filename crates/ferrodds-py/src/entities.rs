@@ -11,7 +11,7 @@ use ferrodds::{
     Selection,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::error::dds;
 use crate::exit::DropReleased;
@@ -379,7 +379,8 @@ impl Writer {
 
     /// Writes the sample the JSON text `json` describes (the JSON path: the application
     /// hands over text, FerroDDS parses it into the topic's type).
-    fn write_json(&self, py: Python<'_>, json: &str) -> PyResult<()> {
+    fn write_json(&self, py: Python<'_>, json: &Bound<'_, PyString>) -> PyResult<()> {
+        let json = crate::text::utf8(json)?;
         let ty = &self.support.get().ty;
         // One release of the GIL for both: the text may be long, the write may block.
         crate::exit::released(py, || {

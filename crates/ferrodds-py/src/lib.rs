@@ -12,6 +12,7 @@ mod exit;
 mod heap;
 mod qos;
 mod sample_info;
+mod text;
 mod types;
 
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use ferrodds::dynamic::{self, DynamicType, DynamicValue};
 use ferrodds::ferrodds_cdr::{Endianness, XcdrVersion};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 
 use crate::types::Node;
 
@@ -110,8 +111,12 @@ impl TypeSupport {
     }
 
     /// The sample that the JSON text `text` describes.
-    fn parse_json<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-        let value = DynamicValue::from_json_text(&self.ty, text)
+    fn parse_json<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'_, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let value = DynamicValue::from_json_text(&self.ty, text::utf8(text)?)
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
         self.object_of(py, &value)
     }

@@ -7,6 +7,8 @@ import multiprocessing
 import time
 from dataclasses import dataclass
 
+import pytest
+
 from ferrodds import idl
 from ferrodds.core import Policy, Qos
 from ferrodds.domain import DomainParticipant
@@ -65,3 +67,16 @@ def test_a_forked_child_reaches_its_parent():
     child.join(15)
     assert got == [0, 1, 2]
     assert child.exitcode == 0
+
+
+def test_json_text_written_is_taken():
+    # The JSON path (benches/python): `write_json` reads the text where Python keeps it.
+    dp = DomainParticipant(DOMAIN)
+    topic = Topic(dp, "inprocess_json", Note)
+    reader = DataReader(dp, topic, qos=QOS)
+    writer = DataWriter(dp, topic, qos=QOS)
+    for n in range(3):
+        writer._native.write_json(f'{{"n": {n}}}')
+    assert _take_three(reader) == [0, 1, 2]
+    with pytest.raises(UnicodeEncodeError):
+        writer._native.write_json('{"n": "\ud800"}')

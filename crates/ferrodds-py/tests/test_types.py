@@ -43,6 +43,20 @@ def test_round_trip_json():
     assert type(s).from_json(s.to_json()) == s
 
 
+def test_json_text_beyond_ascii():
+    # The text is read where Python keeps its UTF-8 form (src/text.rs): text outside ASCII
+    # comes through whole, and a str no UTF-8 can hold is Python's own error.
+    P = F["Plain"]
+    s = P(7, 2.5, "grüße, 世界 🚗")
+    text = s.to_json()
+    assert P.from_json(text) == s
+    assert P.from_json(text.replace("\\u00fc", "ü")) == s
+    with pytest.raises(UnicodeEncodeError):
+        P.from_json(text[:-1] + "\ud800}")
+    with pytest.raises(TypeError):
+        P.from_json(text.encode())
+
+
 def test_errors_say_where():
     s = F["everything"](1)
     s.points = [F["Point"](1, "two")]
