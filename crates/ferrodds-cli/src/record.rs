@@ -42,8 +42,9 @@
 //! **Replay** reads the summary first (a file the recorder did not finish is an error, named
 //! with the file), creates a writer per topic with the recorded type and QoS, waits briefly
 //! for readers, and writes each message's bytes unchanged
-//! ([`ferrodds::DynamicWriter::write_serialized`]) at the recorded pace (`log_time`), scaled
-//! by `--rate`.
+//! ([`ferrodds::DynamicWriter::write_serialized_slice`]: copied into a buffer the writer's
+//! history let go, so that a replay allocates nothing per sample) at the recorded pace
+//! (`log_time`), scaled by `--rate`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -1118,7 +1119,7 @@ pub(crate) fn replay(args: &ReplayArgs) -> Result<(), String> {
                 .map_or(player.qos.representation, |h| h.id.version());
             let writer = player.writer(&participant, version)?;
             let written = match change {
-                Change::Sample => writer.write_serialized(data.to_vec(), timestamp),
+                Change::Sample => writer.write_serialized_slice(data, timestamp),
                 Change::Dispose => writer.dispose_serialized(data.to_vec(), timestamp),
                 Change::Unregister => writer.unregister_serialized(data.to_vec(), timestamp),
             };
