@@ -18,7 +18,31 @@ use crate::sample::{selection, FERRODDS_NOT_READ_SAMPLE_STATE};
 /// A wait set: its participant, and what is attached with the value its wait hands back.
 pub(crate) struct WaitSetState {
     participant: (ferrodds_entity_t, DomainParticipant),
-    attached: Mutex<Vec<Attached>>,
+    attached: Mutex<Arc<Attachments>>,
+}
+
+/// What is attached, and the wait set of it: made again on each attach and detach, so
+/// that a wait (a program's every round trip) takes a reference to it rather than
+/// building a wait set of clones.
+struct Attachments {
+    attached: Vec<Attached>,
+    set: WaitSet,
+}
+
+impl Attachments {
+    fn new(participant: &DomainParticipant, attached: Vec<Attached>) -> Arc<Self> {
+        let mut set = WaitSet::new(participant);
+        for a in &attached {
+            set.attach(a.condition.clone());
+        }
+        Arc::new(Attachments { attached, set })
+    }
+}
+
+impl WaitSetState {
+    fn attachments(&self) -> std::sync::MutexGuard<'_, Arc<Attachments>> {
+        self.attached.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 #[derive(Clone)]
@@ -127,8 +151,8 @@ pub extern "C" fn ferrodds_create_waitset(participant: ferrodds_entity_t) -> fer
             e => return Err(wrong_kind(participant, e, "participant")),
         };
         let state = WaitSetState {
+            attached: Mutex::new(Attachments::new(&p, Vec::new())),
             participant: (participant, p),
-            attached: Mutex::new(Vec::new()),
         };
         register(Entity::WaitSet(Arc::new(state)), participant)
     })
@@ -173,18 +197,20 @@ pub extern "C" fn ferrodds_waitset_attach(
                 ),
             ));
         }
-        let mut attached = ws.attached.lock().unwrap_or_else(|p| p.into_inner());
-        if attached.iter().any(|a| a.entity == entity) {
+        let mut current = ws.attachments();
+        if current.attached.iter().any(|a| a.entity == entity) {
             return Err(Fail::new(
                 FERRODDS_RETCODE_PRECONDITION_NOT_MET,
                 format!("entity {entity} is attached already"),
             ));
         }
+        let mut attached = current.attached.clone();
         attached.push(Attached {
             entity,
             condition,
             arg,
         });
+        *current = Attachments::new(&ws.participant.1, attached);
         Ok(FERRODDS_RETCODE_OK)
     })
 }
@@ -197,15 +223,16 @@ pub extern "C" fn ferrodds_waitset_detach(
 ) -> ferrodds_return_t {
     call("ferrodds_waitset_detach", || {
         let ws = self::waitset(waitset)?;
-        let mut attached = ws.attached.lock().unwrap_or_else(|p| p.into_inner());
-        let before = attached.len();
+        let mut current = ws.attachments();
+        let mut attached = current.attached.clone();
         attached.retain(|a| a.entity != entity);
-        if attached.len() == before {
+        if attached.len() == current.attached.len() {
             return Err(Fail::new(
                 FERRODDS_RETCODE_PRECONDITION_NOT_MET,
                 format!("entity {entity} is not attached"),
             ));
         }
+        *current = Attachments::new(&ws.participant.1, attached);
         Ok(FERRODDS_RETCODE_OK)
     })
 }
@@ -227,20 +254,13 @@ pub unsafe extern "C" fn ferrodds_waitset_wait(
         // SAFETY: the caller's promise.
         let args = unsafe { ptr::out_slice(args, nargs, "args") }?;
         let ws = self::waitset(waitset)?;
-        let attached: Vec<Attached> = ws
-            .attached
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
-        if attached.is_empty() {
+        // What is attached when the wait starts (an attach during it does not end it).
+        let current = Arc::clone(&ws.attachments());
+        if current.attached.is_empty() {
             return Err(Fail::new(
                 FERRODDS_RETCODE_PRECONDITION_NOT_MET,
                 "nothing is attached: the wait would never end",
             ));
-        }
-        let mut set = WaitSet::new(&ws.participant.1);
-        for a in &attached {
-            set.attach(a.condition.clone());
         }
         let timeout = u64::try_from(timeout_ns)
             .ok()
@@ -249,10 +269,10 @@ pub unsafe extern "C" fn ferrodds_waitset_wait(
                 Duration::from_secs(u64::from(u32::MAX)),
                 Duration::from_nanos,
             );
-        match set.wait(timeout) {
+        match current.set.wait(timeout) {
             Ok(triggered) => {
                 for (slot, &i) in args.iter_mut().zip(&triggered) {
-                    *slot = attached[i].arg;
+                    *slot = current.attached[i].arg;
                 }
                 Ok(i32::try_from(triggered.len()).unwrap_or(i32::MAX))
             }
