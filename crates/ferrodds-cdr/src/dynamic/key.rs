@@ -22,11 +22,29 @@ fn struct_keyed(s: &StructType) -> bool {
     s.members.iter().any(|m| m.key) || s.base.as_deref().is_some_and(struct_keyed)
 }
 
-/// The key members of a keyed struct's own members, in member-id order (the holder's).
-fn own_keys(s: &StructType) -> Vec<&super::Member> {
-    let mut keys: Vec<&super::Member> = s.members.iter().filter(|m| m.key).collect();
-    keys.sort_by_key(|m| m.id);
-    keys
+/// The key members of a keyed struct's own members, in member-id order (the holder's; of
+/// equal ids, in declaration order), found without a list: the key hash of every sample a runtime type's
+/// writer writes walks them, and a type has few keys.
+fn own_keys_by_id(s: &StructType) -> impl Iterator<Item = &super::Member> {
+    let mut last: Option<(u32, usize)> = None;
+    std::iter::from_fn(move || {
+        let (place, next) = s
+            .members
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| m.key && last.is_none_or(|l| (m.id, *i) > l))
+            .min_by_key(|(i, m)| (m.id, *i))?;
+        last = Some((next.id, place));
+        Some(next)
+    })
+}
+
+/// The members that make a struct's key holder: its own keys by member id, or every
+/// member of a struct without keys.
+fn holder_members_of(s: &StructType, keyed: bool) -> impl Iterator<Item = &super::Member> {
+    let mut keys = own_keys_by_id(s);
+    let mut all = s.members.iter();
+    std::iter::from_fn(move || if keyed { keys.next() } else { all.next() })
 }
 
 /// The index of a struct's own member among all its members (the base's come first).
@@ -77,12 +95,7 @@ fn holder_members(
         }
     }
     let index = |m: &super::Member| s.members.iter().position(|x| std::ptr::eq(x, m));
-    let members: Vec<&super::Member> = if keyed {
-        own_keys(s)
-    } else {
-        s.members.iter().collect()
-    };
-    for m in members {
+    for m in holder_members_of(s, keyed) {
         let v = index(m)
             .and_then(|i| own_values.get(i))
             .ok_or_else(|| mismatch(s))?;
@@ -183,12 +196,7 @@ fn struct_key_max_end(s: &StructType, offset: usize, max_align: usize) -> Option
             end = struct_key_max_end(base, end, max_align)?;
         }
     }
-    let members: Vec<&super::Member> = if keyed {
-        own_keys(s)
-    } else {
-        s.members.iter().collect()
-    };
-    for m in members {
+    for m in holder_members_of(s, keyed) {
         if m.optional {
             return None;
         }
@@ -341,4 +349,33 @@ pub fn deserialize_key_sample(
     let headerless_form = ty.is_keyed() && ty.extensibility() == Extensibility::Appendable;
     crate::sample::read_key_sample(payload, headerless_form, |d| decode_key_sample(ty, d))
         .map_err(|e| e.in_member(ty.name().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dynamic::{Extensibility, Member};
+
+    #[test]
+    fn keys_come_in_member_id_order_and_equal_ids_in_declaration_order() {
+        let s = StructType {
+            name: "Keys".into(),
+            extensibility: Extensibility::Mutable,
+            base: None,
+            members: vec![
+                Member::new("a", 5, DynamicType::Int32).key(),
+                Member::new("b", 1, DynamicType::Int32).key(),
+                Member::new("c", 2, DynamicType::Int32),
+                Member::new("d", 5, DynamicType::Int32).key(),
+                Member::new("e", 3, DynamicType::Int32).key(),
+            ],
+        };
+        let names = |keyed| {
+            holder_members_of(&s, keyed)
+                .map(|m| m.name.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(true), ["b", "e", "a", "d"]);
+        assert_eq!(names(false), ["a", "b", "c", "d", "e"]);
+    }
 }
