@@ -45,7 +45,9 @@
 //! behind safe interfaces; but iceoryx2 hands out an uninitialized slice of a segment as
 //! initialized only through `assume_init`, and a datagram in several parts is copied into
 //! one that way (the safe alternative, a zeroed slice, costs a `memset` of every datagram: 11 MB
-//! samples went a quarter slower). The lint denies `unsafe` everywhere else.
+//! samples went a quarter slower). Large datagrams are copied there with SSE2's streaming
+//! stores (an 11 MB sample's datagrams: about 7% more samples a second, alternated), which
+//! only `core::arch` offers. The lint denies `unsafe` everywhere else.
 
 #![deny(unsafe_code)]
 

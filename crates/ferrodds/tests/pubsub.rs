@@ -723,7 +723,10 @@ fn over_shared_memory_a_reader_that_falls_behind_gets_everything_once_in_order_o
     let frame = |seq: u32| Frame {
         camera: 1,
         seq,
-        pixels: vec![ferrodds_cdr::Octet(seq as u8); 256 * 1024],
+        // Bytes that differ along the frame: a piece copied to the wrong place shows.
+        pixels: (0..256 * 1024u32)
+            .map(|i| ferrodds_cdr::Octet((i.wrapping_mul(31) ^ (i >> 8) ^ seq) as u8))
+            .collect(),
     };
     let (a, b) = (shm_participant(36), shm_participant(36));
     const N: u32 = 40;
