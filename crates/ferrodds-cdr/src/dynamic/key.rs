@@ -25,7 +25,7 @@ fn struct_keyed(s: &StructType) -> bool {
 /// The key members of a keyed struct's own members, in member-id order (the holder's; of
 /// equal ids, in declaration order), found without a list: the key hash of every sample a runtime type's
 /// writer writes walks them, and a type has few keys.
-fn own_keys_by_id(s: &StructType) -> impl Iterator<Item = &super::Member> {
+fn own_keys_by_id(s: &StructType) -> impl Iterator<Item = (usize, &super::Member)> {
     let mut last: Option<(u32, usize)> = None;
     std::iter::from_fn(move || {
         let (place, next) = s
@@ -35,15 +35,15 @@ fn own_keys_by_id(s: &StructType) -> impl Iterator<Item = &super::Member> {
             .filter(|(i, m)| m.key && last.is_none_or(|l| (m.id, *i) > l))
             .min_by_key(|(i, m)| (m.id, *i))?;
         last = Some((next.id, place));
-        Some(next)
+        Some((place, next))
     })
 }
 
-/// The members that make a struct's key holder: its own keys by member id, or every
-/// member of a struct without keys.
-fn holder_members_of(s: &StructType, keyed: bool) -> impl Iterator<Item = &super::Member> {
+/// The members that make a struct's key holder, with their places among its own members:
+/// its own keys by member id, or every member of a struct without keys.
+fn holder_members_of(s: &StructType, keyed: bool) -> impl Iterator<Item = (usize, &super::Member)> {
     let mut keys = own_keys_by_id(s);
-    let mut all = s.members.iter();
+    let mut all = s.members.iter().enumerate();
     std::iter::from_fn(move || if keyed { keys.next() } else { all.next() })
 }
 
@@ -94,11 +94,8 @@ fn holder_members(
             holder_members(base, base_values, e)?;
         }
     }
-    let index = |m: &super::Member| s.members.iter().position(|x| std::ptr::eq(x, m));
-    for m in holder_members_of(s, keyed) {
-        let v = index(m)
-            .and_then(|i| own_values.get(i))
-            .ok_or_else(|| mismatch(s))?;
+    for (i, m) in holder_members_of(s, keyed) {
+        let v = own_values.get(i).ok_or_else(|| mismatch(s))?;
         let r = if m.optional {
             member::encode_optional_with(v.as_ref(), m.id, m.must_understand, e, |v, e| {
                 encode_key_holder(&m.ty, v, e)
@@ -196,7 +193,7 @@ fn struct_key_max_end(s: &StructType, offset: usize, max_align: usize) -> Option
             end = struct_key_max_end(base, end, max_align)?;
         }
     }
-    for m in holder_members_of(s, keyed) {
+    for (_, m) in holder_members_of(s, keyed) {
         if m.optional {
             return None;
         }
@@ -372,7 +369,10 @@ mod tests {
         };
         let names = |keyed| {
             holder_members_of(&s, keyed)
-                .map(|m| m.name.as_str())
+                .map(|(i, m)| {
+                    assert!(std::ptr::eq(m, &s.members[i]), "{} at its place", m.name);
+                    m.name.as_str()
+                })
                 .collect::<Vec<_>>()
         };
         assert_eq!(names(true), ["b", "e", "a", "d"]);
