@@ -102,8 +102,9 @@ fn start_reader(side: Side, ns: &Netns, domain: &str, load: Load) -> Proc {
                 &count,
                 "--size",
                 &size,
+                // Within DELIVERY: when delivery fails, its "done" line says how far it got.
                 "--timeout-s",
-                "150",
+                "110",
             ],
         ),
         // TRANSIENT_LOCAL: see `lossy_delivery`.
@@ -177,6 +178,13 @@ fn start_writer(side: Side, ns: &Netns, domain: &str, load: Load, durable: bool)
                 &size,
                 "--wait-match",
                 "60",
+                // A Cyclone writer whose history passes its high-water mark blocks until
+                // its readers acknowledge nearly all of it, and its HEARTBEATs back off to
+                // seconds apart meanwhile; at 30 % loss that took longer than the default
+                // 30 s once (a write failed with a timeout). The test's own bound is
+                // DELIVERY.
+                "--max-blocking-time",
+                "100",
                 "--ack-timeout",
                 "120",
                 "--require-acks",
