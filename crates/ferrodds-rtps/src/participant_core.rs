@@ -423,7 +423,7 @@ impl ParticipantCore {
         if self.dcps.has_publishers() {
             let next = SequenceNumber(writer.last_sequence_number().0 + 1);
             if let Some(coherence) = self.dcps.mark(id, next) {
-                change.coherence = Some(coherence);
+                change.coherence = Some(Box::new(coherence));
             }
         }
         let sn = writer.write(now, change)?;
@@ -466,7 +466,7 @@ impl ParticipantCore {
                     timestamp: None,
                     payload: std::sync::Arc::new(Vec::new()),
                     reduced_payload: None,
-                    coherence: Some(coherence),
+                    coherence: Some(Box::new(coherence)),
                 },
             )?;
             sent.push(id);

@@ -1489,10 +1489,12 @@ fn history_relayed_for_a_writer_is_taken_in_once() {
         let key = ferrodds_cdr::key_hash(&tick, XcdrVersion::Xcdr2).unwrap();
         let change = Change {
             coherence: None,
-            original: Some(ferrodds_rtps::original_writer::OriginalWriterInfo {
-                writer: original,
-                sequence_number: ferrodds_rtps::wire::SequenceNumber(sn),
-            }),
+            original: Some(Box::new(
+                ferrodds_rtps::original_writer::OriginalWriterInfo {
+                    writer: original,
+                    sequence_number: ferrodds_rtps::wire::SequenceNumber(sn),
+                },
+            )),
             kind: ChangeKind::Alive,
             key_hash: Some(key.0),
             timestamp: None,

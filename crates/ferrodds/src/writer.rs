@@ -76,7 +76,9 @@ struct WriterInner {
     /// The instances written and not unregistered (keyed topics), by key hash, with their
     /// key-only samples: what deleting the writer unregisters, and with autodispose
     /// disposes (WRITER_DATA_LIFECYCLE).
-    registered: Mutex<HashMap<[u8; 16], Vec<u8>>>,
+    /// foldhash rather than SipHash: looked up at every write (see `by_instance` in
+    /// ferrodds_rtps's writer).
+    registered: Mutex<HashMap<[u8; 16], Vec<u8>, foldhash::fast::RandomState>>,
     /// A writer created disabled: its announcement, made by [`DynamicWriter::enable`].
     unannounced: Mutex<Option<LocalEndpoint>>,
     /// WRITER_DATA_LIFECYCLE's autodispose_unregistered_instances, which `set_qos` may
@@ -616,7 +618,7 @@ impl DynamicWriter {
                 last_size: AtomicUsize::new(0),
                 plain: AtomicBool::new(false),
                 spare: Mutex::new(PayloadPool::new()),
-                registered: Mutex::new(HashMap::new()),
+                registered: Mutex::new(HashMap::default()),
                 unannounced: Mutex::new(unannounced),
                 ty: support.ty.clone(),
                 keyed,
@@ -903,7 +905,7 @@ impl DynamicWriter {
             };
         let change = Change {
             coherence: None,
-            original,
+            original: original.map(Box::new),
             kind,
             key_hash,
             timestamp: Some(rtps_time(timestamp)),
