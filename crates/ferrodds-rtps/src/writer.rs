@@ -186,8 +186,8 @@ pub struct Change {
     /// Its place in a coherent set or its publisher's order (PRESENTATION); an end marker
     /// ([`Coherence::end`]) has an empty payload.
     /// (Boxed, as `original` is: both are rare, and a change is moved into the history and
-    /// out of it again whole. Inline they made it 150 bytes, and those moves a tenth of a
-    /// 64-byte publisher's time.)
+    /// out of it again whole. Inline they made it about 150 bytes, and those moves 8 % of
+    /// a 64-byte publisher's time.)
     pub coherence: Option<Box<Coherence>>,
     /// The writer it was written by, when this writer relays it (a durability service).
     pub original: Option<Box<OriginalWriterInfo>>,
@@ -396,8 +396,9 @@ pub struct Writer {
     /// KEEP_LAST: the sequence numbers in `history` of each instance (by key hash), oldest
     /// first, so that replacing an instance's oldest change does not scan the history.
     /// Hashed with foldhash, not SipHash: looked up at every write and every forgotten
-    /// change (SipHash was 3 % of a 64-byte publisher), and seeded per process, so that
-    /// key hashes a relay takes from the network cannot be chosen to collide.
+    /// change (SipHash was 3 % of a 64-byte publisher). Its keys are our own writes' but
+    /// for a durability service's relay; foldhash seeds each map at random, so colliding
+    /// keys cannot be made in advance (it claims no more than that against HashDoS).
     by_instance: HashMap<Option<[u8; 16]>, VecDeque<i64>, foldhash::fast::RandomState>,
     /// Payload bytes written since a piggy-backed HEARTBEAT last asked for an ACKNACK.
     bytes_since_ack_request: usize,
