@@ -731,7 +731,7 @@ pub fn participant_datagram(data: &[u8]) {
                 kind: ChangeKind::Alive,
                 key_hash: Some([7; 16]),
                 timestamp: None,
-                payload: Arc::from(payload),
+                payload: payload.into(),
                 reduced_payload: None,
             };
             let _ = core.write(now, LOCAL_WRITER_ID, change);

@@ -101,7 +101,7 @@ impl Bench {
                     kind: ChangeKind::Alive,
                     key_hash: Some(key_hash),
                     timestamp: Some(Time::from_nanos(1_700_000_000_000_000_000)),
-                    payload: payload.clone(),
+                    payload: payload.clone().into(),
                     reduced_payload: None,
                 }
             })

@@ -52,6 +52,7 @@ use crate::endpoint::{build, inline_qos, parse_inline_qos, ChangeKind, History};
 use crate::limits::Limits;
 use crate::liveliness::{LivelinessSchedule, ParticipantMessage, KIND_AUTOMATIC, KIND_MANUAL};
 use crate::participant::Participant;
+use crate::payload::Payload;
 use crate::qos::{
     match_qos, DataRepresentationId, Durability, EndpointQos, IncompatibleQos, QosMismatch,
     QosPolicyId, ReliabilityKind,
@@ -970,7 +971,7 @@ impl Discovery {
                 self.local_types.insert(endpoint.guid, parsed);
             }
             if self.config.type_information {
-                reduced = encode(data.clone()).ok().map(Arc::from);
+                reduced = encode(data.clone()).ok().map(Payload::from);
                 data.type_information = Some(info);
             }
         }
@@ -983,7 +984,7 @@ impl Discovery {
                         kind: ChangeKind::Alive,
                         key_hash: Some(endpoint.guid.to_bytes()),
                         timestamp: None,
-                        payload: Arc::from(payload),
+                        payload: Payload::from(payload),
                         reduced_payload: reduced,
                     };
                     // SEDP writers are KEEP_LAST: a write never blocks.
@@ -1114,7 +1115,7 @@ impl Discovery {
                 kind: ChangeKind::DisposedUnregistered,
                 key_hash: Some(guid.to_bytes()),
                 timestamp: None,
-                payload: Arc::from(payload),
+                payload: Payload::from(payload),
                 reduced_payload: None,
             };
             let _ = w.write(now, change);
@@ -1184,7 +1185,7 @@ impl Discovery {
                 kind: ChangeKind::Alive,
                 key_hash: Some(message.key_hash()),
                 timestamp: Some(Time::from_nanos(now.0)),
-                payload: Arc::from(message.to_vec()),
+                payload: Payload::from(message.to_vec()),
                 reduced_payload: None,
             };
             // KEEP_LAST: a write never blocks.
@@ -2136,7 +2137,7 @@ fn write_builtin(participant: &mut Participant, id: EntityId, now: Timestamp, pa
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: Some(Time::from_nanos(now.0)),
-            payload: Arc::from(payload),
+            payload: Payload::from(payload),
             reduced_payload: None,
         };
         let _ = w.write(now, change);

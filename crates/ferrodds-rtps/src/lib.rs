@@ -46,6 +46,7 @@ pub mod original_writer;
 mod outbox;
 pub mod participant;
 pub mod participant_core;
+pub mod payload;
 pub mod payload_pool;
 pub mod reader;
 pub mod receiver;

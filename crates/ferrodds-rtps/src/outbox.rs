@@ -13,9 +13,9 @@
 //! starts with its own INFO_TS. Messages an endpoint builds never carry INFO_SRC or
 //! INFO_REPLY, which would also carry over.
 
+use crate::payload::Payload;
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::Arc;
 
 use crate::transmit::{Spliced, Transmit};
 use crate::wire::{
@@ -93,7 +93,7 @@ impl Outbox {
         destination: Option<GuidPrefix>,
         submessages: &[Submessage<'_>],
         locators: &[Locator],
-        splice: Option<(&Arc<Vec<u8>>, Range<usize>)>,
+        splice: Option<(&Payload, Range<usize>)>,
     ) -> Result<(), EmitError> {
         let info_dst = destination
             .map(|guid_prefix| Submessage::InfoDestination(InfoDestination { guid_prefix }));
@@ -135,7 +135,7 @@ impl Outbox {
                         if let Some(offset) = offset {
                             last.spliced.push(Spliced {
                                 at: at + offset,
-                                buffer: Arc::clone(buffer),
+                                buffer: Payload::clone(buffer),
                                 range: range.clone(),
                             });
                         }

@@ -464,7 +464,7 @@ impl ParticipantCore {
                     kind: crate::ChangeKind::Alive,
                     key_hash: None,
                     timestamp: None,
-                    payload: std::sync::Arc::new(Vec::new()),
+                    payload: crate::payload::Payload::default(),
                     reduced_payload: None,
                     coherence: Some(Box::new(coherence)),
                 },

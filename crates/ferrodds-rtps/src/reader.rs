@@ -23,6 +23,7 @@ use std::time::Duration;
 use crate::coherence::Coherence;
 use crate::endpoint::{build, ChangeKind};
 use crate::original_writer::OriginalWriterInfo;
+use crate::payload::ReceivedPayload;
 use crate::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
@@ -106,7 +107,7 @@ pub struct ReceivedChange {
     /// The source timestamp, when sent.
     pub timestamp: Option<Time>,
     /// The serialized sample or key, encapsulation included.
-    pub payload: Vec<u8>,
+    pub payload: ReceivedPayload,
     /// Where the datagram that carried (or completed) the change came from, as the driver
     /// said ([`Locator::INVALID`] when it did not know).
     pub origin: Locator,
@@ -346,14 +347,14 @@ impl Reader {
 
     /// A copy of a received sample's bytes, in a buffer taken back from the application
     /// when there is one.
-    fn received_payload(&mut self, bytes: &[u8]) -> Vec<u8> {
-        match self.spare.take() {
+    fn received_payload(&mut self, bytes: &[u8]) -> ReceivedPayload {
+        ReceivedPayload::Owned(match self.spare.take() {
             Some(mut buffer) => {
                 buffer.extend_from_slice(bytes);
                 buffer
             }
             None => bytes.to_vec(),
-        }
+        })
     }
 
     /// A reader with GUID `guid`.
@@ -684,7 +685,7 @@ impl Reader {
             };
             self.held.release(&done);
             // Every fragment came, so all are in order in the one buffer.
-            let payload = done.fragments.contiguous;
+            let payload = done.fragments.contiguous.into();
             let change = ReceivedChange {
                 writer,
                 sequence_number: frag.writer_sn,

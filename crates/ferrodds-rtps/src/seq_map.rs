@@ -146,7 +146,6 @@ mod tests {
     use super::*;
     use crate::endpoint::ChangeKind;
     use crate::writer::Change;
-    use std::sync::Arc;
 
     fn change(n: u8) -> Change {
         Change {
@@ -155,7 +154,7 @@ mod tests {
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
-            payload: Arc::new(vec![n]),
+            payload: vec![n].into(),
             reduced_payload: None,
         }
     }

@@ -1,9 +1,9 @@
 //! What the protocol asks the driver to send.
 
+use crate::payload::Payload;
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Range;
-use std::sync::Arc;
 
 use crate::wire::Locator;
 
@@ -30,7 +30,7 @@ pub struct Spliced {
     /// Where in [`Transmit::payload`] they go (before the byte now at that offset).
     pub at: usize,
     /// The buffer they lie in (a writer history's serialized sample).
-    pub buffer: Arc<Vec<u8>>,
+    pub buffer: Payload,
     /// Which of its bytes.
     pub range: Range<usize>,
 }
@@ -150,17 +150,18 @@ impl Spare {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn spliced_bytes_go_in_at_their_offsets() {
-        let sample = Arc::new(b"0123456789".to_vec());
+        let sample = Payload::from(b"0123456789".to_vec());
         let t = Transmit {
             destinations: Vec::new(),
             payload: b"HEADtailEND".to_vec(),
             spliced: vec![
                 Spliced {
                     at: 4,
-                    buffer: Arc::clone(&sample),
+                    buffer: sample.clone(),
                     range: 0..3,
                 },
                 Spliced {
@@ -186,10 +187,13 @@ mod tests {
         t.payload.extend_from_slice(b"message");
         t.spliced.push(Spliced {
             at: 0,
-            buffer: Arc::new(vec![1, 2, 3]),
+            buffer: Payload::Heap(Arc::new(vec![1, 2, 3])),
             range: 0..3,
         });
-        let (payload, buffer) = (t.payload.as_ptr(), Arc::clone(&t.spliced[0].buffer));
+        let Payload::Heap(buffer) = &t.spliced[0].buffer else {
+            unreachable!()
+        };
+        let (payload, buffer) = (t.payload.as_ptr(), Arc::clone(buffer));
         t.recycle();
         assert_eq!(Arc::strong_count(&buffer), 1, "the spliced sample let go");
         let again = Transmit::reuse(&to[..0], 10);

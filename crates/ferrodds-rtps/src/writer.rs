@@ -15,6 +15,7 @@ use crate::coherence::Coherence;
 use crate::endpoint::{inline_qos, parse_inline_qos, ChangeKind, History, ANY_READER};
 use crate::original_writer::OriginalWriterInfo;
 use crate::outbox::Outbox;
+use crate::payload::Payload;
 use crate::payload_pool::{PayloadPool, MAX_KEPT_BYTES, WRITER_KEPT_MAX_BYTES};
 use crate::seq_map::SeqMap;
 use crate::time::{earliest, Timestamp};
@@ -109,7 +110,7 @@ impl Reducer {
     /// Gives `change` its reduced form, if it has none and one can be made.
     fn reduce(&self, change: &mut Change) {
         if change.reduced_payload.is_none() && !change.payload.is_empty() {
-            change.reduced_payload = (self.0)(change.kind, &change.payload).map(Arc::new);
+            change.reduced_payload = (self.0)(change.kind, &change.payload).map(Payload::from);
         }
     }
 }
@@ -177,12 +178,13 @@ pub struct Change {
     /// The source timestamp.
     pub timestamp: Option<Time>,
     /// The serialized sample (or key, for dispose/unregister), encapsulation included.
-    /// An `Arc` of the `Vec` it was serialized into: handing it over copies nothing.
-    pub payload: Arc<Vec<u8>>,
+    /// An `Arc` of the `Vec` it was serialized into, or a chunk of the writer's sample
+    /// channel: handing it over copies nothing.
+    pub payload: Payload,
     /// A reduced form of the payload for the readers that cannot take the full one
     /// ([`RemoteReader::reduced`]): discovery gives SEDP announcements without
     /// PID_TYPE_INFORMATION to Cyclone DDS 0.10 readers. `None`: everyone gets `payload`.
-    pub reduced_payload: Option<Arc<Vec<u8>>>,
+    pub reduced_payload: Option<Payload>,
     /// Its place in a coherent set or its publisher's order (PRESENTATION); an end marker
     /// ([`Coherence::end`]) has an empty payload.
     /// (Boxed, as `original` is: both are rare, and a change is moved into the history and
@@ -916,7 +918,7 @@ impl Writer {
         destination: Option<GuidPrefix>,
         submessages: &[Submessage<'_>],
         locators: &[Locator],
-        splice: Option<(&Arc<Vec<u8>>, std::ops::Range<usize>)>,
+        splice: Option<(&Payload, std::ops::Range<usize>)>,
     ) {
         // INVARIANT: the callers' size limits keep every message emittable, so an error
         // here cannot happen; the message would only be lost (and repaired) if it did.
@@ -1042,7 +1044,9 @@ impl Writer {
             if self.retired.limit() < room {
                 self.retired.set_limit(room);
             }
-            self.retired.keep(change.payload);
+            if let Payload::Heap(buffer) = change.payload {
+                self.retired.keep(buffer);
+            }
         }
         if let Some(seqs) = self.by_instance.get_mut(&change.key_hash) {
             // Changes mostly leave oldest first: the search ends at once.
@@ -1470,13 +1474,13 @@ mod tests {
 
     #[test]
     fn payloads_the_history_lets_go_are_handed_back_unshared_for_reuse() {
-        let change = |payload| Change {
+        let change = |payload: Arc<Vec<u8>>| Change {
             original: None,
             coherence: None,
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
-            payload,
+            payload: payload.into(),
             reduced_payload: None,
         };
         let keep_last_1 = |recycle_payloads| WriterConfig {
@@ -1547,7 +1551,7 @@ mod tests {
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0]),
+            payload: Payload::from(vec![0, 1, 0, 0]),
             reduced_payload: None,
         };
         assert_eq!(inline_qos_of(change), None);
@@ -1561,7 +1565,7 @@ mod tests {
             kind: ChangeKind::Alive,
             key_hash: Some([7; 16]),
             timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0]),
+            payload: Payload::from(vec![0, 1, 0, 0]),
             reduced_payload: None,
         };
         assert_eq!(
@@ -1574,7 +1578,7 @@ mod tests {
             kind: ChangeKind::Disposed,
             key_hash: Some([7; 16]),
             timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0]),
+            payload: Payload::from(vec![0, 1, 0, 0]),
             reduced_payload: None,
         };
         assert_eq!(
@@ -1628,7 +1632,7 @@ mod tests {
             kind: ChangeKind::Disposed,
             key_hash: Some([7; 16]),
             timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0, 5, 0, 0, 0]),
+            payload: Payload::from(vec![0, 1, 0, 0, 5, 0, 0, 0]),
             reduced_payload: None,
         };
         w.write(Timestamp::ZERO, dispose).unwrap();
@@ -1657,8 +1661,8 @@ mod tests {
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0, 1, 2, 3, 4]),
-            reduced_payload: Some(Arc::from(vec![0, 1, 0, 0])),
+            payload: Payload::from(vec![0, 1, 0, 0, 1, 2, 3, 4]),
+            reduced_payload: Some(Payload::from(vec![0, 1, 0, 0])),
         };
         w.write(Timestamp::ZERO, change).unwrap();
         let payloads = data_payloads_by_port(&mut w);
@@ -1760,7 +1764,7 @@ mod tests {
             kind: ChangeKind::Alive,
             key_hash: None,
             timestamp: None,
-            payload: Arc::from(vec![0, 1, 0, 0, i, i, i, i]),
+            payload: Payload::from(vec![0, 1, 0, 0, i, i, i, i]),
             reduced_payload: None,
         }
     }
@@ -1933,7 +1937,7 @@ mod tests {
         let fragment = w.config.fragment_size;
         // 4 MiB: 256 fragments, of which the first burst sends MAX_FRAGMENT_BURST's worth.
         let change = Change {
-            payload: Arc::from(vec![7u8; 256 * fragment]),
+            payload: Payload::from(vec![7u8; 256 * fragment]),
             ..small_change(0)
         };
         w.write(Timestamp::ZERO, change).unwrap();
@@ -1975,7 +1979,7 @@ mod tests {
         });
         let fragment = w.config.fragment_size;
         let change = Change {
-            payload: Arc::from(vec![7u8; 4 * fragment]),
+            payload: Payload::from(vec![7u8; 4 * fragment]),
             ..small_change(0)
         };
         w.write(Timestamp::ZERO, change).unwrap();
@@ -2012,7 +2016,7 @@ mod tests {
         while w.poll_transmit().is_some() {}
         let sample: Vec<u8> = (0..size).map(|i| (i * 7 + i / 251) as u8).collect();
         let change = Change {
-            payload: Arc::new(sample),
+            payload: Payload::from(sample),
             ..small_change(0)
         };
         w.write(Timestamp::ZERO, change).unwrap();

@@ -130,7 +130,7 @@ fn endpoints_match_and_data_flows_through_loss() {
                     kind: ChangeKind::Alive,
                     key_hash: None,
                     timestamp: None,
-                    payload: payload.clone(),
+                    payload: payload.clone().into(),
                     reduced_payload: None,
                 },
             )

@@ -36,7 +36,7 @@ fn alive(payload: Arc<Vec<u8>>) -> Change {
         kind: ChangeKind::Alive,
         key_hash: None,
         timestamp: None,
-        payload,
+        payload: payload.into(),
         reduced_payload: None,
     }
 }
@@ -121,7 +121,7 @@ fn connect_filtered(
 
 fn drain(net: &mut Network, got: &mut Vec<(i64, Vec<u8>)>) {
     while let Some(c) = net.nodes[1].rtps.reader(READER_ID).unwrap().poll_change() {
-        got.push((c.sequence_number.0, c.payload));
+        got.push((c.sequence_number.0, c.payload.into_vec()));
     }
 }
 

@@ -47,7 +47,7 @@ use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
 pub const KIND_SHARED_MEMORY: i32 = 0x4644_0002;
 
 /// iceoryx2's inter-process services whose ports may be shared between threads.
-type Ipc = ipc_threadsafe::Service;
+pub(crate) type Ipc = ipc_threadsafe::Service;
 
 /// How many participants of the host may send to one inbox at once.
 const MAX_SENDERS: usize = 128;
@@ -107,7 +107,7 @@ pub enum SharedMemoryError {
     },
 }
 
-fn iceoryx<E: std::error::Error + Send + Sync + 'static>(
+pub(crate) fn iceoryx<E: std::error::Error + Send + Sync + 'static>(
     step: &'static str,
 ) -> impl FnOnce(E) -> SharedMemoryError {
     move |e| SharedMemoryError::Iceoryx {
@@ -149,14 +149,14 @@ pub fn host_address() -> Result<[u8; 16], SharedMemoryError> {
 /// What the participants of a process share: its iceoryx2 node and its ways to the inboxes
 /// of the host.
 #[derive(Debug)]
-struct Host {
+pub(crate) struct Host {
     /// By the inbox's port.
     ways: Mutex<HashMap<u32, Arc<Peer>>>,
     opened: Instant,
     /// When sends last swept the ways, in ms since `opened`.
     last_sweep: AtomicU64,
     /// Last: dropped after the ways made from it.
-    node: Node<Ipc>,
+    pub(crate) node: Node<Ipc>,
 }
 
 impl Host {
@@ -171,7 +171,7 @@ impl Host {
 
 /// The process's [`Host`] while one of its transports lives (dropped with the last, which
 /// closes the ways and removes the node's files), made again in a child made by `fork`.
-fn host() -> Result<Arc<Host>, SharedMemoryError> {
+pub(crate) fn host() -> Result<Arc<Host>, SharedMemoryError> {
     static HOST: Mutex<Option<(u32, Weak<Host>)>> = Mutex::new(None);
     let mut guard = HOST.lock().unwrap_or_else(|p| p.into_inner());
     let pid = std::process::id();

@@ -23,6 +23,7 @@ use ferrodds_cdr::{serialize, Cdr, Endianness, Extensibility, XcdrVersion};
 use ferrodds_cdr::{EncapsulationHeader, RepresentationId};
 
 use crate::error::{Error, Result};
+use ferrodds_rtps::payload::ReceivedPayload;
 
 /// A buffer for one serialized sample, lent by a writer ([`crate::DynamicWriter::loan`]):
 /// the encapsulation header and `len` bytes of body to fill in place (zeroed to begin
@@ -120,14 +121,16 @@ impl<T: Plain> DerefMut for Loan<T> {
 /// (no copy, no decode).
 #[derive(Debug, Clone)]
 pub struct Loaned<T> {
-    payload: Vec<u8>,
+    /// Where it arrived: the reader's buffer, or the writer's chunk in shared memory.
+    payload: ReceivedPayload,
     _type: PhantomData<T>,
 }
 
 impl<T: Plain> Loaned<T> {
     /// The sample in `payload` (encapsulation header included), if it holds a `T` in the
     /// machine's byte order.
-    pub(crate) fn new(payload: Vec<u8>) -> Result<Self> {
+    pub(crate) fn new(payload: impl Into<ReceivedPayload>) -> Result<Self> {
+        let payload = payload.into();
         let header = EncapsulationHeader::parse(&payload)
             .map_err(|e| Error::Decode(e.in_member(T::TYPE_NAME)))?;
         let body = &payload[EncapsulationHeader::LEN..];

@@ -21,6 +21,7 @@ use ferrodds_rtps::dcps::{
 };
 use ferrodds_rtps::discovery::ContentFilterProperty;
 use ferrodds_rtps::discovery_engine::EndpointKind;
+use ferrodds_rtps::payload::ReceivedPayload;
 use ferrodds_rtps::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use ferrodds_rtps::wire::{EntityId, Guid};
 use ferrodds_rtps::{LocalEndpoint, Reader, ReaderStats, Timestamp};
@@ -77,7 +78,11 @@ impl<T> Sample<T> {
 
 /// A decoded sample's bytes are done with: reused for a later sample (a large reassembly
 /// buffer by any reader of the process). The bytes given to the reader's own pool.
-fn release_payload(spare: &mut ReceivePool, payload: Vec<u8>) -> usize {
+/// A chunk of a writer's sample channel is let go (back to the writer's pool).
+fn release_payload(spare: &mut ReceivePool, payload: impl Into<ReceivedPayload>) -> usize {
+    let ReceivedPayload::Owned(payload) = payload.into() else {
+        return 0;
+    };
     let bytes = payload.capacity();
     if bytes >= ferrodds_rtps::buffer_pool::MIN_POOLED {
         ferrodds_rtps::buffer_pool::recycle(payload);
@@ -85,6 +90,14 @@ fn release_payload(spare: &mut ReceivePool, payload: Vec<u8>) -> usize {
     } else {
         spare.keep(payload);
         bytes
+    }
+}
+
+/// The bytes a payload holds of the process's heap (none for a chunk of a sample channel).
+fn owned_capacity(payload: &ReceivedPayload) -> usize {
+    match payload {
+        ReceivedPayload::Owned(v) => v.capacity(),
+        ReceivedPayload::Shared(_) => 0,
     }
 }
 
@@ -218,9 +231,10 @@ impl<T: Cdr> DataReader<T> {
     {
         crate::loan::check_plain::<T>(XcdrVersion::Xcdr2)?;
         self.untyped
-            .take_serialized(max)
+            .collect(max, true, Selection::ANY)
             .into_iter()
-            .map(|s| {
+            .map(|t| {
+                let s = Sample::new(t.payload, t.info);
                 let data = s.data.map(Loaned::new).transpose()?;
                 Ok(Sample {
                     data,
@@ -897,7 +911,7 @@ impl DynamicReader {
             s.value().map(|v| query.matches(v))
         })
         .into_iter()
-        .map(|t| Sample::new(t.payload, t.info))
+        .map(|t| Sample::new(t.payload.into_vec(), t.info))
         .collect()
     }
 
@@ -912,7 +926,7 @@ impl DynamicReader {
             s.value().map(|v| query.matches(v))
         })
         .into_iter()
-        .map(|t| Sample::new(t.payload, t.info))
+        .map(|t| Sample::new(t.payload.into_vec(), t.info))
         .collect()
     }
 
@@ -1014,7 +1028,7 @@ impl DynamicReader {
         spare.follow_demand(
             taken
                 .iter()
-                .map(|t| t.payload.capacity())
+                .map(|t| owned_capacity(&t.payload))
                 .filter(|&c| c < ferrodds_rtps::buffer_pool::MIN_POOLED)
                 .sum(),
         );
@@ -1030,11 +1044,14 @@ impl DynamicReader {
                 }
                 continue;
             }
-            let payload = Bytes::from(t.payload);
+            let payload = match t.payload {
+                ReceivedPayload::Owned(v) => Bytes::from(v),
+                ReceivedPayload::Shared(b) => b,
+            };
             match ferrodds_cdr::dynamic::deserialize_shared(&self.ty, &payload) {
                 Ok(value) => out.push((Sample::new(value, t.info), Some(payload))),
                 Err(_) => undecodable.push(Taken {
-                    payload: Vec::new(),
+                    payload: ReceivedPayload::default(),
                     ..t
                 }),
             }
@@ -1065,7 +1082,7 @@ impl DynamicReader {
     ) -> Vec<Sample<Vec<u8>>> {
         self.collect(max, true, selection)
             .into_iter()
-            .map(|t| Sample::new(t.payload, t.info))
+            .map(|t| Sample::new(t.payload.into_vec(), t.info))
             .collect()
     }
 
@@ -1079,7 +1096,7 @@ impl DynamicReader {
     ) -> Vec<Sample<Vec<u8>>> {
         self.collect_next(max, true, previous, selection)
             .into_iter()
-            .map(|t| Sample::new(t.payload, t.info))
+            .map(|t| Sample::new(t.payload.into_vec(), t.info))
             .collect()
     }
 
@@ -1092,7 +1109,7 @@ impl DynamicReader {
     ) -> Vec<Sample<Vec<u8>>> {
         self.collect_next(max, false, previous, selection)
             .into_iter()
-            .map(|t| Sample::new(t.payload, t.info))
+            .map(|t| Sample::new(t.payload.into_vec(), t.info))
             .collect()
     }
 
@@ -1105,7 +1122,7 @@ impl DynamicReader {
     ) -> Vec<Sample<Vec<u8>>> {
         self.collect(max, false, selection)
             .into_iter()
-            .map(|t| Sample::new(t.payload, t.info))
+            .map(|t| Sample::new(t.payload.into_vec(), t.info))
             .collect()
     }
 

@@ -1259,7 +1259,7 @@ mod tests {
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,
-                payload: Arc::from(vec![0u8, 1, 0, 0, 1, 2, 3, 4]),
+                payload: vec![0u8, 1, 0, 0, 1, 2, 3, 4].into(),
                 reduced_payload: None,
             };
             w.write(now, change).unwrap();

@@ -24,6 +24,7 @@ use ferrodds_rtps::{
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus, LivelinessLostStatus};
 use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
+use ferrodds_rtps::payload::Payload;
 use ferrodds_rtps::payload_pool::PayloadPool;
 
 use crate::error::{Error, Result};
@@ -194,7 +195,7 @@ impl WriterInner {
                 kind,
                 key_hash: Some(key),
                 timestamp,
-                payload: Arc::new(key_sample),
+                payload: Payload::from(key_sample),
                 reduced_payload: None,
             };
             // A KEEP_ALL history full of unacknowledged samples takes no more: those
@@ -881,7 +882,7 @@ impl DynamicWriter {
         kind: ChangeKind,
         key_hash: Option<[u8; 16]>,
         timestamp: SystemTime,
-        payload: impl Into<Arc<Vec<u8>>>,
+        payload: impl Into<Payload>,
     ) -> Result<()> {
         self.submit_from(kind, key_hash, timestamp, payload, None)
     }
@@ -892,7 +893,7 @@ impl DynamicWriter {
         kind: ChangeKind,
         key_hash: Option<[u8; 16]>,
         timestamp: SystemTime,
-        payload: impl Into<Arc<Vec<u8>>>,
+        payload: impl Into<Payload>,
         original: Option<OriginalWriterInfo>,
     ) -> Result<()> {
         let shared = &self.inner.participant.inner.shared;
@@ -957,8 +958,10 @@ impl DynamicWriter {
         // A history with no reliable reader to wait for lets the change go within the
         // write, while this function still held its buffer: kept for the next sample now,
         // or every such write would allocate. (Mostly the history holds it: no lock then.)
-        let mut payload = change.payload;
-        if Arc::get_mut(&mut payload).is_some() {
+        if let Payload::Heap(mut payload) = change.payload {
+            if Arc::get_mut(&mut payload).is_none() {
+                return Ok(());
+            }
             self.inner
                 .spare
                 .lock()

@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use super::sample::{InstanceHandle, InstanceState, SampleInfo, SampleState, Selection, ViewState};
 use crate::endpoint::ChangeKind;
 use crate::limits::Limits;
+use crate::payload::ReceivedPayload;
 use crate::qos::{EndpointQos, History, LENGTH_UNLIMITED};
 use crate::seq_map::SeqMap;
 use crate::time::Timestamp;
@@ -18,7 +19,7 @@ use crate::wire::Guid;
 /// A sample as stored: its bytes and what the reader knows of it.
 #[derive(Debug, Clone)]
 pub(crate) struct Stored {
-    pub(crate) payload: Vec<u8>,
+    pub(crate) payload: ReceivedPayload,
     /// True when `payload` is a key-only sample (dispose, unregister).
     pub(crate) key_only: bool,
     pub(crate) valid_data: bool,
@@ -61,7 +62,7 @@ struct Instance {
     samples: VecDeque<Stored>,
     /// The first payload received for the instance (and whether it is key-only): its key,
     /// for the invalid-data sample that reports a state change once every sample was taken.
-    key_payload: (Vec<u8>, bool),
+    key_payload: (ReceivedPayload, bool),
     /// The key in `ReaderCache::order` of each sample, in the same order as `samples`.
     arrival_ids: VecDeque<u64>,
     /// The other key hashes it is known by in `ReaderCache::by_hash`.
@@ -150,7 +151,7 @@ pub struct SampleRejectedStatus {
 pub struct Taken {
     /// The serialized sample, encapsulation included; for a dispose or unregister its key
     /// (or the key the instance was first seen with, when the writer sent only a key hash).
-    pub payload: Vec<u8>,
+    pub payload: ReceivedPayload,
     /// True when `payload` is a key-only sample.
     pub key_only: bool,
     /// What the reader knows of it.
@@ -972,7 +973,7 @@ mod tests {
 
     fn stored(writer: Guid, seq: i64, valid: bool) -> Stored {
         Stored {
-            payload: vec![seq as u8],
+            payload: vec![seq as u8].into(),
             key_only: !valid,
             valid_data: valid,
             read: false,
@@ -1409,13 +1410,13 @@ mod tests {
         assert_eq!(c.instance_by_hash(InstanceHandle([3; 16])), None);
         // Fast DDS's dispose: no payload, the instance named by its hash.
         let mut dispose = stored(writer(1), 2, false);
-        dispose.payload.clear();
+        dispose.payload = ReceivedPayload::default();
         c.insert(a, ChangeKind::DisposedUnregistered, dispose, &[]);
         let taken = c.collect(NOW, usize::MAX, true, Selection::ANY);
         assert_eq!(taken.len(), 2);
         // It carries the key the instance was first seen with (sample 1's payload).
         assert_eq!(
-            (taken[1].payload.as_slice(), taken[1].key_only),
+            (&taken[1].payload[..], taken[1].key_only),
             (&[1u8][..], false)
         );
         assert_eq!(

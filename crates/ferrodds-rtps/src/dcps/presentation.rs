@@ -320,7 +320,7 @@ mod tests {
                 kind: ChangeKind::Alive,
                 key_hash: None,
                 timestamp: None,
-                payload: vec![sn as u8],
+                payload: vec![sn as u8].into(),
                 origin: Locator::INVALID,
                 coherence: coherence.map(Box::new),
             },
