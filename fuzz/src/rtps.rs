@@ -638,6 +638,7 @@ pub fn participant_datagram(data: &[u8]) {
         other_locators: Vec::new(),
         fast_dds_xcdr1: false,
         shared_endpoints: None,
+        channel_host: None,
     };
     let mut core =
         ParticipantCore::new(now, Participant::with_limits(LOCAL, limits.clone()), config);
@@ -691,6 +692,7 @@ pub fn participant_datagram(data: &[u8]) {
                 dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                 reduced: false,
                 filter: None,
+                sample_channel: false,
             },
         );
     }

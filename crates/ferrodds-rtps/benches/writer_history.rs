@@ -83,6 +83,7 @@ impl Bench {
                 dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                 reduced: false,
                 filter: None,
+                sample_channel: false,
             };
             writer.match_reader(Timestamp::ZERO, reader);
         }

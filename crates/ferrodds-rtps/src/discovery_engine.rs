@@ -236,6 +236,11 @@ pub struct DiscoveryConfig {
     /// Where the remote endpoints this participant learns are held once for its process
     /// (`None`: it holds its own copies).
     pub shared_endpoints: Option<Arc<SharedEndpoints>>,
+    /// This host's address when its FerroDDS readers take samples from the sample
+    /// channels of writers of the host (shared memory is on): announced with each local
+    /// reader, and compared with what remote readers announce to tell which of them a
+    /// local writer may send references to its channel.
+    pub channel_host: Option<[u8; 16]>,
 }
 
 /// What discovery refused, counted (see the module documentation).
@@ -1062,6 +1067,7 @@ impl Discovery {
                     dispose_key: DisposeKey::KeyOnlySample,
                     reduced: false,
                     filter: reader_filter(w.ty.as_ref(), r.content_filter.as_ref(), true),
+                    sample_channel: false,
                 },
             );
         }
@@ -1475,6 +1481,7 @@ impl Discovery {
             dispose_key: DisposeKey::KeyOnlySample,
             reduced: false,
             filter: None,
+            sample_channel: false,
         };
         let writer = |id| RemoteWriter {
             guid: g(id),
@@ -1827,6 +1834,8 @@ impl Discovery {
                                 r.data.content_filter.as_ref(),
                                 r.data.vendor_id == Some(VendorId::FERRODDS),
                             ),
+                            sample_channel: self.config.channel_host.is_some()
+                                && r.data.reads_channels == self.config.channel_host,
                         },
                     );
                 }
@@ -1957,6 +1966,9 @@ impl Discovery {
         data.participant_guid = self.config.own.guid;
         data.unicast_locators = self.config.own.default_unicast_locators.clone();
         data.content_filter = e.content_filter.clone();
+        if e.kind == EndpointKind::Reader {
+            data.reads_channels = self.config.channel_host;
+        }
         data
     }
 
@@ -1975,7 +1987,13 @@ impl Discovery {
         }
         self.spdp_sequence += 1;
         let key = self.config.own.guid.to_bytes();
-        let qos_bytes = inline_qos(Some(key), ChangeKind::DisposedUnregistered, None, None);
+        let qos_bytes = inline_qos(
+            Some(key),
+            ChangeKind::DisposedUnregistered,
+            None,
+            None,
+            None,
+        );
         let payload = participant_key_payload(self.config.own.guid);
         let data = Data {
             extra_flags: 0,
@@ -2045,6 +2063,7 @@ impl Discovery {
         let qos_bytes = inline_qos(
             Some(self.config.own.guid.to_bytes()),
             ChangeKind::Alive,
+            None,
             None,
             None,
         );

@@ -3,6 +3,7 @@
 
 use crate::coherence::Coherence;
 use crate::original_writer::OriginalWriterInfo;
+use crate::payload::{pid_in_channel, ChannelRef};
 use crate::transmit::Transmit;
 use crate::wire::Endianness as WireEndianness;
 use crate::wire::{
@@ -95,14 +96,21 @@ impl InlineQos {
 }
 
 /// Inline QoS for a change: the key hash (keyed topics only — peers get confused by one on
-/// keyless topics), the status info (when not alive) and its coherence (PRESENTATION).
+/// keyless topics), the status info (when not alive), its coherence (PRESENTATION), the
+/// writer it relays, and where in the writer's sample channel its sample lies (sent to
+/// FerroDDS readers of the host only).
 pub(crate) fn inline_qos(
     key_hash: Option<[u8; 16]>,
     kind: ChangeKind,
     coherence: Option<&Coherence>,
     original: Option<&OriginalWriterInfo>,
+    channel: Option<ChannelRef>,
 ) -> Option<InlineQos> {
-    if key_hash.is_none() && kind == ChangeKind::Alive && coherence.is_none() && original.is_none()
+    if key_hash.is_none()
+        && kind == ChangeKind::Alive
+        && coherence.is_none()
+        && original.is_none()
+        && channel.is_none()
     {
         return None;
     }
@@ -122,6 +130,9 @@ pub(crate) fn inline_qos(
     }
     if let Some(o) = original {
         q.put(pid::ORIGINAL_WRITER_INFO, &o.value());
+    }
+    if let Some(c) = channel {
+        q.put(pid_in_channel(), &c.to_bytes());
     }
     q.put(pid::SENTINEL, &[]);
     Some(q)
@@ -173,7 +184,7 @@ mod tests {
                 ChangeKind::Unregistered,
                 ChangeKind::DisposedUnregistered,
             ] {
-                let ours = inline_qos(key, kind, None, None);
+                let ours = inline_qos(key, kind, None, None, None);
                 if key.is_none() && kind == ChangeKind::Alive {
                     assert!(ours.is_none());
                     continue;

@@ -12,22 +12,93 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::wire::parameter_list::PID_VENDOR_SPECIFIC_FLAG;
+use crate::wire::Guid;
+
+/// The vendor-specific inline QoS parameter (read only from FerroDDS) of a DATA whose
+/// sample lies in the writer's sample channel instead of in the DATA: the chunk's number
+/// in the channel (8 octets) and the sample's length (4 octets), little-endian.
+pub const fn pid_in_channel() -> u16 {
+    PID_VENDOR_SPECIFIC_FLAG | 0x0102
+}
+
+/// The vendor-specific SEDP parameter (read only from FerroDDS) of a reader that takes
+/// samples from the sample channels of writers on its host: the host's address (16
+/// octets, the shared-memory transport's), so that a writer on another host sends it
+/// the bytes.
+pub const fn pid_reads_channels() -> u16 {
+    PID_VENDOR_SPECIFIC_FLAG | 0x0103
+}
+
+/// Where a DATA says its sample lies: chunk `chunk` of the writer's sample channel, `len`
+/// bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChannelRef {
+    /// The chunk's number in the channel.
+    pub chunk: u64,
+    /// The sample's length.
+    pub len: u32,
+}
+
+impl ChannelRef {
+    /// The parameter's value.
+    pub fn to_bytes(self) -> [u8; 12] {
+        let mut b = [0u8; 12];
+        b[..8].copy_from_slice(&self.chunk.to_le_bytes());
+        b[8..].copy_from_slice(&self.len.to_le_bytes());
+        b
+    }
+
+    /// Reads the parameter's value; `None` when it is not 12 octets.
+    pub fn from_bytes(value: &[u8]) -> Option<ChannelRef> {
+        let b: &[u8; 12] = value.try_into().ok()?;
+        let (chunk, len) = b.split_at(8);
+        Some(ChannelRef {
+            chunk: u64::from_le_bytes(chunk.try_into().ok()?),
+            len: u32::from_le_bytes(len.try_into().ok()?),
+        })
+    }
+}
+
+/// Opens writers' sample channels for a reader (the driver's, over shared memory).
+pub trait ChannelOpener: Send + Sync + std::fmt::Debug {
+    /// A subscription to the channel of writer `writer`; `None` when it has none here.
+    fn open(&self, writer: Guid) -> Option<Box<dyn ChunkSource>>;
+}
+
+/// A reader's subscription to one writer's sample channel.
+pub trait ChunkSource: Send + std::fmt::Debug {
+    /// The chunk numbered `chunk`, if it came (earlier ones are let go on the way).
+    fn take(&mut self, chunk: u64) -> Option<Bytes>;
+}
+
 /// A change's serialized sample (encapsulation header included) in a writer's history.
 #[derive(Debug, Clone)]
 pub enum Payload {
     /// Serialized into the process's memory: the `Vec` it was written into, recycled for
     /// the writer's next samples once the history and the datagrams let go of it.
     Heap(Arc<Vec<u8>>),
-    /// Lent by someone else: a chunk of the writer's sample channel (the application
-    /// filled it in place). Readers that can reach the channel are sent a reference to it
-    /// instead of the bytes (`Data::channel`); everyone else gets the bytes.
-    Shared(Bytes),
+    /// A chunk of the writer's sample channel, numbered `chunk` there (the application
+    /// filled it in place). Readers that take from the channel are sent a reference to it
+    /// ([`pid_in_channel`]) instead of the bytes; everyone else gets the bytes.
+    Shared {
+        /// The chunk, held for as long as the history holds the change.
+        bytes: Bytes,
+        /// Its number in the channel.
+        chunk: u64,
+    },
 }
 
 impl Payload {
-    /// Whether it lies in a buffer the core did not make (a sample channel's chunk).
-    pub fn is_shared(&self) -> bool {
-        matches!(self, Payload::Shared(_))
+    /// Where it lies in the writer's sample channel, if it does.
+    pub fn channel_ref(&self) -> Option<ChannelRef> {
+        match self {
+            Payload::Heap(_) => None,
+            Payload::Shared { bytes, chunk } => Some(ChannelRef {
+                chunk: *chunk,
+                len: u32::try_from(bytes.len()).ok()?,
+            }),
+        }
     }
 }
 
@@ -51,7 +122,7 @@ impl Deref for Payload {
     fn deref(&self) -> &[u8] {
         match self {
             Payload::Heap(v) => v,
-            Payload::Shared(b) => b,
+            Payload::Shared { bytes, .. } => bytes,
         }
     }
 }

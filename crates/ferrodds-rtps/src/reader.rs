@@ -23,7 +23,7 @@ use std::time::Duration;
 use crate::coherence::Coherence;
 use crate::endpoint::{build, ChangeKind};
 use crate::original_writer::OriginalWriterInfo;
-use crate::payload::ReceivedPayload;
+use crate::payload::{pid_in_channel, ChannelOpener, ChannelRef, ChunkSource, ReceivedPayload};
 use crate::payload_pool::{ReceivePool, RECEIVE_KEPT_BYTES};
 use crate::time::{earliest, Timestamp};
 use crate::transmit::Transmit;
@@ -32,6 +32,8 @@ use crate::wire::{
     Guid, GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber,
     SequenceNumberSet, Time, VendorId, MAX_SET_BITS,
 };
+use bytes::Bytes;
+use std::sync::Arc;
 
 /// How a reader behaves.
 #[derive(Debug, Clone)]
@@ -64,6 +66,9 @@ pub struct ReaderConfig {
     /// the match. Not for discovery's, whose view of a lost participant is gone with it
     /// and must be told everything again.
     pub resume_rematched: bool,
+    /// Opens the sample channels of writers that send references to them (a driver with
+    /// shared memory); `None`: such DATAs are taken as lost (and repaired with the bytes).
+    pub channels: Option<Arc<dyn ChannelOpener>>,
 }
 
 impl Default for ReaderConfig {
@@ -78,6 +83,7 @@ impl Default for ReaderConfig {
             nack_delay: Duration::from_millis(1),
             stateless: false,
             resume_rematched: false,
+            channels: None,
         }
     }
 }
@@ -145,6 +151,10 @@ pub struct ReaderStats {
     pub acknacks: u64,
     /// NACK_FRAGs sent.
     pub nack_frags: u64,
+    /// DATAs whose sample was to be in the writer's sample channel and was not (the
+    /// reader subscribed late, its queue was full, or it cannot open the channel): taken
+    /// as lost, and repaired with the bytes.
+    pub channel_missed: u64,
 }
 
 impl ReaderStats {
@@ -158,6 +168,7 @@ impl ReaderStats {
         add(&mut self.unknown_writer, other.unknown_writer);
         add(&mut self.bad_fragments, other.bad_fragments);
         add(&mut self.oversized, other.oversized);
+        add(&mut self.channel_missed, other.channel_missed);
         add(&mut self.reassembly_full, other.reassembly_full);
         add(&mut self.out_of_order_dropped, other.out_of_order_dropped);
         add(&mut self.acknacks, other.acknacks);
@@ -285,7 +296,23 @@ struct WriterProxy {
     /// Matched again after an unmatch, `next_expected` taken from what the reader
     /// remembered ([`Reader::resume_points`]), and no HEARTBEAT seen since.
     resumed: bool,
+    /// The writer's sample channel, once a DATA referred to it.
+    channel: ChannelState,
 }
+
+/// A writer proxy's subscription to the writer's sample channel.
+#[derive(Debug, Default)]
+enum ChannelState {
+    /// No DATA referred to it yet.
+    #[default]
+    Closed,
+    Open(Box<dyn ChunkSource>),
+    /// It could not be opened; tried again from this time on.
+    Unavailable(Timestamp),
+}
+
+/// How long a reader waits before it tries again to open a sample channel it could not.
+const CHANNEL_RETRY: Duration = Duration::from_secs(1);
 
 /// How many unmatched writers a reader remembers where it stood with.
 const RESUME_POINTS: usize = 256;
@@ -355,6 +382,52 @@ impl Reader {
             }
             None => bytes.to_vec(),
         })
+    }
+
+    /// The sample of change `seq` of `writer` from the writer's sample channel, where it
+    /// lies (`at`); `None` when it is not there (counted: the change stays missing, and the
+    /// writer repairs it with the bytes), or the change is no news.
+    fn take_from_channel(
+        &mut self,
+        now: Timestamp,
+        writer: Guid,
+        seq: i64,
+        at: ChannelRef,
+    ) -> Option<Bytes> {
+        if self.config.stateless {
+            // Takes from no channel (discovery's readers): no such DATA is meant for it.
+            self.stats.channel_missed += 1;
+            return None;
+        }
+        let i = self.writers.iter().position(|w| w.remote.guid == writer)?;
+        if self.is_settled(i, seq) {
+            // Nothing is taken from the channel for a duplicate (the accept that follows
+            // counts it).
+            return Some(Bytes::new());
+        }
+        let opener = self.config.channels.clone();
+        let proxy = &mut self.writers[i];
+        if let ChannelState::Closed = proxy.channel {
+            proxy.channel = ChannelState::Unavailable(now);
+        }
+        if let ChannelState::Unavailable(since) = proxy.channel {
+            if now >= since {
+                proxy.channel = match opener.and_then(|o| o.open(writer)) {
+                    Some(source) => ChannelState::Open(source),
+                    None => ChannelState::Unavailable(now.after(CHANNEL_RETRY)),
+                };
+            }
+        }
+        let got = match &mut proxy.channel {
+            ChannelState::Open(source) => source.take(at.chunk),
+            _ => None,
+        };
+        // A chunk of another length is not the one announced: the DATA is not trusted.
+        let got = got.filter(|b| b.len() as u64 == u64::from(at.len));
+        if got.is_none() {
+            self.stats.channel_missed += 1;
+        }
+        got
     }
 
     /// A reader with GUID `guid`.
@@ -468,6 +541,7 @@ impl Reader {
             repairing: false,
             heard: now,
             asserted: now,
+            channel: ChannelState::Closed,
         });
         if reliable {
             let i = self.writers.len() - 1;
@@ -525,13 +599,18 @@ impl Reader {
         data: &Data<'_>,
     ) {
         let writer = Guid::new(source, data.writer_id);
+        // A DATA of a FerroDDS writer of this host may say its sample lies in the writer's
+        // sample channel instead of carrying it.
+        let channel = (matches!(data.payload, DataPayload::None) && vendor == VendorId::FERRODDS)
+            .then(|| channel_ref(data.inline_qos.as_ref()))
+            .flatten();
         let (kind, key_hash, more) = read_inline_qos(
             data.inline_qos.as_ref(),
-            !matches!(data.payload, DataPayload::Data(_)),
+            channel.is_none() && !matches!(data.payload, DataPayload::Data(_)),
         );
         // The list is walked again only when it holds more than a key hash and a status
         // (a coherent set, a relayed change), or for a DATA without payload (an end marker).
-        let no_payload = matches!(data.payload, DataPayload::None);
+        let no_payload = matches!(data.payload, DataPayload::None) && channel.is_none();
         let coherence = (more || no_payload)
             .then(|| Coherence::read(data.inline_qos.as_ref(), no_payload, vendor))
             .flatten();
@@ -547,7 +626,13 @@ impl Reader {
             kind,
             key_hash,
             timestamp,
-            payload: self.received_payload(data.payload.bytes().unwrap_or_default()),
+            payload: match channel {
+                Some(at) => match self.take_from_channel(now, writer, data.writer_sn.0, at) {
+                    Some(bytes) => ReceivedPayload::Shared(bytes),
+                    None => return,
+                },
+                None => self.received_payload(data.payload.bytes().unwrap_or_default()),
+            },
             origin,
             coherence,
             original: more
@@ -1113,6 +1198,13 @@ impl Reader {
 /// The change kind and key hash inline QoS carry, and whether it carries anything else
 /// (coherence, an original writer). Without PID_STATUS_INFO, a DATA with a key payload (K
 /// flag) is a dispose (the pre-2.3 convention some peers still follow).
+/// Where a DATA's inline QoS says its sample lies in the writer's sample channel.
+fn channel_ref(qos: Option<&crate::wire::ParameterList<'_>>) -> Option<ChannelRef> {
+    qos?.iter()
+        .find(|p| p.id == pid_in_channel())
+        .and_then(|p| ChannelRef::from_bytes(p.value))
+}
+
 fn read_inline_qos(
     qos: Option<&crate::wire::ParameterList<'_>>,
     key_only: bool,

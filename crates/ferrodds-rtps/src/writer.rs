@@ -214,6 +214,10 @@ pub struct RemoteReader {
     /// Its content filter, where the writer can evaluate it: samples it drops are not sent
     /// to this reader (a GAP says so instead).
     pub filter: Option<ReaderFilter>,
+    /// It takes samples from this writer's sample channel (a FerroDDS reader of this
+    /// host): a change whose payload lies there is sent it as a reference, not the bytes
+    /// (when first sent; repairs carry the bytes).
+    pub sample_channel: bool,
 }
 
 /// A remote reader's content filter as a writer evaluates it, and how the reader is told
@@ -305,6 +309,8 @@ impl DisposeKey {
 struct PayloadForm {
     dispose_key: DisposeKey,
     reduced: bool,
+    /// A payload in the writer's sample channel goes as a reference to it.
+    by_channel: bool,
 }
 
 impl PayloadForm {
@@ -312,6 +318,7 @@ impl PayloadForm {
         PayloadForm {
             dispose_key: reader.dispose_key,
             reduced: reader.reduced,
+            by_channel: false,
         }
     }
 }
@@ -708,6 +715,11 @@ impl Writer {
             for &j in &group {
                 self.send_filtered(&mut readers[j]);
             }
+            let form = PayloadForm {
+                // Only when every reader the datagram goes to takes from the channel.
+                by_channel: group.iter().all(|&j| readers[j].remote.sample_channel),
+                ..PayloadForm::of(&readers[i].remote)
+            };
             self.send_change(
                 seq,
                 reader_id,
@@ -715,7 +727,7 @@ impl Writer {
                 &readers[i].remote.locators,
                 None,
                 heartbeat,
-                PayloadForm::of(&readers[i].remote),
+                form,
             );
             self.sending_new = None;
             self.pace_fragments = false;
@@ -1291,7 +1303,14 @@ impl Writer {
             (Some(reduced), true) => reduced,
             _ => &change.payload,
         };
-        let payload = if change.kind == ChangeKind::Alive || full.is_empty() {
+        // A sample in the writer's sample channel, to a reader that takes it from there,
+        // goes as where it lies (whole: the reference replaces the payload, not fragments).
+        let channel = (form.by_channel && change.kind == ChangeKind::Alive && fragments.is_none())
+            .then(|| full.channel_ref())
+            .flatten();
+        let payload = if channel.is_some() {
+            None
+        } else if change.kind == ChangeKind::Alive || full.is_empty() {
             Some(std::borrow::Cow::Borrowed(&full[..]))
         } else {
             form.dispose_key.payload(full)
@@ -1309,6 +1328,7 @@ impl Writer {
             change.kind,
             change.coherence.as_deref(),
             change.original.as_deref(),
+            channel,
         );
         let qos = parse_inline_qos(&qos_bytes);
         let ts = InfoTimestamp {
@@ -1450,6 +1470,7 @@ mod tests {
             dispose_key: DisposeKey::KeyOnlySample,
             reduced: false,
             filter: None,
+            sample_channel: false,
         };
         w.match_reader(Timestamp::ZERO, reader);
         while w.poll_transmit().is_some() {}
@@ -1600,6 +1621,7 @@ mod tests {
             dispose_key,
             reduced: false,
             filter: None,
+            sample_channel: false,
         }
     }
 
@@ -1901,6 +1923,7 @@ mod tests {
                 dispose_key: DisposeKey::KeyOnlySample,
                 reduced: false,
                 filter: None,
+                sample_channel: false,
             },
         );
         assert_eq!(data_per_datagram(&mut w).concat(), [10, 11, 12, 13, 14, 15]);
@@ -2011,6 +2034,7 @@ mod tests {
             dispose_key: DisposeKey::KeyOnlySample,
             reduced: false,
             filter: None,
+            sample_channel: false,
         };
         w.match_reader(Timestamp::ZERO, reader);
         while w.poll_transmit().is_some() {}

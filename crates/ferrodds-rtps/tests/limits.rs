@@ -56,6 +56,7 @@ fn local_reaching(limits: Limits, other_locators: Vec<Locator>) -> ParticipantCo
         other_locators,
         fast_dds_xcdr1: false,
         shared_endpoints: None,
+        channel_host: None,
     };
     let mut c = ParticipantCore::new(NOW, Participant::with_limits(LOCAL, limits), config);
     c.rtps.add_writer(Writer::new(

@@ -107,6 +107,7 @@ fn connect_filtered(
             dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
             reduced: false,
             filter,
+            sample_channel: false,
         },
     );
     s.net.nodes[1].rtps.reader(READER_ID).unwrap().match_writer(
@@ -610,5 +611,163 @@ fn a_filtered_reader_is_sent_only_what_passes_under_20_percent_faults() {
                 "seed {seed}: filtered changes counted as lost"
             );
         }
+    }
+}
+
+/// A sample channel as the reader sees one: the chunks the writer sent, in order; the
+/// reader's subscription lets earlier ones go on its way to the one it wants, as
+/// iceoryx2's queue does.
+#[derive(Debug, Default)]
+struct FakeChannel {
+    queue: std::sync::Mutex<std::collections::VecDeque<(u64, bytes::Bytes)>>,
+}
+
+#[derive(Debug)]
+struct FakeOpener(Arc<FakeChannel>);
+
+#[derive(Debug)]
+struct FakeSource(Arc<FakeChannel>, Option<(u64, bytes::Bytes)>);
+
+impl ferrodds_rtps::payload::ChannelOpener for FakeOpener {
+    fn open(&self, _: Guid) -> Option<Box<dyn ferrodds_rtps::payload::ChunkSource>> {
+        Some(Box::new(FakeSource(Arc::clone(&self.0), None)))
+    }
+}
+
+impl ferrodds_rtps::payload::ChunkSource for FakeSource {
+    fn take(&mut self, chunk: u64) -> Option<bytes::Bytes> {
+        loop {
+            let (n, b) = match self.1.take() {
+                Some(early) => early,
+                None => self.0.queue.lock().unwrap().pop_front()?,
+            };
+            if n > chunk {
+                self.1 = Some((n, b));
+                return None;
+            }
+            if n == chunk {
+                return Some(b);
+            }
+        }
+    }
+}
+
+#[test]
+fn samples_in_a_writers_channel_go_by_reference_and_what_the_reader_misses_by_repair() {
+    use ferrodds_rtps::payload::Payload;
+    for seed in 0..4u64 {
+        let channel = Arc::new(FakeChannel::default());
+        let rc = ReaderConfig {
+            channels: Some(Arc::new(FakeOpener(Arc::clone(&channel)))),
+            ..ReaderConfig::default()
+        };
+        let wc = WriterConfig {
+            history: History::KeepAll,
+            ..WriterConfig::default()
+        };
+        // Loss and duplicates, in order (as shared memory delivers: a DATA that overtook
+        // the one before would make the reader let that one's chunk go).
+        let faults = Faults {
+            loss: 0.1,
+            duplication: 0.05,
+            ..Faults::NONE
+        };
+        let mut s = setup(seed, faults, wc, rc, false, false);
+        let (wl, rl) = (s.net.locator(0), s.net.locator(1));
+        let now = s.net.now;
+        let (writer, reader) = (s.writer, s.reader);
+        s.net.nodes[0].rtps.writer(WRITER_ID).unwrap().match_reader(
+            now,
+            RemoteReader {
+                guid: reader,
+                locators: vec![rl],
+                reliable: true,
+                transient_local: false,
+                dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
+                reduced: false,
+                filter: None,
+                sample_channel: true,
+            },
+        );
+        s.net.nodes[1].rtps.reader(READER_ID).unwrap().match_writer(
+            now,
+            RemoteWriter {
+                guid: writer,
+                locators: vec![wl],
+                reliable: true,
+            },
+        );
+        let count = 200u32;
+        let mut written = Vec::new();
+        // (sequence number, bytes, delivered where the chunk lies)
+        let mut got: Vec<(i64, Vec<u8>, bool)> = Vec::new();
+        let drain = |net: &mut sim::Network, got: &mut Vec<(i64, Vec<u8>, bool)>| {
+            while let Some(c) = net.nodes[1].rtps.reader(READER_ID).unwrap().poll_change() {
+                let shared = c.payload.is_shared();
+                got.push((c.sequence_number.0, c.payload.to_vec(), shared));
+            }
+        };
+        let mut i = 0u32;
+        let mut steps = 0;
+        while i < count {
+            steps += 1;
+            assert!(steps < 100_000, "seed {seed}: writer blocked for good");
+            let bytes = bytes::Bytes::from(sample(i, 64 + 4 * (i as usize % 9)).to_vec());
+            let chunk = 1000 + u64::from(i);
+            // Every seventh chunk does not reach the reader's queue (it was full).
+            if i % 7 != 3 {
+                channel
+                    .queue
+                    .lock()
+                    .unwrap()
+                    .push_back((chunk, bytes.clone()));
+            }
+            let change = Change {
+                payload: Payload::Shared {
+                    bytes: bytes.clone(),
+                    chunk,
+                },
+                ..alive(Arc::new(Vec::new()))
+            };
+            let now = s.net.now;
+            match s.net.nodes[0]
+                .rtps
+                .writer(WRITER_ID)
+                .unwrap()
+                .write(now, change)
+            {
+                Ok(_) => {
+                    written.push(bytes);
+                    i += 1;
+                }
+                Err(WriteError::HistoryFull(_)) => {}
+                Err(e) => panic!("seed {seed}: {e}"),
+            }
+            let pause = Duration::from_micros(100 + s.net.rng.below(1000));
+            s.net.advance(pause);
+            drain(&mut s.net, &mut got);
+        }
+        let finished = s.net.run_until(Duration::from_secs(120), |n| {
+            drain(n, &mut got);
+            got.len() >= count as usize
+        });
+        assert!(finished, "seed {seed}: only {} of {count}", got.len());
+        for (k, ((seq, bytes, _), sent)) in got.iter().zip(&written).enumerate() {
+            assert_eq!(*seq, k as i64 + 1, "seed {seed}: sample {k} out of order");
+            assert_eq!(&bytes[..], &sent[..], "seed {seed}: sample {k} corrupted");
+        }
+        let by_reference = got.iter().filter(|g| g.2).count();
+        let stats = s.net.nodes[1].rtps.reader(READER_ID).unwrap().stats();
+        assert!(
+            by_reference > count as usize / 2,
+            "seed {seed}: {by_reference} of {count} taken from the channel"
+        );
+        assert!(
+            stats.channel_missed >= u64::from(count / 14),
+            "seed {seed}: {} DATAs without their chunk",
+            stats.channel_missed
+        );
+        // What did not come by the channel came with its bytes: as a copy of its own.
+        assert!(got.iter().any(|g| !g.2));
     }
 }

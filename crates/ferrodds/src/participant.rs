@@ -300,6 +300,12 @@ impl ParticipantBuilder {
             .collect();
         own.default_unicast_locators
             .splice(0..0, other_locators.iter().copied());
+        // With shared memory, readers take samples from the sample channels of the host's
+        // writers; the shared-memory locator's address names the host.
+        let channel_host = other_locators
+            .iter()
+            .find(|l| l.kind == ferrodds_transport::KIND_SHARED_MEMORY)
+            .map(|l| l.address);
         let shared_now = ferrodds_rtps::Timestamp(0);
         let rtps = Participant::with_limits(prefix, self.limits);
         let node = ParticipantCore::new(
@@ -313,6 +319,7 @@ impl ParticipantBuilder {
                 other_locators,
                 fast_dds_xcdr1: config.fast_dds_xcdr1(),
                 shared_endpoints: Some(shared_endpoints()),
+                channel_host,
             },
         );
         let mut core = Core::new(node);

@@ -1236,6 +1236,7 @@ mod tests {
             other_locators: Vec::new(),
             fast_dds_xcdr1: false,
             shared_endpoints: None,
+            channel_host: None,
         };
         let mut node = ParticipantCore::new(now, Participant::new(prefix), config);
         let ids = [EntityId([0, 0, 1, 0x03]), EntityId([0, 0, 2, 0x03])];
@@ -1251,6 +1252,7 @@ mod tests {
                     dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
                     reduced: false,
                     filter: None,
+                    sample_channel: false,
                 },
             );
             let change = Change {

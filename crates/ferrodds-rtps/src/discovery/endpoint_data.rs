@@ -30,6 +30,7 @@ use super::qos_parameters;
 use super::scan::{self, FoundGuid, Handled};
 use super::value::ValueReader;
 use super::DiscoveryError;
+use crate::payload::pid_reads_channels;
 use crate::qos::EndpointQos;
 use crate::wire::parameter_list::pid;
 use crate::wire::{
@@ -95,6 +96,10 @@ pub struct EndpointData {
     /// The reader's content filter (`PID_CONTENT_FILTER_PROPERTY`, readers of a
     /// content-filtered topic only).
     pub content_filter: Option<ContentFilterProperty>,
+    /// A FerroDDS reader that takes samples from the sample channels of writers on its
+    /// host: the host's address ([`crate::payload::pid_reads_channels`], read only when the
+    /// announcement is FerroDDS's).
+    pub reads_channels: Option<[u8; 16]>,
 }
 
 impl EndpointData {
@@ -117,6 +122,7 @@ impl EndpointData {
             type_max_size_serialized: None,
             type_information: None,
             content_filter: None,
+            reads_channels: None,
         }
     }
 
@@ -133,6 +139,7 @@ impl EndpointData {
         let mut participant_guid: Option<FoundGuid> = None;
         let mut topic_name: Option<String> = None;
         let mut type_name: Option<String> = None;
+        let mut reads_channels = None;
 
         scan::scan(payload, |offset, p| {
             let e = p.endianness;
@@ -180,6 +187,11 @@ impl EndpointData {
                 }
                 // Participant-level; understood (it has the must-understand bit), not used.
                 pid::DOMAIN_TAG => return Ok(Handled::Ignored),
+                // Vendor-specific: what it means is known once the vendor is (below).
+                id if id == pid_reads_channels() && kind == EndpointKind::Reader => {
+                    reads_channels = <[u8; 16]>::try_from(p.value).ok();
+                    return Ok(Handled::Ignored);
+                }
                 id if qos_parameters::is_qos_pid(id) => {
                     qos_parameters::apply(&mut data.qos, p)
                         .map_err(|reason| scan::invalid(offset, id, reason))?;
@@ -194,6 +206,7 @@ impl EndpointData {
             return Err(found.unexpected());
         }
         data.guid = found.guid;
+        data.reads_channels = reads_channels.filter(|_| data.vendor_id == Some(VendorId::FERRODDS));
         data.participant_guid = match participant_guid {
             Some(p) if p.guid.entity_id != EntityId::PARTICIPANT => return Err(p.unexpected()),
             Some(p) => p.guid,
@@ -253,6 +266,9 @@ impl EndpointData {
         }
         if let Some(filter) = &self.content_filter {
             b.push(pid::CONTENT_FILTER_PROPERTY, &filter.to_value(e))?;
+        }
+        if let Some(host) = &self.reads_channels {
+            b.push(pid_reads_channels(), host)?;
         }
         b.finish();
         Ok(())

@@ -130,6 +130,7 @@ impl Network {
             other_locators: Vec::new(),
             fast_dds_xcdr1: false,
             shared_endpoints: None,
+            channel_host: None,
         };
         let mut node = ParticipantCore::new(self.now, Participant::new(prefix), silent);
         node.set_wall_clock(wall_at_zero());
@@ -163,6 +164,7 @@ impl Network {
                 other_locators: Vec::new(),
                 fast_dds_xcdr1: false,
                 shared_endpoints: None,
+                channel_host: None,
             };
             net.run_discovery(i, config);
         }
