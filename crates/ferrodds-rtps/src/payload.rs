@@ -68,8 +68,9 @@ pub trait ChannelOpener: Send + Sync + std::fmt::Debug {
 
 /// A reader's subscription to one writer's sample channel.
 pub trait ChunkSource: Send + std::fmt::Debug {
-    /// The chunk numbered `chunk`, if it came (earlier ones are let go on the way).
-    fn take(&mut self, chunk: u64) -> Option<Bytes>;
+    /// The chunk numbered `chunk`, if it came (earlier ones are let go on the way):
+    /// [`ReceivedPayload::Shared`] where it lies, or a copy when the reader holds too many.
+    fn take(&mut self, chunk: u64) -> Option<ReceivedPayload>;
 }
 
 /// A change's serialized sample (encapsulation header included) in a writer's history.

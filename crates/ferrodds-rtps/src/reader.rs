@@ -32,7 +32,6 @@ use crate::wire::{
     Guid, GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber,
     SequenceNumberSet, Time, VendorId, MAX_SET_BITS,
 };
-use bytes::Bytes;
 use std::sync::Arc;
 
 /// How a reader behaves.
@@ -393,7 +392,7 @@ impl Reader {
         writer: Guid,
         seq: i64,
         at: ChannelRef,
-    ) -> Option<Bytes> {
+    ) -> Option<ReceivedPayload> {
         if self.config.stateless {
             // Takes from no channel (discovery's readers): no such DATA is meant for it.
             self.stats.channel_missed += 1;
@@ -403,7 +402,7 @@ impl Reader {
         if self.is_settled(i, seq) {
             // Nothing is taken from the channel for a duplicate (the accept that follows
             // counts it).
-            return Some(Bytes::new());
+            return Some(ReceivedPayload::default());
         }
         let opener = self.config.channels.clone();
         let proxy = &mut self.writers[i];
@@ -628,7 +627,7 @@ impl Reader {
             timestamp,
             payload: match channel {
                 Some(at) => match self.take_from_channel(now, writer, data.writer_sn.0, at) {
-                    Some(bytes) => ReceivedPayload::Shared(bytes),
+                    Some(payload) => payload,
                     None => return,
                 },
                 None => self.received_payload(data.payload.bytes().unwrap_or_default()),

@@ -635,7 +635,7 @@ impl ferrodds_rtps::payload::ChannelOpener for FakeOpener {
 }
 
 impl ferrodds_rtps::payload::ChunkSource for FakeSource {
-    fn take(&mut self, chunk: u64) -> Option<bytes::Bytes> {
+    fn take(&mut self, chunk: u64) -> Option<ferrodds_rtps::payload::ReceivedPayload> {
         loop {
             let (n, b) = match self.1.take() {
                 Some(early) => early,
@@ -646,7 +646,7 @@ impl ferrodds_rtps::payload::ChunkSource for FakeSource {
                 return None;
             }
             if n == chunk {
-                return Some(b);
+                return Some(ferrodds_rtps::payload::ReceivedPayload::Shared(b));
             }
         }
     }

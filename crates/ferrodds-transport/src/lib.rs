@@ -74,7 +74,7 @@ pub use in_process::{InProcessTransport, KIND_IN_PROCESS};
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};
-pub use sample_channel::{ChannelReader, ChunkLoan, SampleChannel};
+pub use sample_channel::{ChannelReader, ChunkLoan, SampleChannel, Taken};
 pub use shared_memory::{SharedMemoryError, SharedMemoryTransport, KIND_SHARED_MEMORY};
 pub use shared_multicast::MulticastGroup;
 pub use transport::{Datagram, ReceiveChannel, SendError, Traffic, Transport, Transports};

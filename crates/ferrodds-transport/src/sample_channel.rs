@@ -44,8 +44,9 @@ pub const MAX_CHANNEL_READERS: usize = 4;
 /// history of more lends from the heap.
 pub const BORROWED: usize = 8;
 
-/// Chunks sent to a reader and not yet matched with their DATA.
-const QUEUED: usize = 4;
+/// Chunks sent to a reader and not yet matched with their DATA: as many as the writer's
+/// history may hold, which a burst of writes sends before the reader's first DATA comes.
+const QUEUED: usize = BORROWED;
 
 /// Chunks lent at once (threads of the application filling loans of one writer).
 const LOANS: usize = 4;
@@ -92,8 +93,9 @@ pub struct SampleChannel {
     keeper: Subscriber<Ipc, [u8], u64>,
     /// Chunks the writer's history holds (through the keeper).
     held: Arc<AtomicUsize>,
-    /// A send and the keeper's receive of what it sent, one thread at a time.
-    turn: Mutex<()>,
+    /// A send and the keeper's receive of what it sent, one thread at a time; the number
+    /// of the last chunk sent.
+    turn: Mutex<u64>,
     service: Channel,
     /// Last: outlives the ports above.
     _host: Arc<Host>,
@@ -125,11 +127,18 @@ impl SampleChannel {
     /// `first_len` bytes (larger loans grow the segment).
     pub fn create(writer: &[u8; 16], first_len: usize) -> Result<SampleChannel, SharedMemoryError> {
         let host = host()?;
-        let service = host
+        let builder = host
             .node
             .service_builder(&service_name(writer)?)
             .publish_subscribe::<[u8]>()
-            .user_header::<u64>()
+            .user_header::<u64>();
+        // A sample's body starts 4 bytes in (its encapsulation header): aligned for plain
+        // types of alignment up to 4, which a loan's `&mut T` needs.
+        let builder = match Alignment::new(8) {
+            Some(a) => builder.payload_alignment(a),
+            None => builder,
+        };
+        let service = builder
             .max_publishers(1)
             .max_subscribers(MAX_CHANNEL_READERS + 1)
             .max_nodes(MAX_CHANNEL_READERS + 2)
@@ -158,7 +167,7 @@ impl SampleChannel {
             publisher,
             keeper,
             held: Arc::new(AtomicUsize::new(0)),
-            turn: Mutex::new(()),
+            turn: Mutex::new(0),
             service,
             _host: host,
         })
@@ -199,17 +208,20 @@ impl SampleChannel {
         Some(ChunkLoan { sample })
     }
 
-    /// Publishes a filled loan as the change `sequence_number` to every reader subscribed,
-    /// and returns the writer's own view of it, which holds the chunk for the history.
-    pub fn send(&self, mut loan: ChunkLoan, sequence_number: u64) -> io::Result<Bytes> {
+    /// Publishes a filled loan to every reader subscribed, numbered one more than the
+    /// chunk sent before it, and returns its number and the writer's own view of it,
+    /// which holds the chunk for the history.
+    pub fn send(&self, mut loan: ChunkLoan) -> io::Result<(u64, Bytes)> {
+        let mut last = self.turn.lock().unwrap_or_else(|p| p.into_inner());
+        let sequence_number = *last + 1;
         *loan.sample.user_header_mut() = sequence_number;
-        let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
         loan.sample.send().map_err(io::Error::other)?;
+        *last = sequence_number;
         // The keeper's queue holds what this thread sent, and only that (sends take turns).
         loop {
             match self.keeper.receive().map_err(io::Error::other)? {
                 Some(sample) if *sample.user_header() == sequence_number => {
-                    return Ok(hold(sample, &self.held));
+                    return Ok((sequence_number, hold(sample, &self.held)));
                 }
                 Some(_) => continue,
                 None => {
@@ -218,6 +230,25 @@ impl SampleChannel {
                     ))
                 }
             }
+        }
+    }
+}
+
+/// A chunk a reader took.
+#[derive(Debug)]
+pub enum Taken {
+    /// Where it lies in the segment (held until dropped).
+    InPlace(Bytes),
+    /// Copied out: the reader already held as many chunks as it may.
+    Copied(Vec<u8>),
+}
+
+impl std::ops::Deref for Taken {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Taken::InPlace(b) => b,
+            Taken::Copied(v) => v,
         }
     }
 }
@@ -259,11 +290,11 @@ impl ChannelReader {
         })
     }
 
-    /// The chunk of change `sequence_number`, if it came: chunks of earlier changes are
-    /// dropped on the way (their DATA was lost or is no longer wanted), one of a later
-    /// change is kept for its DATA. Handed out where it lies while this reader holds fewer
-    /// than [`BORROWED`] less one, else copied out of the segment.
-    pub fn take(&mut self, sequence_number: u64) -> Option<Bytes> {
+    /// The chunk numbered `sequence_number`, if it came: earlier chunks are dropped on the
+    /// way (their DATA was lost or is no longer wanted), a later one is kept for its DATA.
+    /// Handed out where it lies while this reader holds fewer than [`BORROWED`] less one,
+    /// else copied out of the segment.
+    pub fn take(&mut self, sequence_number: u64) -> Option<Taken> {
         loop {
             let sample = match self.early.take() {
                 Some(s) => s,
@@ -285,9 +316,9 @@ impl ChannelReader {
                 return None;
             }
             if self.held.load(Ordering::Acquire) + 1 >= BORROWED {
-                return Some(Bytes::copy_from_slice(sample.payload()));
+                return Some(Taken::Copied(sample.payload().to_vec()));
             }
-            return Some(hold(sample, &self.held));
+            return Some(Taken::InPlace(hold(sample, &self.held)));
         }
     }
 }
@@ -313,13 +344,13 @@ mod tests {
         for (i, b) in loan.iter_mut().enumerate() {
             *b = i as u8;
         }
-        let kept = channel.send(loan, 7).unwrap();
-        assert_eq!(kept.len(), 1000);
-        // Nothing of chunk 6 came; chunk 7 did.
-        assert!(reader.take(6).is_none());
-        let got = reader.take(7).unwrap();
+        let (n, kept) = channel.send(loan).unwrap();
+        assert_eq!((n, kept.len()), (1, 1000));
+        // Nothing of chunk 0 came; chunk 1 did.
+        assert!(reader.take(0).is_none());
+        let got = reader.take(1).unwrap();
         assert!(got.iter().enumerate().all(|(i, &b)| b == i as u8));
-        assert!(reader.take(7).is_none(), "taken once");
+        assert!(reader.take(1).is_none(), "taken once");
     }
 
     #[test]
@@ -332,21 +363,25 @@ mod tests {
         for seq in 1..=BORROWED as u64 {
             let mut loan = channel.loan(64).expect("room");
             loan[0] = seq as u8;
-            kept.push(channel.send(loan, seq).unwrap());
+            let (n, k) = channel.send(loan).unwrap();
+            assert_eq!(n, seq);
+            kept.push(k);
             got.push(reader.take(seq).unwrap());
         }
         assert!(!channel.has_room());
         assert!(channel.loan(64).is_none(), "the history holds every chunk");
         // The reader copied its last one out instead of holding it.
         assert_eq!(reader.held.load(Ordering::Acquire), BORROWED - 1);
+        assert!(matches!(got.last(), Some(Taken::Copied(_))));
+        assert!(matches!(got.first(), Some(Taken::InPlace(_))));
         kept.remove(0);
         assert!(channel.has_room());
         let mut loan = channel.loan(64).expect("a chunk came back");
         loan[0] = 99;
         // The reader's queue had room: it gets it, copied (it still holds its maximum).
-        let _k = channel.send(loan, 100).unwrap();
+        let (n, _k) = channel.send(loan).unwrap();
         got.clear();
-        assert_eq!(reader.take(100).unwrap()[0], 99);
+        assert_eq!(reader.take(n).unwrap()[0], 99);
     }
 
     #[test]
@@ -354,14 +389,13 @@ mod tests {
         let w = guid(3);
         let channel = SampleChannel::create(&w, 64).unwrap();
         let mut reader = ChannelReader::open(&w).unwrap();
-        for seq in [3u64, 5] {
+        for seq in 1..=3u64 {
             let mut loan = channel.loan(8).unwrap();
             loan[0] = seq as u8;
-            drop(channel.send(loan, seq).unwrap());
+            drop(channel.send(loan).unwrap());
         }
-        assert!(reader.take(2).is_none());
+        assert_eq!(reader.take(2).unwrap()[0], 2, "1 let go on the way");
+        assert!(reader.take(2).is_none(), "3 is kept");
         assert_eq!(reader.take(3).unwrap()[0], 3);
-        assert!(reader.take(4).is_none(), "4 never came; 5 is kept");
-        assert_eq!(reader.take(5).unwrap()[0], 5);
     }
 }

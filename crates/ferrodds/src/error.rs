@@ -73,6 +73,9 @@ pub enum Error {
     /// RETCODE_IMMUTABLE_POLICY; DDS 1.4 §2.2.3's "Changeable" column): nothing changed.
     #[error("the {0} policy cannot change once the entity exists; nothing was changed")]
     ImmutablePolicy(&'static str),
+    /// A loan in shared memory could not be published (iceoryx2 refused it).
+    #[error("cannot hand the lent sample to its readers through shared memory: {0}")]
+    SharedMemory(#[source] std::io::Error),
     /// An argument is invalid (DDS RETCODE_BAD_PARAMETER).
     #[error("bad parameter: {0}")]
     BadParameter(String),

@@ -31,6 +31,7 @@
 
 #![forbid(unsafe_code)]
 
+mod channel;
 mod error;
 mod loan;
 mod participant;

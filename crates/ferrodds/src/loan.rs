@@ -24,35 +24,104 @@ use ferrodds_cdr::{EncapsulationHeader, RepresentationId};
 
 use crate::error::{Error, Result};
 use ferrodds_rtps::payload::ReceivedPayload;
+use ferrodds_transport::ChunkLoan;
 
 /// A buffer for one serialized sample, lent by a writer ([`crate::DynamicWriter::loan`]):
-/// the encapsulation header and `len` bytes of body to fill in place (zeroed to begin
-/// with), then handed back with [`crate::DynamicWriter::write_loan`].
+/// the encapsulation header and `len` bytes of body to fill in place, then handed back
+/// with [`crate::DynamicWriter::write_loan`]. Where shared memory is on, the buffer is a
+/// chunk of the writer's sample channel, which FerroDDS readers of the host read where it
+/// lies: its body holds whatever the chunk held before (an earlier sample of the writer)
+/// and is to be written whole. Otherwise it is process memory, zeroed.
 #[derive(Debug)]
 pub struct SampleLoan {
-    /// Header and body.
-    pub(crate) buffer: Vec<u8>,
+    buffer: LoanBuffer,
+    /// The body's length.
+    len: usize,
+}
+
+#[derive(Debug)]
+enum LoanBuffer {
+    Heap(Vec<u8>),
+    /// Header, body and padding to a multiple of 4, in the channel's chunk.
+    Chunk(ChunkLoan),
+}
+
+/// A filled loan, as the writer hands it to its history.
+#[derive(Debug)]
+pub(crate) enum LoanPayload {
+    Heap(Vec<u8>),
+    Chunk(ChunkLoan),
+}
+
+impl LoanPayload {
+    /// The serialized sample, encapsulation header included.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            LoanPayload::Heap(v) => v,
+            LoanPayload::Chunk(c) => c,
+        }
+    }
+}
+
+fn header(version: XcdrVersion, extensibility: Extensibility, pad: usize) -> [u8; 4] {
+    let id = RepresentationId::for_type(version, extensibility, Endianness::NATIVE);
+    let mut h = EncapsulationHeader { id, options: 0 }.to_bytes();
+    // The options count the padding (XTypes 7.6.3.1.2).
+    h[3] = pad as u8;
+    h
 }
 
 impl SampleLoan {
     /// A buffer with the header for `version`, `extensibility` and the native byte order,
     /// and `len` zero bytes of body.
     pub(crate) fn new(version: XcdrVersion, extensibility: Extensibility, len: usize) -> Self {
-        let id = RepresentationId::for_type(version, extensibility, Endianness::NATIVE);
         let mut buffer = Vec::with_capacity(EncapsulationHeader::LEN + len + 3);
-        buffer.extend_from_slice(&EncapsulationHeader { id, options: 0 }.to_bytes());
+        buffer.extend_from_slice(&header(version, extensibility, 0));
         buffer.resize(EncapsulationHeader::LEN + len, 0);
-        SampleLoan { buffer }
+        SampleLoan {
+            buffer: LoanBuffer::Heap(buffer),
+            len,
+        }
+    }
+
+    /// The buffer in `chunk`, a chunk of the writer's sample channel of exactly
+    /// [`SampleLoan::chunk_len`] bytes: the header and padding are written, the body is
+    /// left as it is.
+    pub(crate) fn in_chunk(
+        mut chunk: ChunkLoan,
+        version: XcdrVersion,
+        extensibility: Extensibility,
+        len: usize,
+    ) -> Self {
+        let pad = Self::chunk_len(len) - EncapsulationHeader::LEN - len;
+        chunk[..EncapsulationHeader::LEN].copy_from_slice(&header(version, extensibility, pad));
+        let end = chunk.len();
+        chunk[end - pad..].fill(0);
+        SampleLoan {
+            buffer: LoanBuffer::Chunk(chunk),
+            len,
+        }
+    }
+
+    /// How long a chunk holding a body of `len` bytes is: header, body, padding to 4.
+    pub(crate) fn chunk_len(len: usize) -> usize {
+        (EncapsulationHeader::LEN + len).next_multiple_of(4)
     }
 
     /// The body's length.
     pub fn len(&self) -> usize {
-        self.buffer.len() - EncapsulationHeader::LEN
+        self.len
     }
 
     /// Whether the body is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.len == 0
+    }
+
+    /// Whether the buffer lies in shared memory (the writer's sample channel), where
+    /// FerroDDS readers of the host read it without a copy.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.buffer, LoanBuffer::Chunk(_))
     }
 
     /// The byte order the body is to be written in (the machine's).
@@ -61,30 +130,48 @@ impl SampleLoan {
     }
 
     /// The finished payload: padded to a multiple of 4, as the header's options say.
-    pub(crate) fn into_payload(mut self) -> Vec<u8> {
-        let pad = self.buffer.len().wrapping_neg() & 3;
-        self.buffer.resize(self.buffer.len() + pad, 0);
-        self.buffer[3] = pad as u8;
-        self.buffer
+    pub(crate) fn into_payload(self) -> LoanPayload {
+        match self.buffer {
+            LoanBuffer::Heap(mut buffer) => {
+                let pad = buffer.len().wrapping_neg() & 3;
+                buffer.resize(buffer.len() + pad, 0);
+                buffer[3] = pad as u8;
+                LoanPayload::Heap(buffer)
+            }
+            LoanBuffer::Chunk(chunk) => LoanPayload::Chunk(chunk),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.buffer {
+            LoanBuffer::Heap(v) => v,
+            LoanBuffer::Chunk(c) => c,
+        }
     }
 }
 
 impl Deref for SampleLoan {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.buffer[EncapsulationHeader::LEN..]
+        &self.bytes()[EncapsulationHeader::LEN..][..self.len]
     }
 }
 
 impl DerefMut for SampleLoan {
     fn deref_mut(&mut self) -> &mut [u8] {
-        &mut self.buffer[EncapsulationHeader::LEN..]
+        let len = self.len;
+        let bytes: &mut [u8] = match &mut self.buffer {
+            LoanBuffer::Heap(v) => v,
+            LoanBuffer::Chunk(c) => c,
+        };
+        &mut bytes[EncapsulationHeader::LEN..][..len]
     }
 }
 
 /// A sample of a plain type `T` lent by a [`crate::DataWriter`]: a `T` in the buffer that
 /// will be sent, written in place through `DerefMut`, then handed back with
-/// [`crate::DataWriter::write_loan`]. Zeroed to begin with.
+/// [`crate::DataWriter::write_loan`]. Its bytes are those of [`SampleLoan`]: an earlier
+/// sample's where shared memory is on (write the whole `T`), zeros otherwise.
 #[derive(Debug)]
 pub struct Loan<T> {
     pub(crate) sample: SampleLoan,
@@ -92,6 +179,12 @@ pub struct Loan<T> {
 }
 
 impl<T: Plain> Loan<T> {
+    /// Whether the buffer lies in shared memory (the writer's sample channel), where
+    /// FerroDDS readers of the host read it without a copy.
+    pub fn in_shared_memory(&self) -> bool {
+        self.sample.is_shared()
+    }
+
     pub(crate) fn new(sample: SampleLoan) -> Result<Self> {
         // Checked here so that the views below cannot fail: the body starts 4 bytes into a
         // heap buffer, aligned for any type of alignment 4 or less.
@@ -153,6 +246,12 @@ impl<T: Plain> Loaned<T> {
     /// The serialized sample, encapsulation header included.
     pub fn payload(&self) -> &[u8] {
         &self.payload
+    }
+
+    /// Whether it is read where the writer wrote it: in the writer's sample channel, in
+    /// shared memory (else it was copied into the reader's own buffer on the way).
+    pub fn in_shared_memory(&self) -> bool {
+        self.payload.is_shared()
     }
 }
 
@@ -259,7 +358,9 @@ mod tests {
         let sample = SampleLoan::new(XcdrVersion::Xcdr2, Extensibility::Final, 12);
         let mut loan = Loan::<Pixel>::new(sample).unwrap();
         *loan = pixel;
-        let payload = loan.sample.into_payload();
+        let LoanPayload::Heap(payload) = loan.sample.into_payload() else {
+            unreachable!("a heap loan")
+        };
         assert_eq!(
             payload,
             serialize(&pixel, XcdrVersion::Xcdr2, Endianness::NATIVE).unwrap()
@@ -268,9 +369,11 @@ mod tests {
         assert_eq!(*received, pixel);
         // A body that does not fit the type is refused, not read past.
         let short = SampleLoan::new(XcdrVersion::Xcdr2, Extensibility::Final, 6).into_payload();
-        assert!(Loaned::<Pixel>::new(short).is_err());
+        assert!(Loaned::<Pixel>::new(short.bytes().to_vec()).is_err());
         // Odd lengths are padded as the header says.
         let odd = SampleLoan::new(XcdrVersion::Xcdr2, Extensibility::Final, 5).into_payload();
-        assert_eq!((odd.len(), odd[3]), (12, 3));
+        assert_eq!((odd.bytes().len(), odd.bytes()[3]), (12, 3));
+        assert_eq!(SampleLoan::chunk_len(5), 12);
+        assert_eq!(SampleLoan::chunk_len(12), 16);
     }
 }

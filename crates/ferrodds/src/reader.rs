@@ -531,10 +531,12 @@ impl DynamicReader {
         };
         let guid = Guid::new(core.node.rtps.prefix(), entity_id);
         let participant_limits = core.node.rtps.limits().clone();
-        core.node.rtps.add_reader(Reader::new(
-            guid,
-            participant_limits.reader_config(qos.is_reliable()),
-        ));
+        let mut config = participant_limits.reader_config(qos.is_reliable());
+        if core.node.discovery.config().channel_host.is_some() {
+            // Samples that writers of the host lend lie in their sample channels.
+            config.channels = Some(Arc::new(crate::channel::SharedMemoryChannels));
+        }
+        core.node.rtps.add_reader(Reader::new(guid, config));
         let dcps = DcpsReader::new(
             &qos.policies,
             &participant_limits,

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use ferrodds_cdr::dynamic::{self, DynamicType, DynamicValue};
@@ -28,11 +28,12 @@ use ferrodds_rtps::payload::Payload;
 use ferrodds_rtps::payload_pool::PayloadPool;
 
 use crate::error::{Error, Result};
-use crate::loan::{Loan, Plain, SampleLoan};
+use crate::loan::{Loan, LoanPayload, Plain, SampleLoan};
 use crate::participant::{DomainParticipant, DynamicTopic, Topic};
 use crate::qos::{PublishMode, Qos};
 use crate::runtime::{Core, StatusKind};
 use crate::type_support::TypeSupport;
+use ferrodds_transport::SampleChannel;
 
 /// Writes samples of type `T` to a topic: a [`DynamicWriter`] that serializes `T` with its
 /// derived code.
@@ -85,9 +86,31 @@ struct WriterInner {
     /// WRITER_DATA_LIFECYCLE's autodispose_unregistered_instances, which `set_qos` may
     /// change (`qos` holds what it was created with).
     autodispose: AtomicBool,
+    /// Its sample channel, made at the first loan where the participant has shared
+    /// memory (`None` inside when it could not be made: loans are process memory then).
+    channel: OnceLock<Option<SampleChannel>>,
+    /// The participant has shared memory: loans lie in the writer's sample channel.
+    shares_memory: bool,
 }
 
 impl WriterInner {
+    /// The writer's sample channel, made now if this is the first loan (chunks first
+    /// sized for `len` bytes).
+    fn channel(&self, len: usize) -> Option<&SampleChannel> {
+        if !self.shares_memory {
+            return None;
+        }
+        self.channel
+            .get_or_init(|| match SampleChannel::create(&self.guid.to_bytes(), len) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    tracing::warn!(writer = ?self.guid, error = %e, "loans stay in process memory: no sample channel");
+                    None
+                }
+            })
+            .as_ref()
+    }
+
     /// A buffer for the next sample: one the history let go, or a new one.
     fn sample_buffer(&self) -> Arc<Vec<u8>> {
         let kept = self.spare.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -290,12 +313,9 @@ impl<T: Cdr> DataWriter<T> {
         T: Plain,
     {
         let key = self.key_hash(&loan)?;
-        self.untyped.submit(
-            ChangeKind::Alive,
-            key,
-            SystemTime::now(),
-            loan.sample.into_payload(),
-        )
+        let payload = self.untyped.lent_payload(loan.sample.into_payload())?;
+        self.untyped
+            .submit(ChangeKind::Alive, key, SystemTime::now(), payload)
     }
 
     /// Disposes the instance of `sample` (only its key matters).
@@ -579,6 +599,7 @@ impl DynamicWriter {
             ..WriterConfig::default()
         };
         core.node.rtps.add_writer(Writer::new(guid, config));
+        let shares_memory = core.node.discovery.config().channel_host.is_some();
         let now = shared.now();
         if let Some(parent) = qos.parent {
             core.parents.insert(entity_id, parent);
@@ -623,6 +644,8 @@ impl DynamicWriter {
                 unannounced: Mutex::new(unannounced),
                 ty: support.ty.clone(),
                 keyed,
+                channel: OnceLock::new(),
+                shares_memory,
             }),
         })
     }
@@ -658,7 +681,18 @@ impl DynamicWriter {
     /// machine's byte order ([`SampleLoan::endianness`]) and hand it to
     /// [`DynamicWriter::write_loan`], which sends it without copying it.
     pub fn loan(&self, len: usize) -> SampleLoan {
-        SampleLoan::new(self.inner.version, self.inner.ty.extensibility(), len)
+        let (version, extensibility) = (self.inner.version, self.inner.ty.extensibility());
+        let chunk_len = SampleLoan::chunk_len(len);
+        // A chunk of the sample channel while it has one to lend (the history holds
+        // fewer than `ferrodds_transport::sample_channel::BORROWED`), else the heap.
+        match self
+            .inner
+            .channel(chunk_len)
+            .and_then(|c| c.loan(chunk_len))
+        {
+            Some(chunk) => SampleLoan::in_chunk(chunk, version, extensibility, len),
+            None => SampleLoan::new(version, extensibility, len),
+        }
     }
 
     /// Writes a lent buffer, stamped now: it becomes the history's. On a keyed topic the
@@ -668,12 +702,36 @@ impl DynamicWriter {
         let payload = loan.into_payload();
         let key = if self.inner.keyed {
             let ty = &self.inner.ty;
-            let keys = dynamic::deserialize_keys(ty, &payload)?;
+            let keys = dynamic::deserialize_keys(ty, payload.bytes())?;
             Some(dynamic::key_hash(ty, &keys, self.inner.version)?.0)
         } else {
             None
         };
+        let payload = self.lent_payload(payload)?;
         self.submit(ChangeKind::Alive, key, SystemTime::now(), payload)
+    }
+
+    /// A filled loan as the history holds it: a chunk of the sample channel is published
+    /// first (before the change is written, so that a reader finds it in its queue when
+    /// the DATA that refers to it comes).
+    fn lent_payload(&self, payload: LoanPayload) -> Result<Payload> {
+        Ok(match payload {
+            LoanPayload::Heap(v) => Payload::from(v),
+            LoanPayload::Chunk(chunk) => {
+                let channel = self
+                    .inner
+                    .channel
+                    .get()
+                    .and_then(Option::as_ref)
+                    .ok_or_else(|| {
+                        Error::SharedMemory(std::io::Error::other(
+                            "the writer has no sample channel",
+                        ))
+                    })?;
+                let (chunk, bytes) = channel.send(chunk).map_err(Error::SharedMemory)?;
+                Payload::Shared { bytes, chunk }
+            }
+        })
     }
 
     /// Writes a sample serialized elsewhere — a recording being replayed, a bridge — as it

@@ -853,11 +853,23 @@ fn loaned_samples_go_out_of_the_buffer_they_were_filled_in_and_come_back_as_they
         p
     };
     const N: u32 = 12;
+    // One sample first: the reader subscribes to the writer's sample channel when the
+    // first DATA that refers to it comes (that sample, sent before, is repaired with
+    // its bytes).
+    let mut first = writer.loan().unwrap();
+    *first = pose(100);
+    writer.write_loan(first).unwrap();
+    writer.wait_for_acknowledgments(T).unwrap();
+    assert_eq!(take_until(&reader, 1).len(), 1);
+    let mut lent_shared = 0;
     for i in 0..N {
         let mut loan = writer.loan().unwrap();
-        assert_eq!(*loan, bytemuck::Zeroable::zeroed(), "lent zeroed");
+        // A chunk of the writer's sample channel (what an earlier sample left there) while
+        // the history holds fewer than 8 of them, then process memory.
+        lent_shared += usize::from(loan.in_shared_memory());
         loan.id = i % 2;
         loan.xyz = [i as f32, 0.5, -1.0];
+        loan.cloud = [[0.0; 4]; 4096];
         loan.cloud[i as usize] = [1.0, 2.0, 3.0, i as f32];
         writer.write_loan(loan).unwrap();
     }
@@ -876,6 +888,17 @@ fn loaned_samples_go_out_of_the_buffer_they_were_filled_in_and_come_back_as_they
         let handle = writer.instance_handle(&pose(i)).unwrap();
         assert_eq!(s.info.instance_handle, handle);
     }
+    // Read where the writer wrote them (all that were lent there), but past the 7 a reader
+    // holds at once (copied out).
+    let shared = got
+        .iter()
+        .filter(|s| s.data.as_ref().is_some_and(|d| d.in_shared_memory()))
+        .count();
+    assert!(
+        lent_shared >= 8,
+        "{lent_shared} of {N} lent in shared memory"
+    );
+    assert_eq!(shared, lent_shared.min(7), "read in shared memory");
     assert!(
         a.datagrams_by_transport()
             .iter()

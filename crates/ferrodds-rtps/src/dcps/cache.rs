@@ -473,7 +473,9 @@ impl ReaderCache {
                     new: true,
                     writers: BTreeSet::new(),
                     samples: VecDeque::new(),
-                    key_payload: (stored.payload.clone(), stored.key_only),
+                    // A copy of its own: a chunk of a writer's sample channel held for the
+                    // instance's life would be one the writer never gets back.
+                    key_payload: (stored.payload.to_owned_copy(), stored.key_only),
                     arrival_ids: VecDeque::new(),
                     variants: known_by,
                     waiting: VecDeque::new(),

@@ -21,12 +21,13 @@ pub(crate) enum Handled {
 /// Validates `payload` (encapsulation header and parameter list) and hands each
 /// parameter, with the offset of its header, to `visit`.
 ///
-/// Vendor-specific parameters (id bit 0x8000) never reach `visit`: their meaning depends
-/// on the sender's vendor, and none of those the captured peers send is needed to talk to
-/// them (each duplicates a standard parameter or is informative), so no vendor's
-/// parameters are read. They are skipped like unknown ones — unless they carry the
-/// must-understand bit, which makes the whole sample unusable, as for any parameter with
-/// that bit that `visit` skipped (DDSI-RTPS 2.5 §9.6.2.2.1).
+/// Vendor-specific parameters (id bit 0x8000) reach `visit` like the others, which must
+/// read only FerroDDS's own, and only once the sender's vendor is known to be FerroDDS
+/// (their meaning depends on the vendor): none of those the captured peers of other
+/// vendors send is needed to talk to them (each duplicates a standard parameter or is
+/// informative). What `visit` skips is skipped like an unknown parameter — unless it
+/// carries the must-understand bit, which makes the whole sample unusable
+/// (DDSI-RTPS 2.5 §9.6.2.2.1).
 pub(crate) fn scan<'a>(
     payload: &'a [u8],
     mut visit: impl FnMut(usize, &Parameter<'a>) -> Result<Handled, DiscoveryError>,
@@ -36,11 +37,7 @@ pub(crate) fn scan<'a>(
     let mut seen: Vec<u16> = Vec::new();
     for p in list.iter() {
         let offset = header_offset(payload, &p);
-        let handled = if p.is_vendor_specific() {
-            Handled::Skipped
-        } else {
-            visit(offset, &p)?
-        };
+        let handled = visit(offset, &p)?;
         match handled {
             Handled::Skipped if p.must_understand() => {
                 return Err(DiscoveryError::NotUnderstood { offset, pid: p.id })
