@@ -57,6 +57,7 @@ pub use ferrodds_rtps::dcps::{
 };
 pub use ferrodds_rtps::diagnosis::{Obstacle, PairDiagnosis, TopicDiagnosis, TopicEndpoint};
 pub use ferrodds_rtps::discovery::{EndpointData, EndpointKind, ParticipantData};
+pub use ferrodds_rtps::payload::ReceivedPayload;
 pub use ferrodds_rtps::wire::{Guid, Locator, VendorId};
 pub use ferrodds_rtps::{ChangeKind, Limits};
 pub use loan::{Loan, Loaned, Plain, SampleLoan};

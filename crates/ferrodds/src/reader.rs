@@ -231,10 +231,9 @@ impl<T: Cdr> DataReader<T> {
     {
         crate::loan::check_plain::<T>(XcdrVersion::Xcdr2)?;
         self.untyped
-            .collect(max, true, Selection::ANY)
+            .take_loaned(max)
             .into_iter()
-            .map(|t| {
-                let s = Sample::new(t.payload, t.info);
+            .map(|s| {
                 let data = s.data.map(Loaned::new).transpose()?;
                 Ok(Sample {
                     data,
@@ -976,6 +975,20 @@ impl DynamicReader {
             .unwrap_or_default();
         shared.after_collect(core, now, id);
         taken
+    }
+
+    /// Removes up to `max` samples as they lie, serialized, encapsulation header included:
+    /// a sample a FerroDDS writer of this host lent ([`DynamicWriter::loan`]) is where the
+    /// writer wrote it, in its sample channel in shared memory
+    /// ([`ReceivedPayload::Shared`], held from reuse until dropped), any other in the
+    /// reader's buffer. Nothing is copied or decoded.
+    ///
+    /// [`DynamicWriter::loan`]: crate::DynamicWriter::loan
+    pub fn take_loaned(&self, max: usize) -> Vec<Sample<ReceivedPayload>> {
+        self.collect(max, true, Selection::ANY)
+            .into_iter()
+            .map(|t| Sample::new(t.payload, t.info))
+            .collect()
     }
 
     /// Removes and returns up to `max` samples as they arrived: the serialized payload,

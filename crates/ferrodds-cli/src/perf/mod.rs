@@ -27,6 +27,7 @@
 //! a progress bar when stderr is a terminal and the run is bounded (`-D` of 3 s or more,
 //! or `--count`). SIGINT/SIGTERM end the run with its summary.
 
+mod loaned;
 mod node;
 mod ping;
 mod pong;
@@ -159,12 +160,23 @@ struct PingArgs {
     /// Stop after this many round trips.
     #[arg(long, short = 'c')]
     count: Option<u64>,
+    /// Round trips of a plain type of exactly --size bytes, lent by the writer and taken
+    /// where they lie (zero copy between FerroDDS processes of one host; both sides
+    /// `ferrodds perf`, the pong with --loan and the same --size).
+    #[arg(long)]
+    loan: bool,
 }
 
 #[derive(Args, Debug)]
 struct PongArgs {
     #[command(flatten)]
     common: CommonArgs,
+    /// Answer `ping --loan` (see there) of this --size.
+    #[arg(long)]
+    loan: bool,
+    /// The size of `ping --loan`'s samples (only with --loan).
+    #[arg(long, short = 's', default_value = "0", value_parser = parse_size)]
+    size: u32,
 }
 
 #[derive(Args, Debug)]
@@ -519,6 +531,16 @@ pub(crate) fn run(command: &PerfCommand) -> Result<(), String> {
     };
     let stop = Stop::default();
     let result = match &cli.mode {
+        Mode::Ping(a) if a.loan => {
+            let settings = Settings::from_common(&a.common)?;
+            handle_signals(&stop);
+            loaned::run_ping(&settings, a.size, a.count, &stop)
+        }
+        Mode::Pong(a) if a.loan => {
+            let settings = Settings::from_common(&a.common)?;
+            handle_signals(&stop);
+            loaned::run_pong(&settings, a.size, &stop)
+        }
         Mode::Ping(a) => {
             let settings = Settings::from_common(&a.common)?;
             let config = ping::Config {
