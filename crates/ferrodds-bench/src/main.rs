@@ -41,7 +41,7 @@ usage: ferrodds-bench [OPTIONS]           run the suite, write docs/benchmarks.m
 
   --quick           one short repetition of a few cases (checks that the suite works)
   --reps N          repetitions of every case [default: 2]
-  --only LIST       some of latency,throughput,matrix,idle,study [default: all]
+  --only LIST       some of latency,throughput,matrix,idle,study,loans [default: all]
   --ferrodds PATH   the ferrodds binary [default: next to this one]
   --floor PATH      the compiled udp_floor [default: next to this one]
   --ddsperf PATH    Cyclone DDS's ddsperf [default: ddsperf]
@@ -71,6 +71,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             matrix: true,
             idle: true,
             study: true,
+            loans: true,
         },
         ferrodds: None,
         floor: None,
@@ -105,6 +106,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                     matrix: false,
                     idle: false,
                     study: false,
+                    loans: false,
                 };
                 for part in list.split(',') {
                     match part.trim() {
@@ -113,6 +115,7 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                         "matrix" => o.sections.matrix = true,
                         "idle" => o.sections.idle = true,
                         "study" => o.sections.study = true,
+                        "loans" => o.sections.loans = true,
                         other => return Err(format!("--only: unknown part {other:?}")),
                     }
                 }
@@ -374,6 +377,27 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
             }
         }
     }
+    if r.sections.loans && tools_shm {
+        for rep in 0..plan.reps {
+            for &size in &plan.loan_sizes {
+                let mut variants = suite::LOAN_VARIANTS.to_vec();
+                if rep % 2 == 1 {
+                    variants.reverse();
+                }
+                for variant in variants {
+                    let (lines, exits) =
+                        runner.latency(variant, size, None, plan.latency_seconds, None);
+                    let run = PairRun::new(variant, rep, lines, exits, |l| {
+                        stats::latency_figures(l, None)
+                    });
+                    let what = format!("loans {} {}", report::size_label(size), variant.label());
+                    progress.step(&what, &outcome(&run, latency_outcome));
+                    r.loans.push(LatencyRun { size, run });
+                    save(r);
+                }
+            }
+        }
+    }
     if let (Some(study), true) = (plan.study, r.sections.study) {
         for run in 0..study.runs {
             let mut variants = vec![Variant::Cyclone, Variant::Ours];
@@ -503,6 +527,7 @@ fn run(o: Options) -> Result<(), String> {
         shm,
         memcpy: Vec::new(),
         study: Vec::new(),
+        loans: Vec::new(),
     };
     // What else runs here: one second of /proc/stat before the first pair and after the last.
     r.machine.cpu_busy_before = machine::cpu_busy(std::time::Duration::from_secs(1));

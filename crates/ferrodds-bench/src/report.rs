@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::parse::RoundTrip;
 use crate::results::{Agg, Results};
 use crate::suite::{Variant, CYCLONE_DOMAIN, MAX_DATAGRAM, OURS_DOMAIN};
 
@@ -203,6 +204,9 @@ pub(crate) fn render(r: &Results) -> String {
     }
     if r.shm && (r.sections.latency || r.sections.throughput) {
         shared_memory(&mut s, r);
+    }
+    if r.sections.loans && !r.loans.is_empty() {
+        loans(&mut s, r);
     }
     if r.sections.study && !r.study.is_empty() {
         study(&mut s, r);
@@ -433,6 +437,54 @@ fn shared_memory(s: &mut String, r: &Results) {
         }
         let _ = writeln!(s);
     }
+}
+
+fn loans(s: &mut String, r: &Results) {
+    let p = &r.plan;
+    let _ = writeln!(s, "### Shared memory, 64 B to 4 MiB: copied and lent\n");
+    let _ = writeln!(
+        s,
+        "Round trips between two FerroDDS processes over shared memory, as above (one ping \
+         in flight, reliable, KEEP_LAST 1, {}-second runs, the same statistic). Copied: \
+         topic KS (`ping --size N`), serialized and sent as RTPS datagrams through the \
+         receiver's inbox, a copy in and a copy out of the segment. Lent: \
+         `ping --loan --size N` ↔ `pong --loan --size N`, a plain type of N bytes \
+         (`struct Lent {{ unsigned long seq; octet data[N-4]; }}`) lent by the writer from \
+         its sample channel, its sequence number written in place (4 bytes: the rest is \
+         left as it is), and taken by the reader where it lies; a thread waiting for data \
+         takes on both sides. Flat = p50 at the size / p50 at {}.\n",
+        p.latency_seconds,
+        p.loan_sizes
+            .first()
+            .map_or_else(|| "?".into(), |&b| size_label(b)),
+    );
+    let _ = writeln!(
+        s,
+        "| payload | copied p50 | copied p99 | lent p50 | lent p99 | lent busy-poll p50 | lent busy-poll p99 | lent / copied p50 | flat: lent | flat: lent busy-poll |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let first = p.loan_sizes.first().copied().unwrap_or(64);
+    let at = |size, v, f: fn(&RoundTrip) -> f64| r.loan_latency(size, v, f);
+    for &size in &p.loan_sizes {
+        let copied = at(size, Variant::OursShm, |x| x.p50);
+        let lent = at(size, Variant::OursShmLoan, |x| x.p50);
+        let busy = at(size, Variant::OursShmLoanBusy, |x| x.p50);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            size_label(size),
+            cell(copied, us),
+            cell(at(size, Variant::OursShm, |x| x.p99), us),
+            cell(lent, us),
+            cell(at(size, Variant::OursShmLoan, |x| x.p99), us),
+            cell(busy, us),
+            cell(at(size, Variant::OursShmLoanBusy, |x| x.p99), us),
+            ratio(lent, copied),
+            ratio(lent, at(first, Variant::OursShmLoan, |x| x.p50)),
+            ratio(busy, at(first, Variant::OursShmLoanBusy, |x| x.p50)),
+        );
+    }
+    let _ = writeln!(s);
 }
 
 fn study(s: &mut String, r: &Results) {

@@ -50,6 +50,9 @@ pub(crate) struct Results {
     /// The study's runs ([`crate::suite::Study`]).
     #[serde(default)]
     pub(crate) study: Vec<ThroughputRun>,
+    /// The `loans` part's round trips (shared memory, copied and lent, 64 B to 4 MiB).
+    #[serde(default)]
+    pub(crate) loans: Vec<LatencyRun>,
 }
 
 /// A figure over repetitions.
@@ -107,6 +110,17 @@ impl Results {
         f: fn(&RoundTrip) -> f64,
     ) -> Option<Agg> {
         let runs = self.latency.iter().filter(|r| r.size == size);
+        over_runs(runs.map(|r| &r.run), variant, |x| f(&x.rtt))
+    }
+
+    /// A round-trip figure of the `loans` part.
+    pub(crate) fn loan_latency(
+        &self,
+        size: u64,
+        variant: Variant,
+        f: fn(&RoundTrip) -> f64,
+    ) -> Option<Agg> {
+        let runs = self.loans.iter().filter(|r| r.size == size);
         over_runs(runs.map(|r| &r.run), variant, |x| f(&x.rtt))
     }
 
@@ -216,7 +230,12 @@ impl Results {
         let study = self
             .study
             .iter()
-            .filter_map(|r| failure(format!("study {} B", r.size), &r.run));
+            .filter_map(|r| failure(format!("study {} B", r.size), &r.run))
+            .chain(
+                self.loans
+                    .iter()
+                    .filter_map(|r| failure(format!("loans {} B", r.size), &r.run)),
+            );
         let matrix = self.matrix.iter().filter_map(|r| {
             let c = r.cell;
             let what = format!(

@@ -49,6 +49,11 @@ pub(crate) enum Variant {
     /// … over shared memory, the publisher in asynchronous publish mode
     /// (`--asynchronous`): the study section's row.
     OursShmAsync,
+    /// `ping --loan` ↔ `pong --loan` over shared memory: a plain type lent by the writer
+    /// and taken where it lies.
+    OursShmLoan,
+    /// … with `--busy-poll` on both sides.
+    OursShmLoanBusy,
 }
 
 impl Variant {
@@ -61,6 +66,8 @@ impl Variant {
             Variant::OursNoBatch => "FerroDDS unbatched",
             Variant::OursShm => "FerroDDS shared memory",
             Variant::OursShmAsync => "FerroDDS shared memory, asynchronous",
+            Variant::OursShmLoan => "FerroDDS shared memory, lent",
+            Variant::OursShmLoanBusy => "FerroDDS shared memory, lent, busy-poll",
         }
     }
 
@@ -76,6 +83,8 @@ impl Variant {
             Variant::OursNoBatch => "ours-nobatch",
             Variant::OursShm => "ours-shm",
             Variant::OursShmAsync => "ours-shm-async",
+            Variant::OursShmLoan => "ours-shm-loan",
+            Variant::OursShmLoanBusy => "ours-shm-loan-busy",
         }
     }
 }
@@ -118,6 +127,10 @@ pub(crate) struct Plan {
     /// The study of large samples in bursts (see [`Study`]); `None` in older results.
     #[serde(default)]
     pub(crate) study: Option<Study>,
+    /// Shared-memory round trips by payload, copied and lent (the `loans` part): sample
+    /// sizes, bytes.
+    #[serde(default)]
+    pub(crate) loan_sizes: Vec<u64>,
 }
 
 /// A published comparison of Fast DDS and Cyclone DDS, reproduced: samples of `size` bytes
@@ -160,6 +173,7 @@ impl Plan {
             quick: false,
             reps,
             latency_sizes: vec![64, 1024, 4096, 16_384, 65_536],
+            loan_sizes: LOAN_SIZES.to_vec(),
             latency_seconds: 6,
             floor_seconds: 1.5,
             throughput_sizes: vec![64, 1024, 8192, 65_536, 1_048_576, 11_000_000],
@@ -183,6 +197,7 @@ impl Plan {
             quick: true,
             reps: 1,
             latency_sizes: vec![64, 16_384],
+            loan_sizes: vec![64, 1_048_576],
             latency_seconds: 3,
             floor_seconds: 0.5,
             throughput_sizes: vec![1024, 1_048_576],
@@ -234,6 +249,9 @@ impl Plan {
         if sections.idle {
             per_rep += 2;
         }
+        if sections.loans && shm {
+            per_rep += self.loan_sizes.len() * LOAN_VARIANTS.len();
+        }
         let study = match (&self.study, sections.study) {
             (Some(st), true) => st.runs as usize * (2 + 2 * usize::from(shm)),
             _ => 0,
@@ -257,7 +275,21 @@ pub(crate) struct Sections {
     /// Large samples in bursts, synchronous and asynchronous ([`Study`]).
     #[serde(default)]
     pub(crate) study: bool,
+    /// Shared-memory round trips from 64 B to 4 MiB, copied and lent.
+    #[serde(default)]
+    pub(crate) loans: bool,
 }
+
+/// The payloads of the `loans` part: 64 B to 4 MiB.
+pub(crate) const LOAN_SIZES: [u64; 6] = [64, 1024, 16_384, 65_536, 1_048_576, 4_194_304];
+
+/// The rows of the `loans` part, in their order: KS copied through the inbox, and a plain
+/// type lent, blocking and busy-polling.
+pub(crate) const LOAN_VARIANTS: [Variant; 3] = [
+    Variant::OursShm,
+    Variant::OursShmLoan,
+    Variant::OursShmLoanBusy,
+];
 
 /// One idle pong: how often its threads woke, from `/proc`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -480,7 +512,13 @@ impl Runner {
             .args(args)
             .args(["-d", &OURS_DOMAIN.to_string(), "-i", "lo", "--json"]);
         if self.tools.transport {
-            let shm = matches!(variant, Variant::OursShm | Variant::OursShmAsync);
+            let shm = matches!(
+                variant,
+                Variant::OursShm
+                    | Variant::OursShmAsync
+                    | Variant::OursShmLoan
+                    | Variant::OursShmLoanBusy
+            );
             c.args(["--transport", if shm { "shm" } else { "udp" }]);
         }
         c
@@ -514,14 +552,20 @@ impl Runner {
             | Variant::OursBusyPoll
             | Variant::OursNoBatch
             | Variant::OursShm
-            | Variant::OursShmAsync => {
+            | Variant::OursShmAsync
+            | Variant::OursShmLoan
+            | Variant::OursShmLoanBusy => {
                 let mut pong = vec![s(&"pong")];
                 pong.extend(common.iter().cloned());
                 pong.extend([s(&"-D"), s(&passive_seconds)]);
                 let mut ping = vec![s(&"ping")];
                 ping.extend(common.iter().cloned());
                 ping.extend([s(&"-D"), s(&seconds), s(&"--size"), s(&size)]);
-                if variant == Variant::OursBusyPoll {
+                if matches!(variant, Variant::OursShmLoan | Variant::OursShmLoanBusy) {
+                    pong.extend([s(&"--loan"), s(&"--size"), s(&size)]);
+                    ping.push(s(&"--loan"));
+                }
+                if matches!(variant, Variant::OursBusyPoll | Variant::OursShmLoanBusy) {
                     pong.push(s(&"--busy-poll"));
                     ping.push(s(&"--busy-poll"));
                 }
@@ -755,9 +799,12 @@ fn pub_args(variant: Variant, size: u64, seconds: u32) -> Vec<String> {
     let args: &[&str] = match variant {
         Variant::Cyclone => &["-D", &seconds, "pub", "size", &size],
         Variant::OursNoBatch => &["pub", "-D", &seconds, "--size", &size, "--no-batch"],
-        Variant::Ours | Variant::OursBusyPoll | Variant::OursShm => {
-            &["pub", "-D", &seconds, "--size", &size]
-        }
+        // (The lent rows have no publisher: round trips only.)
+        Variant::Ours
+        | Variant::OursBusyPoll
+        | Variant::OursShm
+        | Variant::OursShmLoan
+        | Variant::OursShmLoanBusy => &["pub", "-D", &seconds, "--size", &size],
         Variant::OursShmAsync => &["pub", "-D", &seconds, "--size", &size, "--asynchronous"],
     };
     args.iter().map(|a| a.to_string()).collect()
@@ -800,6 +847,7 @@ mod tests {
             matrix: true,
             idle: true,
             study: false,
+            loans: false,
         };
         // 5 sizes × (2 floors + 2 pairs), 6 × 2, 36 × 2, 2 idle pongs; twice.
         assert_eq!(p.runs(&all, false, false, false), 2 * (20 + 12 + 72 + 2));
@@ -812,6 +860,21 @@ mod tests {
         assert_eq!(
             p.runs(&with_study, true, true, true),
             2 * (30 + 30 + 72 + 2) + 5 * 4
+        );
+        // Loans: 64 B to 4 MiB, copied, lent and lent busy-polling, per repetition; only
+        // where shared memory can be measured.
+        assert_eq!(
+            p.loan_sizes,
+            [64, 1024, 16_384, 65_536, 1_048_576, 4_194_304]
+        );
+        let with_loans = Sections { loans: true, ..all };
+        assert_eq!(
+            p.runs(&with_loans, true, true, true),
+            2 * (30 + 30 + 72 + 2 + 18)
+        );
+        assert_eq!(
+            p.runs(&with_loans, true, true, false),
+            2 * (25 + 18 + 72 + 2)
         );
     }
 
