@@ -974,3 +974,102 @@ find /tmp/iceoryx2 -type f
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}\n{all}");
 }
+
+/// Zero-copy loans between processes, and processes killed while holding them: a pinging
+/// writer killed with its sample in its channel (and in the pong's hands), then a pong
+/// killed with the new ping's samples in its subscriber. The survivors go on (a new ping
+/// is answered; the ping is answered again by a new pong), samples are read where they
+/// were written, and nothing is left behind once a later participant has started.
+#[test]
+fn processes_killed_while_holding_loans_leave_the_others_going_and_nothing_behind() {
+    let test = "processes_killed_while_holding_loans_leave_the_others_going_and_nothing_behind";
+    if !can_unshare(test) {
+        return;
+    }
+    let _serial = serial();
+    loopback_multicast();
+    let domain = 224;
+    let dir = std::env::temp_dir().join(format!("ferrodds-loan-kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = format!(
+        r#"set -u
+mount -t tmpfs tmpfs /dev/shm
+mkdir -p /tmp/iceoryx2 && mount -t tmpfs tmpfs /tmp/iceoryx2
+F="$0"; OUT="{out}"; D={domain}
+L="--loan -s 1MiB -i lo --transport shm -d $D"
+"$F" perf pong $L -D 30 > "$OUT/pong1.out" 2>&1 &
+PONG1=$!
+sleep 0.5
+"$F" perf ping $L -D 20 > /dev/null 2>&1 &
+P1=$!
+sleep 1.5
+kill -9 $P1
+wait $P1
+"$F" perf ping $L -D 7 --json > "$OUT/ping.json" 2> "$OUT/ping.err" &
+P2=$!
+sleep 2.5
+kill -9 $PONG1
+wait $PONG1
+"$F" perf pong $L -D 30 > "$OUT/pong2.out" 2>&1 &
+PONG2=$!
+wait $P2
+echo "ping exit $?"
+kill -TERM $PONG2
+wait $PONG2
+echo "pong exit $?"
+"$F" perf pong -d $D -i lo -D 1 --transport shm > /dev/null 2>&1
+echo "done"
+ls -A /dev/shm
+find /tmp/iceoryx2 -type f
+"#,
+        out = dir.display(),
+    );
+    let run = start("namespace", {
+        let mut c = Command::new("unshare");
+        c.args([
+            "--mount",
+            "sh",
+            "-c",
+            &script,
+            env!("CARGO_BIN_EXE_ferrodds"),
+        ]);
+        c
+    })
+    .wait();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
+    let (ping_out, ping_err) = (read("ping.json"), read("ping.err"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let all = format!("{}\nping:\n{ping_out}{ping_err}", run.show());
+    let lines: Vec<Value> = ping_out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
+    let summary = lines
+        .iter()
+        .find(|v| v["kind"] == "summary")
+        .unwrap_or_else(|| panic!("no summary\n{all}"));
+    assert!(run.stdout.contains("ping exit 0"), "{all}");
+    assert!(run.stdout.contains("pong exit 0"), "{all}");
+    // The pong that outlived the first ping answered the second, and the second pong
+    // answered it after the first pong died: round trips in its last seconds.
+    assert!(summary["roundtrips"].as_u64().unwrap() > 0, "{all}");
+    let late = lines
+        .iter()
+        .filter(|v| v["kind"] == "interval" && v["t"].as_f64().unwrap_or(0.0) > 4.5)
+        .filter_map(|v| v["roundtrips"].as_u64())
+        .sum::<u64>();
+    assert!(late > 0, "answered by the second pong\n{all}");
+    // Read where they were written: lent in the ping's channel, taken in place by a pong
+    // and back.
+    assert!(summary["lent_shared"].as_u64().unwrap() > 0, "{all}");
+    assert!(summary["in_place"].as_u64().unwrap() > 0, "{all}");
+    // Nothing left but iceoryx2's one global file.
+    let left: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "done")
+        .skip(1)
+        .filter(|l| !l.ends_with(".global_mgmt"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}\n{all}");
+}
