@@ -890,6 +890,40 @@ fn without_shared_memory_participants_say_so_once_and_use_udp() {
     );
 }
 
+/// Runs `script` (sh, with `$0` the `ferrodds` binary) in a mount namespace of its own, to
+/// the end. Its first lines give it a /dev/shm and an iceoryx2 directory of its own, so
+/// that what is left at the end is what its processes left; its last ones print "done"
+/// and list that.
+fn in_own_shared_memory(script: &str) -> Finished {
+    let script = format!(
+        "set -u\nmount -t tmpfs tmpfs /dev/shm\n\
+         mkdir -p /tmp/iceoryx2 && mount -t tmpfs tmpfs /tmp/iceoryx2\n{script}\
+         echo done\nls -A /dev/shm\nfind /tmp/iceoryx2 -type f\n"
+    );
+    start("namespace", {
+        let mut c = Command::new("unshare");
+        c.args([
+            "--mount",
+            "sh",
+            "-c",
+            &script,
+            env!("CARGO_BIN_EXE_ferrodds"),
+        ]);
+        c
+    })
+    .wait()
+}
+
+/// The files [`in_own_shared_memory`] listed at the end, but iceoryx2's one global file.
+fn left_behind(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .skip_while(|l| *l != "done")
+        .skip(1)
+        .filter(|l| !l.ends_with(".global_mgmt"))
+        .collect()
+}
+
 #[test]
 fn a_writer_killed_in_the_middle_of_large_samples_leaves_the_reader_going_and_nothing_behind() {
     let test =
@@ -902,13 +936,8 @@ fn a_writer_killed_in_the_middle_of_large_samples_leaves_the_reader_going_and_no
     let domain = 43;
     let dir = std::env::temp_dir().join(format!("ferrodds-shm-kill-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // Every process in one mount namespace with a /dev/shm and an iceoryx2 directory of its
-    // own, so that what is left at the end is what these processes left.
     let script = format!(
-        r#"set -u
-mount -t tmpfs tmpfs /dev/shm
-mkdir -p /tmp/iceoryx2 && mount -t tmpfs tmpfs /tmp/iceoryx2
-F="$0"; OUT="{out}"; D={domain}
+        r#"F="$0"; OUT="{out}"; D={domain}
 "$F" perf sub -d $D -i lo -D 20 --json --transport shm > "$OUT/sub.json" 2> "$OUT/sub.err" &
 SUB=$!
 sleep 0.5
@@ -924,24 +953,10 @@ echo "sub exit $?"
 # A process that ends without dropping its participant (exit with a listener thread still
 # holding it) leaves what a killed one leaves; the next participant of the host removes it.
 "$F" perf pong -d $D -i lo -D 1 --transport shm > /dev/null 2>&1
-echo "done"
-ls -A /dev/shm
-find /tmp/iceoryx2 -type f
 "#,
         out = dir.display(),
     );
-    let run = start("namespace", {
-        let mut c = Command::new("unshare");
-        c.args([
-            "--mount",
-            "sh",
-            "-c",
-            &script,
-            env!("CARGO_BIN_EXE_ferrodds"),
-        ]);
-        c
-    })
-    .wait();
+    let run = in_own_shared_memory(&script);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
     let (sub_out, pub_out, sub_err) = (read("sub.json"), read("pub.json"), read("sub.err"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -963,15 +978,9 @@ find /tmp/iceoryx2 -type f
         "{all}"
     );
     assert!(s["samples"].as_u64().unwrap() > 0, "{all}");
-    // Nothing left but iceoryx2's one global file: no segment, no node, no service, once a
-    // later participant has started (it removes what dead processes left).
-    let left: Vec<&str> = run
-        .stdout
-        .lines()
-        .skip_while(|l| *l != "done")
-        .skip(1)
-        .filter(|l| !l.ends_with(".global_mgmt"))
-        .collect();
+    // Nothing left: no segment, no node, no service, once a later participant has started
+    // (it removes what dead processes left).
+    let left = left_behind(&run.stdout);
     assert!(left.is_empty(), "left behind: {left:?}\n{all}");
 }
 
@@ -992,10 +1001,7 @@ fn processes_killed_while_holding_loans_leave_the_others_going_and_nothing_behin
     let dir = std::env::temp_dir().join(format!("ferrodds-loan-kill-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let script = format!(
-        r#"set -u
-mount -t tmpfs tmpfs /dev/shm
-mkdir -p /tmp/iceoryx2 && mount -t tmpfs tmpfs /tmp/iceoryx2
-F="$0"; OUT="{out}"; D={domain}
+        r#"F="$0"; OUT="{out}"; D={domain}
 L="--loan -s 1MiB -i lo --transport shm -d $D"
 "$F" perf pong $L -D 30 > "$OUT/pong1.out" 2>&1 &
 PONG1=$!
@@ -1018,24 +1024,10 @@ kill -TERM $PONG2
 wait $PONG2
 echo "pong exit $?"
 "$F" perf pong -d $D -i lo -D 1 --transport shm > /dev/null 2>&1
-echo "done"
-ls -A /dev/shm
-find /tmp/iceoryx2 -type f
 "#,
         out = dir.display(),
     );
-    let run = start("namespace", {
-        let mut c = Command::new("unshare");
-        c.args([
-            "--mount",
-            "sh",
-            "-c",
-            &script,
-            env!("CARGO_BIN_EXE_ferrodds"),
-        ]);
-        c
-    })
-    .wait();
+    let run = in_own_shared_memory(&script);
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_default();
     let (ping_out, ping_err) = (read("ping.json"), read("ping.err"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -1063,13 +1055,7 @@ find /tmp/iceoryx2 -type f
     // and back.
     assert!(summary["lent_shared"].as_u64().unwrap() > 0, "{all}");
     assert!(summary["in_place"].as_u64().unwrap() > 0, "{all}");
-    // Nothing left but iceoryx2's one global file.
-    let left: Vec<&str> = run
-        .stdout
-        .lines()
-        .skip_while(|l| *l != "done")
-        .skip(1)
-        .filter(|l| !l.ends_with(".global_mgmt"))
-        .collect();
+    // Nothing left.
+    let left = left_behind(&run.stdout);
     assert!(left.is_empty(), "left behind: {left:?}\n{all}");
 }
