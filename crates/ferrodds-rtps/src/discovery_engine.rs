@@ -976,7 +976,7 @@ impl Discovery {
                 self.local_types.insert(endpoint.guid, parsed);
             }
             if self.config.type_information {
-                reduced = encode(data.clone()).ok().map(Payload::from);
+                reduced = encode(data.clone()).ok().map(Arc::new);
                 data.type_information = Some(info);
             }
         }

@@ -110,7 +110,7 @@ impl Reducer {
     /// Gives `change` its reduced form, if it has none and one can be made.
     fn reduce(&self, change: &mut Change) {
         if change.reduced_payload.is_none() && !change.payload.is_empty() {
-            change.reduced_payload = (self.0)(change.kind, &change.payload).map(Payload::from);
+            change.reduced_payload = (self.0)(change.kind, &change.payload).map(Arc::new);
         }
     }
 }
@@ -184,7 +184,7 @@ pub struct Change {
     /// A reduced form of the payload for the readers that cannot take the full one
     /// ([`RemoteReader::reduced`]): discovery gives SEDP announcements without
     /// PID_TYPE_INFORMATION to Cyclone DDS 0.10 readers. `None`: everyone gets `payload`.
-    pub reduced_payload: Option<Payload>,
+    pub reduced_payload: Option<Arc<Vec<u8>>>,
     /// Its place in a coherent set or its publisher's order (PRESENTATION); an end marker
     /// ([`Coherence::end`]) has an empty payload.
     /// (Boxed, as `original` is: both are rare, and a change is moved into the history and
@@ -1299,8 +1299,12 @@ impl Writer {
         let Some(change) = self.history.get(&seq).cloned() else {
             return;
         };
+        let reduced;
         let full = match (&change.reduced_payload, form.reduced) {
-            (Some(reduced), true) => reduced,
+            (Some(r), true) => {
+                reduced = Payload::Heap(Arc::clone(r));
+                &reduced
+            }
             _ => &change.payload,
         };
         // A sample in the writer's sample channel, to a reader that takes it from there,
@@ -1684,7 +1688,7 @@ mod tests {
             key_hash: None,
             timestamp: None,
             payload: Payload::from(vec![0, 1, 0, 0, 1, 2, 3, 4]),
-            reduced_payload: Some(Payload::from(vec![0, 1, 0, 0])),
+            reduced_payload: Some(Arc::new(vec![0, 1, 0, 0])),
         };
         w.write(Timestamp::ZERO, change).unwrap();
         let payloads = data_payloads_by_port(&mut w);

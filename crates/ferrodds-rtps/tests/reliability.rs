@@ -654,7 +654,7 @@ impl ferrodds_rtps::payload::ChunkSource for FakeSource {
 
 #[test]
 fn samples_in_a_writers_channel_go_by_reference_and_what_the_reader_misses_by_repair() {
-    use ferrodds_rtps::payload::Payload;
+    use ferrodds_rtps::payload::{Chunk, Payload};
     for seed in 0..4u64 {
         let channel = Arc::new(FakeChannel::default());
         let rc = ReaderConfig {
@@ -723,10 +723,10 @@ fn samples_in_a_writers_channel_go_by_reference_and_what_the_reader_misses_by_re
                     .push_back((chunk, bytes.clone()));
             }
             let change = Change {
-                payload: Payload::Shared {
+                payload: Payload::Shared(Box::new(Chunk {
                     bytes: bytes.clone(),
-                    chunk,
-                },
+                    number: chunk,
+                })),
                 ..alive(Arc::new(Vec::new()))
             };
             let now = s.net.now;

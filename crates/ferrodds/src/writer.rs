@@ -24,7 +24,7 @@ use ferrodds_rtps::{
 use ferrodds_rtps::dcps::sample::rtps_time;
 use ferrodds_rtps::dcps::status::{DeadlineMissedStatus, IncompatibleStatus, LivelinessLostStatus};
 use ferrodds_rtps::dcps::{DcpsWriter, InstanceHandle};
-use ferrodds_rtps::payload::Payload;
+use ferrodds_rtps::payload::{Chunk, Payload};
 use ferrodds_rtps::payload_pool::PayloadPool;
 
 use crate::error::{Error, Result};
@@ -729,7 +729,10 @@ impl DynamicWriter {
                         ))
                     })?;
                 let (chunk, bytes) = channel.send(chunk).map_err(Error::SharedMemory)?;
-                Payload::Shared { bytes, chunk }
+                Payload::Shared(Box::new(Chunk {
+                    bytes,
+                    number: chunk,
+                }))
             }
         })
     }
