@@ -18,6 +18,7 @@
 
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::coherence::Coherence;
@@ -32,7 +33,6 @@ use crate::wire::{
     Guid, GuidPrefix, Heartbeat, HeartbeatFrag, Locator, NackFrag, SequenceNumber,
     SequenceNumberSet, Time, VendorId, MAX_SET_BITS,
 };
-use std::sync::Arc;
 
 /// How a reader behaves.
 #[derive(Debug, Clone)]

@@ -36,9 +36,11 @@ use iceoryx2::service::port_factory::publish_subscribe;
 
 use crate::shared_memory::{host, iceoryx, Host, Ipc, SharedMemoryError};
 
-/// Readers a channel has room for (participants of the host reading one writer); more are
-/// served through their inboxes.
-pub const MAX_CHANNEL_READERS: usize = 4;
+/// Reader processes a channel has room for (participants of the host that read one
+/// writer); a reader that finds no room gets each lent sample by repair, through its inbox.
+/// Only address space grows with it: iceoryx2 hands out the chunk freed last first, so
+/// the memory touched is what is in flight, not what could be.
+pub const MAX_CHANNEL_READERS: usize = 8;
 
 /// Chunks a subscriber (a reader, or the writer's keeper) may hold at once: a writer's
 /// history of more lends from the heap.
