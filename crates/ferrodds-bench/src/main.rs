@@ -211,6 +211,34 @@ fn latency_outcome(f: &stats::LatencyFigures) -> String {
     )
 }
 
+/// One pub/sub pair's run of `variant` at `size`, reported on the progress line as `what`.
+fn throughput_run(
+    runner: &mut Runner,
+    progress: &mut Progress,
+    what: &str,
+    variant: Variant,
+    size: u64,
+    plan: &Plan,
+    rep: u32,
+) -> ThroughputRun {
+    let (got, exits) = runner.throughput(variant, size, plan.throughput_seconds);
+    let (lines, totals) = match got {
+        Ok((l, t)) => (Ok(l), t),
+        Err(e) => (Err(e), None),
+    };
+    let run = PairRun::new(variant, rep, lines, exits, stats::throughput_figures);
+    let lost = totals.map_or_else(|| "?".to_string(), |t| t.lost.to_string());
+    let text = outcome(&run, |f| {
+        format!(
+            "{} samples/s, {} MB/s, lost {lost}",
+            report::rate(f.samples_per_s),
+            report::mbps(f.mb_per_s)
+        )
+    });
+    progress.step(what, &text);
+    ThroughputRun { size, totals, run }
+}
+
 /// Runs the plan, saving what it has after every run into the logs directory.
 fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
     let tools_busy = runner.tools().busy_poll;
@@ -290,27 +318,14 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
                     variants.push(Variant::OursShm);
                 }
                 for variant in order(variants) {
-                    let (got, exits) = runner.throughput(variant, size, plan.throughput_seconds);
-                    let (lines, totals) = match got {
-                        Ok((l, t)) => (Ok(l), t),
-                        Err(e) => (Err(e), None),
-                    };
-                    let run = PairRun::new(variant, rep, lines, exits, stats::throughput_figures);
-                    let lost = totals.map_or_else(|| "?".to_string(), |t| t.lost.to_string());
-                    let text = outcome(&run, |f| {
-                        format!(
-                            "{} samples/s, {} MB/s, lost {lost}",
-                            report::rate(f.samples_per_s),
-                            report::mbps(f.mb_per_s)
-                        )
-                    });
                     let what = format!(
                         "throughput {} {}",
                         report::size_label(size),
                         variant.label()
                     );
-                    progress.step(&what, &text);
-                    r.throughput.push(ThroughputRun { size, totals, run });
+                    let run =
+                        throughput_run(runner, &mut progress, &what, variant, size, plan, rep);
+                    r.throughput.push(run);
                     save(r);
                 }
                 if tools_shm {
@@ -395,6 +410,22 @@ fn execute(plan: &Plan, runner: &mut Runner, r: &mut Results, logs: &Path) {
                     r.loans.push(LatencyRun { size, run });
                     save(r);
                 }
+            }
+            // Lent throughput beside the copied shared-memory rows (kept with the other
+            // throughput runs, as `Variant::OursShmLoan`).
+            for &size in &plan.throughput_sizes {
+                let what = format!("loans throughput {}", report::size_label(size));
+                let run = throughput_run(
+                    runner,
+                    &mut progress,
+                    &what,
+                    Variant::OursShmLoan,
+                    size,
+                    plan,
+                    rep,
+                );
+                r.throughput.push(run);
+                save(r);
             }
         }
     }

@@ -485,6 +485,45 @@ fn loans(s: &mut String, r: &Results) {
         );
     }
     let _ = writeln!(s);
+    if r.throughput
+        .iter()
+        .any(|t| t.run.variant == Variant::OursShmLoan)
+    {
+        let _ = writeln!(
+            s,
+            "Throughput lent: `pub --loan --size N` → `sub --loan --size N` (reliable \
+             KEEP_ALL, {} s, the same statistic as the throughput rows), the sequence number \
+             the only bytes written or read; beside the copied shared-memory rows and the \
+             memcpy of the section above.\n",
+            p.throughput_seconds
+        );
+        let _ = writeln!(
+            s,
+            "| payload | copied samples/s | lent samples/s | lent MB/s | lost | lent / copied | memcpy copies/s | lent / memcpy |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+        for &size in &p.throughput_sizes {
+            let copied = r.throughput(size, Variant::OursShm, |f| f.samples_per_s);
+            let lent = r.throughput(size, Variant::OursShmLoan, |f| f.samples_per_s);
+            let copies = r.memcpy(size);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                size_label(size),
+                cell(copied, rate),
+                cell(lent, rate),
+                cell(
+                    r.throughput(size, Variant::OursShmLoan, |f| f.mb_per_s),
+                    mbps
+                ),
+                lost(r.lost(size, Variant::OursShmLoan)),
+                ratio(lent, copied),
+                cell(copies, rate),
+                ratio(lent, copies),
+            );
+        }
+        let _ = writeln!(s);
+    }
 }
 
 fn study(s: &mut String, r: &Results) {

@@ -250,7 +250,8 @@ impl Plan {
             per_rep += 2;
         }
         if sections.loans && shm {
-            per_rep += self.loan_sizes.len() * LOAN_VARIANTS.len();
+            // Round trips, and lent throughput at the throughput sizes.
+            per_rep += self.loan_sizes.len() * LOAN_VARIANTS.len() + self.throughput_sizes.len();
         }
         let study = match (&self.study, sections.study) {
             (Some(st), true) => st.runs as usize * (2 + 2 * usize::from(shm)),
@@ -658,10 +659,11 @@ impl Runner {
                 self.ddsperf(&pub_args),
             )
         } else {
-            (
-                self.ours(variant, &[s(&"sub"), s(&"-D"), s(&passive_seconds)]),
-                self.ours(variant, &pub_args),
-            )
+            let mut sub = vec![s(&"sub"), s(&"-D"), s(&passive_seconds)];
+            if matches!(variant, Variant::OursShmLoan | Variant::OursShmLoanBusy) {
+                sub.extend([s(&"--loan"), s(&"--size"), s(&size)]);
+            }
+            (self.ours(variant, &sub), self.ours(variant, &pub_args))
         };
         let tag = match bursts {
             Some((rate, burst)) => format!("{}-{size}-{rate}x{burst}", variant.slug()),
@@ -799,12 +801,12 @@ fn pub_args(variant: Variant, size: u64, seconds: u32) -> Vec<String> {
     let args: &[&str] = match variant {
         Variant::Cyclone => &["-D", &seconds, "pub", "size", &size],
         Variant::OursNoBatch => &["pub", "-D", &seconds, "--size", &size, "--no-batch"],
-        // (The lent rows have no publisher: round trips only.)
-        Variant::Ours
-        | Variant::OursBusyPoll
-        | Variant::OursShm
-        | Variant::OursShmLoan
-        | Variant::OursShmLoanBusy => &["pub", "-D", &seconds, "--size", &size],
+        Variant::Ours | Variant::OursBusyPoll | Variant::OursShm => {
+            &["pub", "-D", &seconds, "--size", &size]
+        }
+        Variant::OursShmLoan | Variant::OursShmLoanBusy => {
+            &["pub", "-D", &seconds, "--size", &size, "--loan"]
+        }
         Variant::OursShmAsync => &["pub", "-D", &seconds, "--size", &size, "--asynchronous"],
     };
     args.iter().map(|a| a.to_string()).collect()
@@ -870,7 +872,7 @@ mod tests {
         let with_loans = Sections { loans: true, ..all };
         assert_eq!(
             p.runs(&with_loans, true, true, true),
-            2 * (30 + 30 + 72 + 2 + 18)
+            2 * (30 + 30 + 72 + 2 + 18 + 6)
         );
         assert_eq!(
             p.runs(&with_loans, true, true, false),

@@ -14,12 +14,14 @@
 
 use std::time::{Duration, Instant};
 
-use ferrodds::{DomainParticipant, DynamicReader, DynamicWriter, Qos, ReceivedPayload};
+use ferrodds::{
+    DomainParticipant, DynamicReader, DynamicTopic, DynamicWriter, Qos, ReceivedPayload,
+};
 use serde_json::json;
 
 use super::report::Reporter;
 use super::stats::{fmt_rate, round3, CpuTime, Latency};
-use super::{run_loop, Settings, Stop, Tick, TransportChoice};
+use super::{run_loop, Settings, Stop, Tick};
 
 /// The smallest size: the sequence number and one octet.
 pub(crate) const MIN_SIZE: u32 = 5;
@@ -35,49 +37,56 @@ struct Ends {
     size: usize,
 }
 
+/// The participant of a `--loan` run, as the common options say.
+fn participant(settings: &Settings) -> Result<DomainParticipant, String> {
+    super::node::participant(settings, Vec::new())
+}
+
+/// Topic `name` of `ferrodds::Lent` of `size` bytes.
+fn lent_topic(p: &DomainParticipant, name: &str, size: u32) -> Result<DynamicTopic, String> {
+    if size < MIN_SIZE {
+        return Err(format!("--loan: --size must be at least {MIN_SIZE} bytes"));
+    }
+    let idl = format!(
+        "module ferrodds {{ @final struct Lent {{ unsigned long seq; octet data[{}]; }}; }};",
+        size - 4
+    );
+    let spec = ferrodds_idl::parse_str("lent.idl", &idl).map_err(|e| e.to_string())?;
+    let ty =
+        ferrodds_idl::dynamic::dynamic_type(&spec, "ferrodds::Lent").map_err(|e| e.to_string())?;
+    p.create_dynamic_topic(name, "ferrodds::Lent", ty)
+        .map_err(|e| e.to_string())
+}
+
+/// The QoS of `--loan` entities: reliable unless `-u`; `keep_all` for data, KEEP_LAST 1
+/// for pings and pongs.
+fn loan_qos(settings: &Settings, q: Qos, keep_all: bool) -> Qos {
+    let q = if keep_all {
+        q.keep_all().max_blocking_time(Duration::from_secs(10))
+    } else {
+        q.keep_last(1).max_blocking_time(Duration::from_secs(1))
+    };
+    if settings.reliable {
+        q.reliable()
+    } else {
+        q.best_effort()
+    }
+}
+
 impl Ends {
     fn new(settings: &Settings, size: u32, out: &str, inp: &str) -> Result<Ends, String> {
-        if size < MIN_SIZE {
-            return Err(format!("--loan: --size must be at least {MIN_SIZE} bytes"));
-        }
-        let mut builder = DomainParticipant::builder()
-            .map_err(|e| e.to_string())?
-            .domain_id(settings.domain)
-            .busy_poll(settings.busy_poll);
-        if let Some(interface) = &settings.interface {
-            builder = builder.interface(interface).map_err(|e| e.to_string())?;
-        }
-        match settings.transport {
-            TransportChoice::Auto => {}
-            TransportChoice::Udp => builder = builder.in_process(false).shared_memory(false),
-            TransportChoice::Shm => builder = builder.shared_memory(true),
-        }
-        let participant = builder.build().map_err(|e| e.to_string())?;
-        let idl = format!(
-            "module ferrodds {{ @final struct Lent {{ unsigned long seq; octet data[{}]; }}; }};",
-            size - 4
-        );
-        let spec = ferrodds_idl::parse_str("lent.idl", &idl).map_err(|e| e.to_string())?;
-        let ty = ferrodds_idl::dynamic::dynamic_type(&spec, "ferrodds::Lent")
-            .map_err(|e| e.to_string())?;
-        let topic = |name: &str| {
-            participant
-                .create_dynamic_topic(name, "ferrodds::Lent", ty.clone())
-                .map_err(|e| e.to_string())
-        };
-        let qos = |q: Qos| {
-            let q = q.keep_last(1).max_blocking_time(Duration::from_secs(1));
-            if settings.reliable {
-                q.reliable()
-            } else {
-                q.best_effort()
-            }
-        };
+        let participant = participant(settings)?;
         let writer = participant
-            .create_dynamic_writer(&topic(out)?, qos(Qos::writer()))
+            .create_dynamic_writer(
+                &lent_topic(&participant, out, size)?,
+                loan_qos(settings, Qos::writer(), false),
+            )
             .map_err(|e| e.to_string())?;
         let reader = participant
-            .create_dynamic_reader(&topic(inp)?, qos(Qos::reader()))
+            .create_dynamic_reader(
+                &lent_topic(&participant, inp, size)?,
+                loan_qos(settings, Qos::reader(), false),
+            )
             .map_err(|e| e.to_string())?;
         Ok(Ends {
             writer,
@@ -248,7 +257,7 @@ pub(crate) fn run_ping(
         &text,
         &json!({
             "mode": "ping", "kind": "summary", "loan": true,
-            "datagrams": ends.participant.datagrams_by_transport(),
+            "datagrams": super::node::datagrams(&ends.participant),
             "seconds": round3(wall.as_secs_f64()), "roundtrips": c.roundtrips,
             "rate": round3(rate), "peers": 1, "size": size, "timeouts": 0, "untimed": 0,
             "lent_shared": c.lent_shared, "in_place": c.in_place,
@@ -308,6 +317,184 @@ pub(crate) fn run_pong(settings: &Settings, size: u32, stop: &Stop) -> Result<()
             "mode": "pong", "kind": "summary", "loan": true, "answered": total,
             "in_place": in_place.load(std::sync::atomic::Ordering::Relaxed),
             "seconds": round3(wall.as_secs_f64()),
+        }),
+    );
+    Ok(())
+}
+
+/// The data topic of `pub --loan` and `sub --loan`.
+const DATA_TOPIC: &str = "FerroDDSLoanData";
+
+/// Runs `pub --loan`: lends samples of `size` bytes, writes the sequence number into each
+/// and writes it, as fast as the writer takes them (reliable KEEP_ALL: a write waits while
+/// the readers lag), until the duration or a signal ends it.
+pub(crate) fn run_pub(settings: &Settings, size: u32, stop: &Stop) -> Result<(), String> {
+    let p = participant(settings)?;
+    let writer = p
+        .create_dynamic_writer(
+            &lent_topic(&p, DATA_TOPIC, size)?,
+            loan_qos(settings, Qos::writer(), true),
+        )
+        .map_err(|e| e.to_string())?;
+    let reporter = Reporter::new(settings.json, "pub", settings.duration, None);
+    reporter.note(&format!(
+        "ferrodds perf pub --loan: domain {}, size {size} bytes, waiting for a subscriber",
+        settings.domain
+    ));
+    let deadline = Instant::now() + MATCH_TIMEOUT;
+    while writer.matched_subscriptions().is_empty() && !stop.is_stopped() {
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "pub --loan: no subscriber in {} s",
+                MATCH_TIMEOUT.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let written = std::sync::atomic::AtomicU64::new(0);
+    let lent_shared = std::sync::atomic::AtomicU64::new(0);
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut seq = 0u32;
+            while !stop.is_stopped() {
+                seq = seq.wrapping_add(1);
+                let mut loan = writer.loan(size as usize);
+                loan[..4].copy_from_slice(&seq.to_ne_bytes());
+                let shared = loan.is_shared();
+                match writer.write_loan(loan) {
+                    Ok(()) => {}
+                    Err(ferrodds::Error::Timeout(..)) => continue,
+                    Err(e) => return stop.fail(format!("cannot write a lent sample: {e}")),
+                }
+                written.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                lent_shared.fetch_add(u64::from(shared), std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        run_loop(stop, settings.duration, super::MAINTAIN, |_| {});
+    });
+    // What was written reaches the subscriber before the writer goes (as `pub --count`).
+    let _ = writer.wait_for_acknowledgments(Duration::from_secs(10));
+    reporter.finish();
+    let total = written.load(std::sync::atomic::Ordering::Relaxed);
+    let secs = start.elapsed().as_secs_f64();
+    reporter.emit(
+        &format!(
+            "pub --loan summary: {total} samples in {secs:.2} s ({}/s), {} lent in shared memory",
+            fmt_rate(total as f64 / secs).trim_end(),
+            lent_shared.load(std::sync::atomic::Ordering::Relaxed)
+        ),
+        &json!({
+            "mode": "pub", "kind": "summary", "loan": true, "samples": total,
+            "seconds": round3(secs), "rate": round3(total as f64 / secs),
+            "lent_shared": lent_shared.load(std::sync::atomic::Ordering::Relaxed),
+            "datagrams": super::node::datagrams(&p),
+        }),
+    );
+    Ok(())
+}
+
+#[derive(Default, Clone, Copy)]
+struct SubCounts {
+    received: u64,
+    lost: u64,
+    in_place: u64,
+}
+
+/// Runs `sub --loan`: takes what `pub --loan` writes where it lies, reads each sample's
+/// sequence number (and nothing else), and counts samples, samples read in place, and
+/// samples lost (sequence gaps per writer), each second.
+pub(crate) fn run_sub(settings: &Settings, size: u32, stop: &Stop) -> Result<(), String> {
+    let p = participant(settings)?;
+    let reader = p
+        .create_dynamic_reader(
+            &lent_topic(&p, DATA_TOPIC, size)?,
+            loan_qos(settings, Qos::reader(), true),
+        )
+        .map_err(|e| e.to_string())?;
+    let reporter = Reporter::new(settings.json, "sub", settings.duration, None);
+    reporter.note(&format!(
+        "ferrodds perf sub --loan: domain {}, size {size} bytes, waiting for data",
+        settings.domain
+    ));
+    // (interval, total, last sequence number per writer)
+    let state = std::sync::Mutex::new((
+        SubCounts::default(),
+        SubCounts::default(),
+        std::collections::HashMap::<[u8; 16], u32>::new(),
+    ));
+    let lock = || state.lock().unwrap_or_else(|p| p.into_inner());
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !stop.is_stopped() {
+                if !reader.wait_for_data(Duration::from_millis(100)) {
+                    continue;
+                }
+                let taken = reader.take_loaned(256);
+                let mut guard = lock();
+                let st = &mut *guard;
+                for s in taken {
+                    let Some(data) = s.data else { continue };
+                    let Some(seq) = seq_of(&data) else { continue };
+                    let seq = u32::from_ne_bytes(seq);
+                    let lost = match st.2.insert(s.info.publication_handle.0, seq) {
+                        Some(prev) => u64::from(seq.wrapping_sub(prev).saturating_sub(1)),
+                        None => 0,
+                    };
+                    for c in [&mut st.0, &mut st.1] {
+                        c.received += 1;
+                        c.lost += lost;
+                        c.in_place += u64::from(data.is_shared());
+                    }
+                }
+            }
+        });
+        run_loop(stop, settings.duration, super::MAINTAIN, |tick| {
+            let Tick::Second(dt) = tick else { return };
+            let (c, total, writers) = {
+                let mut st = lock();
+                (std::mem::take(&mut st.0), st.1, st.2.len())
+            };
+            if c.received == 0 {
+                return;
+            }
+            let t = reporter.elapsed();
+            let rate = c.received as f64 / dt.as_secs_f64();
+            let mbps = rate * f64::from(size) / 1e6;
+            reporter.emit(
+                &format!(
+                    "{t:8.3} sub --loan {} samples ({}/s, {mbps:.0} MB/s), {} in place, lost {}",
+                    c.received,
+                    fmt_rate(rate).trim_end(),
+                    c.in_place,
+                    c.lost
+                ),
+                &json!({
+                    "mode": "sub", "kind": "interval", "loan": true, "t": round3(t),
+                    "samples": c.received, "rate": round3(rate), "mb_per_s": round3(mbps),
+                    "lost": c.lost, "size": size, "total": total.received,
+                    "total_lost": total.lost, "writers": writers, "in_place": c.in_place,
+                }),
+            );
+        });
+    });
+    reporter.finish();
+    let st = lock();
+    let total = st.1;
+    let secs = start.elapsed().as_secs_f64();
+    reporter.emit(
+        &format!(
+            "sub --loan summary: {} samples, {} read in place, lost {}, from {} writer(s)",
+            total.received,
+            total.in_place,
+            total.lost,
+            st.2.len()
+        ),
+        &json!({
+            "mode": "sub", "kind": "summary", "loan": true, "samples": total.received,
+            "in_place": total.in_place, "lost": total.lost, "writers": st.2.len(),
+            "seconds": round3(secs), "datagrams": super::node::datagrams(&p),
         }),
     );
     Ok(())

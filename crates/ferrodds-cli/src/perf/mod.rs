@@ -207,6 +207,11 @@ struct PubArgs {
     /// thread sends.
     #[arg(long)]
     asynchronous: bool,
+    /// Samples of a plain type of exactly --size bytes, lent by the writer and taken where
+    /// they lie by `sub --loan` of the same --size (see `ping --loan`); only the sequence
+    /// number is written into each.
+    #[arg(long)]
+    loan: bool,
 }
 
 #[derive(Args, Debug)]
@@ -217,6 +222,12 @@ struct SubArgs {
     /// synchronised clocks, so one machine or PTP).
     #[arg(long, short = 'l')]
     latency: bool,
+    /// Receive `pub --loan` (see there) of this --size.
+    #[arg(long)]
+    loan: bool,
+    /// The size of `pub --loan`'s samples (only with --loan).
+    #[arg(long, short = 's', default_value = "0", value_parser = parse_size)]
+    size: u32,
 }
 
 /// A data history.
@@ -540,6 +551,16 @@ pub(crate) fn run(command: &PerfCommand) -> Result<(), String> {
             let settings = Settings::from_common(&a.common)?;
             handle_signals(&stop);
             loaned::run_pong(&settings, a.size, &stop)
+        }
+        Mode::Pub(a) if a.loan => {
+            let settings = Settings::from_common(&a.common)?;
+            handle_signals(&stop);
+            loaned::run_pub(&settings, a.size, &stop)
+        }
+        Mode::Sub(a) if a.loan => {
+            let settings = Settings::from_common(&a.common)?;
+            handle_signals(&stop);
+            loaned::run_sub(&settings, a.size, &stop)
         }
         Mode::Ping(a) => {
             let settings = Settings::from_common(&a.common)?;

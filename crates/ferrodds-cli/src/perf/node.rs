@@ -161,32 +161,13 @@ pub(crate) struct Node<T> {
 impl<T: PerfSample> Node<T> {
     /// The datagrams each transport sent (in the summaries: which way the data went).
     pub(crate) fn datagrams(&self) -> serde_json::Value {
-        let counts = self.pong_writers.participant.datagrams_by_transport();
-        serde_json::Value::Object(
-            counts
-                .into_iter()
-                .map(|(name, n)| (name.to_owned(), n.into()))
-                .collect(),
-        )
+        datagrams(&self.pong_writers.participant)
     }
 
     /// Creates the participant and every endpoint; `with_data_reader` for `sub`.
     pub(crate) fn new(settings: &Settings, with_data_reader: bool) -> Result<Self, String> {
         // ddsperf recognises its peers by the participant's USER_DATA.
-        let mut builder = DomainParticipant::builder()
-            .map_err(|e| e.to_string())?
-            .domain_id(settings.domain)
-            .busy_poll(settings.busy_poll)
-            .user_data(ddsperf_user_data(with_data_reader));
-        if let Some(interface) = &settings.interface {
-            builder = builder.interface(interface).map_err(|e| e.to_string())?;
-        }
-        match settings.transport {
-            TransportChoice::Auto => {}
-            TransportChoice::Udp => builder = builder.in_process(false).shared_memory(false),
-            TransportChoice::Shm => builder = builder.shared_memory(true),
-        }
-        let participant = builder.build().map_err(|e| e.to_string())?;
+        let participant = participant(settings, ddsperf_user_data(with_data_reader))?;
         if settings.transport == TransportChoice::Shm
             && !participant
                 .datagrams_by_transport()
@@ -335,6 +316,39 @@ impl<T: PerfSample> Node<T> {
             r.set_data_available_listener(|| {});
         }
     }
+}
+
+/// The datagrams `participant` sent, by transport, as the summaries give them.
+pub(crate) fn datagrams(participant: &DomainParticipant) -> serde_json::Value {
+    serde_json::Value::Object(
+        participant
+            .datagrams_by_transport()
+            .into_iter()
+            .map(|(name, n)| (name.to_owned(), n.into()))
+            .collect(),
+    )
+}
+
+/// A participant as the common options say (domain, interface, busy-poll, transport),
+/// announcing `user_data`.
+pub(crate) fn participant(
+    settings: &Settings,
+    user_data: Vec<u8>,
+) -> Result<DomainParticipant, String> {
+    let mut builder = DomainParticipant::builder()
+        .map_err(|e| e.to_string())?
+        .domain_id(settings.domain)
+        .busy_poll(settings.busy_poll)
+        .user_data(user_data);
+    if let Some(interface) = &settings.interface {
+        builder = builder.interface(interface).map_err(|e| e.to_string())?;
+    }
+    match settings.transport {
+        TransportChoice::Auto => {}
+        TransportChoice::Udp => builder = builder.in_process(false).shared_memory(false),
+        TransportChoice::Shm => builder = builder.shared_memory(true),
+    }
+    builder.build().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
