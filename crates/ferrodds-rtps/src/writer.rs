@@ -188,8 +188,8 @@ pub struct Change {
     /// Its place in a coherent set or its publisher's order (PRESENTATION); an end marker
     /// ([`Coherence::end`]) has an empty payload.
     /// (Boxed, as `original` is: both are rare, and a change is moved into the history and
-    /// out of it again whole. Inline they made it 144 bytes (64 now), and those moves 8 % of
-    /// a 64-byte publisher's time.)
+    /// out of it again whole. Inline they made it 144 bytes (72 now, `payload::tests`), and
+    /// those moves 8 % of a 64-byte publisher's time.)
     pub coherence: Option<Box<Coherence>>,
     /// The writer it was written by, when this writer relays it (a durability service).
     pub original: Option<Box<OriginalWriterInfo>>,

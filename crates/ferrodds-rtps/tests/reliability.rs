@@ -96,20 +96,43 @@ fn connect_filtered(
     rl: ferrodds_rtps::wire::Locator,
     filter: Option<ReaderFilter>,
 ) {
+    let reader = remote_reader(s, rl, reliable_r, transient_reader, filter);
+    connect_reader(s, reader, reliable_w, wl);
+}
+
+/// The writer's view of the reader of `s` at `rl`.
+fn remote_reader(
+    s: &Setup,
+    rl: ferrodds_rtps::wire::Locator,
+    reliable: bool,
+    transient_local: bool,
+    filter: Option<ReaderFilter>,
+) -> RemoteReader {
+    RemoteReader {
+        guid: s.reader,
+        locators: vec![rl],
+        reliable,
+        transient_local,
+        dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
+        reduced: false,
+        filter,
+        sample_channel: false,
+    }
+}
+
+/// Matches the writer with `reader` as given, and the reader with the writer.
+fn connect_reader(
+    s: &mut Setup,
+    reader: RemoteReader,
+    reliable_w: bool,
+    wl: ferrodds_rtps::wire::Locator,
+) {
     let now = s.net.now;
-    s.net.nodes[0].rtps.writer(WRITER_ID).unwrap().match_reader(
-        now,
-        RemoteReader {
-            guid: s.reader,
-            locators: vec![rl],
-            reliable: reliable_r,
-            transient_local: transient_reader,
-            dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
-            reduced: false,
-            filter,
-            sample_channel: false,
-        },
-    );
+    s.net.nodes[0]
+        .rtps
+        .writer(WRITER_ID)
+        .unwrap()
+        .match_reader(now, reader);
     s.net.nodes[1].rtps.reader(READER_ID).unwrap().match_writer(
         now,
         RemoteWriter {
@@ -674,29 +697,12 @@ fn samples_in_a_writers_channel_go_by_reference_and_what_the_reader_misses_by_re
         };
         let mut s = setup(seed, faults, wc, rc, false, false);
         let (wl, rl) = (s.net.locator(0), s.net.locator(1));
-        let now = s.net.now;
-        let (writer, reader) = (s.writer, s.reader);
-        s.net.nodes[0].rtps.writer(WRITER_ID).unwrap().match_reader(
-            now,
-            RemoteReader {
-                guid: reader,
-                locators: vec![rl],
-                reliable: true,
-                transient_local: false,
-                dispose_key: ferrodds_rtps::writer::DisposeKey::KeyOnlySample,
-                reduced: false,
-                filter: None,
-                sample_channel: true,
-            },
-        );
-        s.net.nodes[1].rtps.reader(READER_ID).unwrap().match_writer(
-            now,
-            RemoteWriter {
-                guid: writer,
-                locators: vec![wl],
-                reliable: true,
-            },
-        );
+        // It takes from the writer's sample channel.
+        let reader = RemoteReader {
+            sample_channel: true,
+            ..remote_reader(&s, rl, true, false, None)
+        };
+        connect_reader(&mut s, reader, true, wl);
         let count = 200u32;
         let mut written = Vec::new();
         // (sequence number, bytes, delivered where the chunk lies)

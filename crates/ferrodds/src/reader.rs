@@ -77,8 +77,8 @@ impl<T> Sample<T> {
 }
 
 /// A decoded sample's bytes are done with: reused for a later sample (a large reassembly
-/// buffer by any reader of the process). The bytes given to the reader's own pool.
-/// A chunk of a writer's sample channel is let go (back to the writer's pool).
+/// buffer by any reader of the process), or, a chunk of a writer's sample channel, let go
+/// (back to the writer's pool). The bytes given to the reader's own pool.
 fn release_payload(spare: &mut ReceivePool, payload: impl Into<ReceivedPayload>) -> usize {
     let ReceivedPayload::Owned(payload) = payload.into() else {
         return 0;
