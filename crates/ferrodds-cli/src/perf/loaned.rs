@@ -99,33 +99,46 @@ impl Ends {
     /// Lends a sample, writes `seq` into it, and writes it; whether it lay in shared
     /// memory.
     fn send(&self, seq: [u8; 4]) -> Result<bool, String> {
-        let mut loan = self.writer.loan(self.size);
-        loan[..4].copy_from_slice(&seq);
-        let shared = loan.is_shared();
-        self.writer
-            .write_loan(loan)
-            .map_err(|e| format!("cannot write a lent sample: {e}"))?;
-        Ok(shared)
+        write_lent(&self.writer, self.size, seq)
+            .map_err(|e| format!("cannot write a lent sample: {e}"))
     }
 
     fn wait_for_peer(&self, stop: &Stop) -> Result<(), String> {
-        let deadline = Instant::now() + MATCH_TIMEOUT;
-        while !stop.is_stopped() {
-            if !self.writer.matched_subscriptions().is_empty()
-                && !self.reader.matched_publications().is_empty()
-            {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(format!(
-                    "--loan: no peer in {} s (run `ferrodds perf pong --loan` with the same --size)",
-                    MATCH_TIMEOUT.as_secs()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(())
+        wait_matched(
+            stop,
+            "a pong (`ferrodds perf pong --loan` with the same --size)",
+            || {
+                !self.writer.matched_subscriptions().is_empty()
+                    && !self.reader.matched_publications().is_empty()
+            },
+        )
     }
+}
+
+/// Lends a sample of `size` bytes from `writer`, writes `seq` into its first four bytes
+/// (nothing else), and writes it; whether it lay in shared memory.
+fn write_lent(writer: &DynamicWriter, size: usize, seq: [u8; 4]) -> ferrodds::Result<bool> {
+    let mut loan = writer.loan(size);
+    loan[..4].copy_from_slice(&seq);
+    let shared = loan.is_shared();
+    writer.write_loan(loan)?;
+    Ok(shared)
+}
+
+/// Waits until `matched` (checked every 20 ms), `stop`, or [`MATCH_TIMEOUT`]: an error
+/// naming the `peer` that did not come.
+fn wait_matched(stop: &Stop, peer: &str, matched: impl Fn() -> bool) -> Result<(), String> {
+    let deadline = Instant::now() + MATCH_TIMEOUT;
+    while !stop.is_stopped() && !matched() {
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "--loan: no {peer} in {} s",
+                MATCH_TIMEOUT.as_secs()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
 }
 
 /// The sequence number in a received sample (after its encapsulation header).
@@ -341,16 +354,9 @@ pub(crate) fn run_pub(settings: &Settings, size: u32, stop: &Stop) -> Result<(),
         "ferrodds perf pub --loan: domain {}, size {size} bytes, waiting for a subscriber",
         settings.domain
     ));
-    let deadline = Instant::now() + MATCH_TIMEOUT;
-    while writer.matched_subscriptions().is_empty() && !stop.is_stopped() {
-        if Instant::now() >= deadline {
-            return Err(format!(
-                "pub --loan: no subscriber in {} s",
-                MATCH_TIMEOUT.as_secs()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_matched(stop, "subscriber", || {
+        !writer.matched_subscriptions().is_empty()
+    })?;
     let written = std::sync::atomic::AtomicU64::new(0);
     let lent_shared = std::sync::atomic::AtomicU64::new(0);
     let start = Instant::now();
@@ -359,14 +365,11 @@ pub(crate) fn run_pub(settings: &Settings, size: u32, stop: &Stop) -> Result<(),
             let mut seq = 0u32;
             while !stop.is_stopped() {
                 seq = seq.wrapping_add(1);
-                let mut loan = writer.loan(size as usize);
-                loan[..4].copy_from_slice(&seq.to_ne_bytes());
-                let shared = loan.is_shared();
-                match writer.write_loan(loan) {
-                    Ok(()) => {}
+                let shared = match write_lent(&writer, size as usize, seq.to_ne_bytes()) {
+                    Ok(shared) => shared,
                     Err(ferrodds::Error::Timeout(..)) => continue,
                     Err(e) => return stop.fail(format!("cannot write a lent sample: {e}")),
-                }
+                };
                 written.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 lent_shared.fetch_add(u64::from(shared), std::sync::atomic::Ordering::Relaxed);
             }
