@@ -404,13 +404,13 @@ impl Reader {
             // counts it).
             return Some(ReceivedPayload::default());
         }
-        let opener = self.config.channels.clone();
         let proxy = &mut self.writers[i];
         if let ChannelState::Closed = proxy.channel {
             proxy.channel = ChannelState::Unavailable(now);
         }
         if let ChannelState::Unavailable(since) = proxy.channel {
             if now >= since {
+                let opener = self.config.channels.as_ref();
                 proxy.channel = match opener.and_then(|o| o.open(writer)) {
                     Some(source) => ChannelState::Open(source),
                     None => ChannelState::Unavailable(now.after(CHANNEL_RETRY)),

@@ -95,6 +95,10 @@ pub struct SampleChannel {
     keeper: Subscriber<Ipc, [u8], u64>,
     /// Chunks the writer's history holds (through the keeper).
     held: Arc<AtomicUsize>,
+    /// Chunks lent and not yet sent or dropped: each will be held once sent, so the
+    /// keeper's limit counts them already (an application holding two loans at once must
+    /// not find the second refused at its send).
+    lent: Arc<AtomicUsize>,
     /// A send and the keeper's receive of what it sent, one thread at a time; the number
     /// of the last chunk sent.
     turn: Mutex<u64>,
@@ -109,6 +113,17 @@ pub struct SampleChannel {
 #[derive(Debug)]
 pub struct ChunkLoan {
     sample: SampleMut<Ipc, [u8], u64>,
+    _lent: Lent,
+}
+
+/// Counts a loan in [`SampleChannel::lent`] while it lives.
+#[derive(Debug)]
+struct Lent(Arc<AtomicUsize>);
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
 }
 
 impl std::ops::Deref for ChunkLoan {
@@ -169,6 +184,7 @@ impl SampleChannel {
             publisher,
             keeper,
             held: Arc::new(AtomicUsize::new(0)),
+            lent: Arc::new(AtomicUsize::new(0)),
             turn: Mutex::new(0),
             service,
             _host: host,
@@ -177,7 +193,7 @@ impl SampleChannel {
 
     /// Whether the history may take one more chunk (else the writer lends from the heap).
     pub fn has_room(&self) -> bool {
-        self.held.load(Ordering::Acquire) < BORROWED
+        self.held.load(Ordering::Acquire) + self.lent.load(Ordering::Acquire) < BORROWED
     }
 
     /// How many readers (besides the writer's keeper) are subscribed.
@@ -191,7 +207,10 @@ impl SampleChannel {
     /// Lends a chunk of `len` bytes; `None` when the channel has none to lend (every chunk
     /// held, or iceoryx2 refused): the writer lends from the heap instead.
     pub fn loan(&self, len: usize) -> Option<ChunkLoan> {
-        if !self.has_room() {
+        // Counted before the check, so that two threads cannot both take the last room.
+        self.lent.fetch_add(1, Ordering::AcqRel);
+        let lent = Lent(Arc::clone(&self.lent));
+        if self.held.load(Ordering::Acquire) + self.lent.load(Ordering::Acquire) > BORROWED {
             return None;
         }
         let sample = match self.publisher.loan_slice_uninit(len) {
@@ -207,17 +226,22 @@ impl SampleChannel {
         // calls it uninitialized because it does not know which bytes the caller wants.
         #[allow(unsafe_code)]
         let sample = unsafe { sample.assume_init() };
-        Some(ChunkLoan { sample })
+        Some(ChunkLoan {
+            sample,
+            _lent: lent,
+        })
     }
 
     /// Publishes a filled loan to every reader subscribed, numbered one more than the
     /// chunk sent before it, and returns its number and the writer's own view of it,
     /// which holds the chunk for the history.
-    pub fn send(&self, mut loan: ChunkLoan) -> io::Result<(u64, Bytes)> {
+    pub fn send(&self, loan: ChunkLoan) -> io::Result<(u64, Bytes)> {
+        // The loan stays counted until the keeper holds the chunk (`_lent` drops last).
+        let ChunkLoan { mut sample, _lent } = loan;
         let mut last = self.turn.lock().unwrap_or_else(|p| p.into_inner());
         let sequence_number = *last + 1;
-        *loan.sample.user_header_mut() = sequence_number;
-        loan.sample.send().map_err(io::Error::other)?;
+        *sample.user_header_mut() = sequence_number;
+        sample.send().map_err(io::Error::other)?;
         *last = sequence_number;
         // The keeper's queue holds what this thread sent, and only that (sends take turns).
         loop {
@@ -372,6 +396,19 @@ mod tests {
         }
         assert!(!channel.has_room());
         assert!(channel.loan(64).is_none(), "the history holds every chunk");
+        // Loans count as chunks the history will hold: with one chunk of room, a second
+        // loan at once is refused rather than its send failing.
+        drop(kept.pop());
+        let first_loan = channel.loan(64).expect("one chunk of room");
+        assert!(channel.loan(64).is_none(), "the room is the first loan's");
+        drop(first_loan);
+        let mut again = channel
+            .loan(64)
+            .expect("a dropped loan gives its room back");
+        again[0] = 1;
+        let (n, k) = channel.send(again).unwrap();
+        assert!(!channel.has_room());
+        drop((k, n));
         // The reader copied its last one out instead of holding it.
         assert_eq!(reader.held.load(Ordering::Acquire), BORROWED - 1);
         assert!(matches!(got.last(), Some(Taken::Copied(_))));
