@@ -101,6 +101,17 @@ fn failure<S, F>(what: String, run: &PairRun<S, F>) -> Option<String> {
     })
 }
 
+/// A round-trip figure of `variant` at `size` over the repetitions among `runs`.
+fn round_trips(
+    runs: &[LatencyRun],
+    size: u64,
+    variant: Variant,
+    f: fn(&RoundTrip) -> f64,
+) -> Option<Agg> {
+    let runs = runs.iter().filter(|r| r.size == size);
+    over_runs(runs.map(|r| &r.run), variant, |x| f(&x.rtt))
+}
+
 impl Results {
     /// A latency figure of `variant` at `size` over repetitions.
     pub(crate) fn latency(
@@ -109,8 +120,7 @@ impl Results {
         variant: Variant,
         f: fn(&RoundTrip) -> f64,
     ) -> Option<Agg> {
-        let runs = self.latency.iter().filter(|r| r.size == size);
-        over_runs(runs.map(|r| &r.run), variant, |x| f(&x.rtt))
+        round_trips(&self.latency, size, variant, f)
     }
 
     /// A round-trip figure of the `loans` part.
@@ -120,8 +130,7 @@ impl Results {
         variant: Variant,
         f: fn(&RoundTrip) -> f64,
     ) -> Option<Agg> {
-        let runs = self.loans.iter().filter(|r| r.size == size);
-        over_runs(runs.map(|r| &r.run), variant, |x| f(&x.rtt))
+        round_trips(&self.loans, size, variant, f)
     }
 
     /// The round trips per second of `variant` at `size` over repetitions.
