@@ -36,6 +36,29 @@ impl TypeSupport {
         Ok(convert::to_value(&self.ty, &self.node, obj)?)
     }
 
+    /// A `TypeError` unless `obj` is an instance of the type's class (a sample of another
+    /// type with the same attributes would otherwise be written as this one).
+    pub(crate) fn check_instance(&self, obj: &Bound<'_, PyAny>, topic: &str) -> PyResult<()> {
+        let class = match &*self.node {
+            Node::Struct(n) => &n.class,
+            Node::Union(n) => &n.class,
+            _ => return Ok(()),
+        };
+        let class = class.bind(obj.py());
+        if obj.is_instance(class)? {
+            return Ok(());
+        }
+        let name = |o: &Bound<'_, PyAny>| -> PyResult<String> {
+            o.getattr(pyo3::intern!(o.py(), "__name__"))?
+                .extract::<String>()
+        };
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{} is not {}, the type of topic '{topic}'",
+            name(&obj.get_type().into_any())?,
+            name(class)?
+        )))
+    }
+
     pub(crate) fn object_of<'py>(
         &self,
         py: Python<'py>,

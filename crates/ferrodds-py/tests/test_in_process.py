@@ -80,3 +80,28 @@ def test_json_text_written_is_taken():
     assert _take_three(reader) == [0, 1, 2]
     with pytest.raises(UnicodeEncodeError):
         writer._native.write_json('{"n": "\ud800"}')
+
+
+@dataclass
+class Other(idl.IdlStruct, typename="inprocess::Other"):
+    n: t.int32
+
+
+def test_a_sample_of_another_type_is_refused():
+    # The check is made in Rust (src/entities.rs, `Writer::write`): the same attributes do
+    # not make an `Other` a `Note`, and nothing is written.
+    dp = DomainParticipant(DOMAIN)
+    topic = Topic(dp, "inprocess_other", Note)
+    reader = DataReader(dp, topic, qos=QOS)
+    writer = DataWriter(dp, topic, qos=QOS)
+    with pytest.raises(TypeError, match="Other is not Note, the type of topic 'inprocess_other'"):
+        writer.write(Other(1))
+    with pytest.raises(TypeError, match="Other is not Note"):
+        writer.dispose(Other(1))
+    writer.write(Note(2))
+    deadline = time.monotonic() + 10
+    got = []
+    while not got and time.monotonic() < deadline:
+        got = [s.n for s in reader.take(N=10) if s.sample_info.valid_data]
+        time.sleep(0.01)
+    assert got == [2]

@@ -635,12 +635,13 @@ class WaitSet(Entity):
 
     def wait(self, timeout: Optional[int] = None) -> int:
         """Waits up to ``timeout`` nanoseconds; the number of triggered conditions."""
-        import time
-        if len(self.conditions) == 1 and type(self.conditions[0]) is ReadCondition:
+        conditions = self.conditions
+        if len(conditions) == 1 and type(conditions[0]) is ReadCondition:
             # The common wait, on one reader: one call into the reader, which returns at
             # once when a sample the condition's mask selects is waiting.
-            c = self.conditions[0]
+            c = conditions[0]
             return int(c.reader._native.wait_for_data(_seconds(timeout), c.mask))
+        import time
         deadline = time.monotonic() + _seconds(timeout)
         readers = [c for c in self.conditions if isinstance(c, _Condition)]
         participants = {id(c.reader.participant) for c in readers}

@@ -76,7 +76,7 @@ class DataWriter(_ChangeableQos, Entity, Generic[_T]):
 
     def write(self, sample: _T, timestamp: Optional[int] = None) -> None:
         """Writes ``sample`` (``timestamp`` in nanoseconds since the epoch)."""
-        self._check(sample)
+        # The native write checks the sample's type itself.
         self._native.write(sample, timestamp)
 
     def write_dispose(self, sample: _T, timestamp: Optional[int] = None) -> None:
