@@ -826,6 +826,38 @@ namespace FerroDDS.Tests
                 Check.Equal(InstanceStateKind.NotAliveDisposedInstanceState, infos[0].InstanceState, "disposed");
                 Check.True(texts[1].Contains("\"id\":8"), "the unregister's key: " + texts[1]);
 
+                // Octets as base64, long enough for the native encoder and decoder (Json.cs,
+                // Base64.NativeFrom) and short enough for the loops: the same text and bytes.
+                foreach (int size in new[] { 0, 1, 2, 127, 128, 129, 1000, 65536 })
+                {
+                    var bytes = new byte[size];
+                    for (int i = 0; i < size; i++)
+                    {
+                        bytes[i] = (byte)(i * 7 + 3);
+                    }
+                    var octets = new JsonWriter(4);
+                    octets.WriteOctets(bytes);
+                    string text = "\"" + Convert.ToBase64String(bytes) + "\"";
+                    Check.Equal(text, octets.ToString(), "the base64 of " + size + " bytes");
+                    var utf8 = System.Text.Encoding.ASCII.GetBytes(text + ",");
+                    Check.EqualItems(bytes, new JsonReader(utf8, 0, utf8.Length).ReadOctets(), size + " bytes read back");
+                    if (size >= 4)
+                    {
+                        // A character that is no digit, in the middle: the error is where it is.
+                        int bad = 1 + size / 3 / 2 * 4 + 2;
+                        utf8[bad] = (byte)'*';
+                        try
+                        {
+                            new JsonReader(utf8, 0, utf8.Length).ReadOctets();
+                            Check.True(false, "bad base64 of " + size + " bytes is refused");
+                        }
+                        catch (JsonException e)
+                        {
+                            Check.Equal(bad - 2, e.Offset, "the group the bad digit is in, of " + size + " bytes");
+                        }
+                    }
+                }
+
                 // Typed and JSON samples on one topic, both ways.
                 var typed = participant.CreateTopic("cs_json_typed", Readings);
                 var typedWriter = publisher.CreateDataWriter(typed, ReliableWriter());

@@ -420,6 +420,31 @@ ferrodds_return_t ferrodds_begin_coherent(ferrodds_entity_t publisher);
 // ([`ferrodds_begin_coherent`]).
 ferrodds_return_t ferrodds_end_coherent(ferrodds_entity_t entity);
 
+// Writes the base64 text of the `size` bytes at `bytes` (no quotes, no terminating NUL) to
+// `text`, which has room for `capacity` bytes; returns the text's length, 4 × ⌈size / 3⌉.
+//
+// # Safety
+// `bytes` is null or points at `size` readable bytes; `text` is null or points at
+// `capacity` writable bytes, apart from `bytes`.
+ferrodds_return_t ferrodds_base64_encode(const uint8_t *bytes, size_t size, uint8_t *text, size_t capacity);
+
+// Decodes the `size` bytes of base64 text at `text` (RFC 4648, padded: groups of four
+// digits; no quotes, no whitespace) into `bytes`, which has room for `capacity` bytes;
+// returns the number of bytes decoded. `FERRODDS_RETCODE_BAD_PARAMETER` when the text is
+// not such base64 or `capacity` is short (nothing is then promised of `bytes`).
+//
+// # Safety
+// `text` is null or points at `size` readable bytes; `bytes` is null or points at
+// `capacity` writable bytes, apart from `text`.
+ferrodds_return_t ferrodds_base64_decode(const uint8_t *text, size_t size, uint8_t *bytes, size_t capacity);
+
+// Where the JSON string whose content starts at `text` ends: the offset of the first `"`
+// or `\\` (an escape) in the `size` bytes at `text`, or `size` when there is neither.
+//
+// # Safety
+// `text` is null or points at `size` readable bytes.
+ferrodds_return_t ferrodds_json_string_end(const uint8_t *text, size_t size);
+
 // A new, empty QoS (every policy at its default); delete it with [`ferrodds_delete_qos`].
 ferrodds_qos_t *ferrodds_create_qos(void);
 

@@ -18,6 +18,7 @@
 //! docs/c.md is the user's guide.
 
 pub mod entity;
+pub mod json_text;
 mod ptr;
 pub mod qos;
 pub mod registry;
