@@ -374,11 +374,7 @@ impl Writer {
         sample: &Bound<'_, PyAny>,
         timestamp: Option<i64>,
     ) -> PyResult<()> {
-        let support = self.support.get();
-        // Checked here rather than in `ferrodds.pub` (a frame and three lookups, a tenth
-        // of a small sample's write from Python).
-        support.check_instance(sample, &self.topic)?;
-        let value = support.value_of(sample)?;
+        let value = self.value_of(sample)?;
         let at = timestamp.map(system_time).unwrap_or_else(SystemTime::now);
         crate::exit::released(py, || self.inner.write_with_timestamp(&value, at))?
             .map_err(|e| dds("write", e))
@@ -399,13 +395,13 @@ impl Writer {
 
     /// Disposes the instance of `sample`.
     fn dispose(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = self.support.get().value_of(sample)?;
+        let value = self.value_of(sample)?;
         crate::exit::released(py, || self.inner.dispose(&value))?.map_err(|e| dds("dispose", e))
     }
 
     /// Unregisters the instance of `sample`.
     fn unregister(&self, py: Python<'_>, sample: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = self.support.get().value_of(sample)?;
+        let value = self.value_of(sample)?;
         crate::exit::released(py, || self.inner.unregister(&value))?
             .map_err(|e| dds("unregister_instance", e))
     }
@@ -476,6 +472,17 @@ impl Writer {
     /// Sends what batching holds back.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         crate::exit::released(py, || self.inner.flush())?.map_err(|e| dds("flush", e))
+    }
+}
+
+impl Writer {
+    /// The value of `sample`, a `TypeError` unless it is an instance of the topic's type.
+    /// Checked here rather than in `ferrodds.pub`: there it cost every write a Python frame
+    /// and three attribute lookups.
+    fn value_of(&self, sample: &Bound<'_, PyAny>) -> PyResult<DynamicValue> {
+        let support = self.support.get();
+        support.check_instance(sample, &self.topic)?;
+        support.value_of(sample)
     }
 }
 

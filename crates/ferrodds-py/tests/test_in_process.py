@@ -88,8 +88,8 @@ class Other(idl.IdlStruct, typename="inprocess::Other"):
 
 
 def test_a_sample_of_another_type_is_refused():
-    # The check is made in Rust (src/entities.rs, `Writer::write`): the same attributes do
-    # not make an `Other` a `Note`, and nothing is written.
+    # The check is made in Rust (src/entities.rs, `Writer::value_of`): the same attributes
+    # do not make an `Other` a `Note`, and nothing is written.
     dp = DomainParticipant(DOMAIN)
     topic = Topic(dp, "inprocess_other", Note)
     reader = DataReader(dp, topic, qos=QOS)
@@ -98,6 +98,8 @@ def test_a_sample_of_another_type_is_refused():
         writer.write(Other(1))
     with pytest.raises(TypeError, match="Other is not Note"):
         writer.dispose(Other(1))
+    with pytest.raises(TypeError, match="Other is not Note"):
+        writer.unregister_instance(Other(1))
     writer.write(Note(2))
     deadline = time.monotonic() + 10
     got = []

@@ -76,7 +76,7 @@ class DataWriter(_ChangeableQos, Entity, Generic[_T]):
 
     def write(self, sample: _T, timestamp: Optional[int] = None) -> None:
         """Writes ``sample`` (``timestamp`` in nanoseconds since the epoch)."""
-        # The native write checks the sample's type itself.
+        # The native write, dispose and unregister check the sample's type themselves.
         self._native.write(sample, timestamp)
 
     def write_dispose(self, sample: _T, timestamp: Optional[int] = None) -> None:
@@ -86,7 +86,6 @@ class DataWriter(_ChangeableQos, Entity, Generic[_T]):
 
     def dispose(self, sample: _T, timestamp: Optional[int] = None) -> None:
         """Disposes the instance of ``sample``."""
-        self._check(sample)
         self._native.dispose(sample)
 
     def register_instance(self, sample: _T) -> int:
@@ -95,7 +94,6 @@ class DataWriter(_ChangeableQos, Entity, Generic[_T]):
 
     def unregister_instance(self, sample: _T, timestamp: Optional[int] = None) -> None:
         """Unregisters the instance of ``sample``."""
-        self._check(sample)
         self._native.unregister(sample)
 
     def lookup_instance(self, sample: _T) -> Optional[int]:
@@ -127,11 +125,6 @@ class DataWriter(_ChangeableQos, Entity, Generic[_T]):
 
     def _wait_for_matched(self, count: int = 1, timeout: Optional[int] = None) -> bool:
         return self._native.wait_for_matched(count, _seconds(timeout))
-
-    def _check(self, sample) -> None:
-        if not isinstance(sample, self._topic.data_type):
-            raise TypeError(f"{type(sample).__name__} is not {self._topic.data_type.__name__}, "
-                            f"the type of topic {self._topic.name!r}")
 
 
 __all__ = ["Publisher", "DataWriter"]
