@@ -382,11 +382,6 @@ namespace FerroDDS
         // decode on Mono); below it the call costs more than the loop.
         internal const int NativeFrom = 128;
 
-        // Cleared when the native library or these functions of it are missing (the JSON
-        // code works without it: the tests' vector driver runs it alone); the loops then do
-        // everything.
-        static bool native = true;
-
         // Declared here rather than in Native.cs: this file, Cdr.cs and TypeSupport.cs are
         // the runtime of generated code, which compiles without the rest of the binding.
         const string Lib = "ferrodds_c";
@@ -394,51 +389,42 @@ namespace FerroDDS
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)] static extern unsafe int ferrodds_base64_decode(byte* text, UIntPtr size, byte* bytes, UIntPtr capacity);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl)] static extern unsafe int ferrodds_json_string_end(byte* text, UIntPtr size);
 
+        // Whether the native library has the functions: false without it (the JSON code
+        // works alone: the tests' vector driver runs it so), and the loops then do
+        // everything.
+        static readonly bool native = Probe();
+
+        static unsafe bool Probe()
+        {
+            try
+            {
+                // Nothing to read or write: each call only has to be found.
+                return ferrodds_base64_encode(null, UIntPtr.Zero, null, UIntPtr.Zero) == 0
+                    && ferrodds_base64_decode(null, UIntPtr.Zero, null, UIntPtr.Zero) == 0
+                    && ferrodds_json_string_end(null, UIntPtr.Zero) == 0;
+            }
+            catch (DllNotFoundException) { return false; }
+            catch (EntryPointNotFoundException) { return false; }
+        }
+
         /// <summary>The text's length, or -1 where the loop is to encode.</summary>
         internal static unsafe int Encode(byte* bytes, int size, byte* text, int capacity)
         {
-            if (native)
-            {
-                try
-                {
-                    return ferrodds_base64_encode(bytes, (UIntPtr)size, text, (UIntPtr)capacity);
-                }
-                catch (DllNotFoundException) { native = false; }
-                catch (EntryPointNotFoundException) { native = false; }
-            }
-            return -1;
+            return native ? ferrodds_base64_encode(bytes, (UIntPtr)size, text, (UIntPtr)capacity) : -1;
         }
 
-        /// <summary>The number of bytes decoded, or -1 where the loop is to decode (the
-        /// text is not base64, or the library is missing).</summary>
+        /// <summary>The number of bytes decoded, or a negative number where the loop is to
+        /// decode (the text is not base64, or the library is missing).</summary>
         internal static unsafe int Decode(byte* text, int size, byte* bytes, int capacity)
         {
-            if (native)
-            {
-                try
-                {
-                    return ferrodds_base64_decode(text, (UIntPtr)size, bytes, (UIntPtr)capacity);
-                }
-                catch (DllNotFoundException) { native = false; }
-                catch (EntryPointNotFoundException) { native = false; }
-            }
-            return -1;
+            return native ? ferrodds_base64_decode(text, (UIntPtr)size, bytes, (UIntPtr)capacity) : -1;
         }
 
         /// <summary>The offset of the first quote or backslash, or -1 where the loop is to
         /// look.</summary>
         internal static unsafe int StringEnd(byte* text, int size)
         {
-            if (native)
-            {
-                try
-                {
-                    return ferrodds_json_string_end(text, (UIntPtr)size);
-                }
-                catch (DllNotFoundException) { native = false; }
-                catch (EntryPointNotFoundException) { native = false; }
-            }
-            return -1;
+            return native ? ferrodds_json_string_end(text, (UIntPtr)size) : -1;
         }
 
         internal static readonly byte[] Digits = Encoding.ASCII.GetBytes("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");

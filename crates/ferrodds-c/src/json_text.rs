@@ -38,10 +38,8 @@ pub unsafe extern "C" fn ferrodds_base64_encode(
                 ptr::out_slice(text, capacity, "text")?,
             )
         };
-        let needed = size
-            .checked_add(2)
-            .map(|n| n / 3 * 4)
-            .ok_or_else(|| Fail::bad(format!("bytes: {size} bytes")))?;
+        // `ptr::bytes` took at most `isize::MAX` bytes, as `encoded_length` wants.
+        let needed = STANDARD.encoded_length(size);
         if needed > text.len() {
             return Err(Fail::bad(format!(
                 "text: room for {} bytes, the base64 of {size} bytes takes {needed}",
