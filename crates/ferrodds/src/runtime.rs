@@ -428,6 +428,8 @@ struct Rounds {
     buf: Vec<u8>,
     /// Per channel: rounds since it last delivered (saturating).
     quiet: Vec<u32>,
+    /// Per channel: when a quiet one was last looked at.
+    polled_at: Vec<Instant>,
     round: u32,
 }
 
@@ -437,6 +439,7 @@ impl BusyPoll {
             rounds: Mutex::new(Rounds {
                 buf: vec![0u8; RECEIVE_BUFFER],
                 quiet: vec![0; channels.len()],
+                polled_at: vec![Instant::now(); channels.len()],
                 round: 0,
             }),
             channels,
@@ -450,15 +453,34 @@ impl BusyPoll {
         let Ok(mut rounds) = self.rounds.try_lock() else {
             return false;
         };
-        let Rounds { buf, quiet, round } = &mut *rounds;
+        let Rounds {
+            buf,
+            quiet,
+            polled_at,
+            round,
+        } = &mut *rounds;
         *round = round.wrapping_add(1);
         let mut got = false;
-        for (channel, quiet) in self.channels.iter().zip(quiet.iter_mut()) {
-            if channel.polling_is_a_system_call()
-                && *quiet >= QUIET_ROUNDS
-                && !round.is_multiple_of(QUIET_POLL_EVERY)
-            {
-                continue;
+        for ((channel, quiet), polled_at) in self
+            .channels
+            .iter()
+            .zip(quiet.iter_mut())
+            .zip(polled_at.iter_mut())
+        {
+            if channel.polling_is_a_system_call() && *quiet >= QUIET_ROUNDS {
+                // A quiet socket is looked at by the clock, not by the round: a round that
+                // finds shared memory empty takes tens of nanoseconds, and a receive that
+                // finds a socket empty a microsecond — every sixteenth round, as it was, kept
+                // the thread in the kernel for a third of its time, so that a datagram
+                // arriving over shared memory waited for it.
+                if !round.is_multiple_of(QUIET_POLL_EVERY) {
+                    continue;
+                }
+                let now = Instant::now();
+                if now.saturating_duration_since(*polled_at) < QUIET_POLL_INTERVAL {
+                    continue;
+                }
+                *polled_at = now;
             }
             match channel
                 .try_receive_with(buf, &mut |bytes, received| handle(shared, bytes, received))
@@ -1189,8 +1211,12 @@ const TAKEN_OVER_NAP: Duration = Duration::from_micros(200);
 
 /// Rounds without a datagram after which the busy-poll loop looks at a socket less often.
 const QUIET_ROUNDS: u32 = 4096;
-/// How often (in rounds) the busy-poll loop looks at a quiet socket.
+/// How often (in rounds) the busy-poll loop reads the clock to see whether a quiet socket
+/// is due a look.
 const QUIET_POLL_EVERY: u32 = 16;
+/// How often the busy-poll loop looks at a quiet socket: what a datagram that comes to it
+/// after a quiet spell may wait at most beyond its round.
+const QUIET_POLL_INTERVAL: Duration = Duration::from_micros(50);
 
 /// Hands one received datagram to the protocol.
 fn handle(shared: &Shared, buf: &[u8], received: ferrodds_transport::Datagram) {
