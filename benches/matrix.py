@@ -60,9 +60,14 @@ def command(impl, role, *args):
     return [sys.executable, PY_APP, role, impl, str(DOMAIN), *map(str, args)]
 
 
+# The runs' FerroDDS configuration files, removed when the matrices are done (a directory
+# per run left over two thousand behind in /tmp).
+CONFIG_DIR = tempfile.TemporaryDirectory(prefix="bench-python-")
+
+
 def env(impl):
     e = dict(os.environ)
-    config = os.path.join(tempfile.mkdtemp(prefix="bench-python-"), "ferrodds.toml")
+    config = os.path.join(CONFIG_DIR.name, f"{impl}.toml")
     with open(config, "w") as f:
         f.write('[transport]\ninterface = "lo"\n')
         if impl.endswith("+spin"):

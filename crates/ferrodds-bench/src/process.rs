@@ -231,17 +231,35 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn logs() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ferrodds-bench-test-{}", std::process::id()));
+    /// A test's log directory, removed when the test ends (one per test: they run in
+    /// parallel).
+    struct Logs(PathBuf);
+
+    impl Drop for Logs {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    impl std::ops::Deref for Logs {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    fn logs(test: &str) -> Logs {
+        let dir =
+            std::env::temp_dir().join(format!("ferrodds-bench-test-{}-{test}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        Logs(dir)
     }
 
     #[test]
     fn output_goes_to_files_and_status_is_told() {
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
-        let e = run_to_end("sh-exit", cmd, &logs(), Duration::from_secs(20)).unwrap();
+        let e = run_to_end("sh-exit", cmd, &logs("sh-exit"), Duration::from_secs(20)).unwrap();
         assert_eq!(e.stdout, "out\n");
         assert_eq!(e.stderr, "err\n");
         assert_eq!(e.how, "exit 3");
@@ -252,7 +270,13 @@ mod tests {
     fn a_child_past_its_limit_is_killed() {
         let mut cmd = Command::new("sleep");
         cmd.arg("30");
-        let e = run_to_end("sleep-limit", cmd, &logs(), Duration::from_millis(50)).unwrap();
+        let e = run_to_end(
+            "sleep-limit",
+            cmd,
+            &logs("sleep-limit"),
+            Duration::from_millis(50),
+        )
+        .unwrap();
         assert_eq!(e.how, "killed after the time limit");
     }
 
@@ -260,7 +284,8 @@ mod tests {
     fn stop_sends_sigterm() {
         let mut cmd = Command::new("sleep");
         cmd.arg("30");
-        let r = Running::start("sleep-term", cmd, &logs()).unwrap();
+        let logs = logs("sleep-term");
+        let r = Running::start("sleep-term", cmd, &logs).unwrap();
         let id = r.child.id();
         let e = r.stop(Duration::from_secs(20));
         assert_eq!(e.how, "signal 15");
@@ -271,7 +296,8 @@ mod tests {
     fn a_dropped_child_is_killed_and_reaped() {
         let mut cmd = Command::new("sleep");
         cmd.arg("30");
-        let r = Running::start("sleep-drop", cmd, &logs()).unwrap();
+        let logs = logs("sleep-drop");
+        let r = Running::start("sleep-drop", cmd, &logs).unwrap();
         let id = r.child.id();
         assert!(live().contains(&id));
         let pid = Pid::from_raw(i32::try_from(id).unwrap());
@@ -284,6 +310,6 @@ mod tests {
     #[test]
     fn a_missing_program_is_an_error() {
         let cmd = Command::new("/nonexistent/ferrodds-bench-no-such-program");
-        assert!(Running::start("missing", cmd, &logs()).is_err());
+        assert!(Running::start("missing", cmd, &logs("missing")).is_err());
     }
 }

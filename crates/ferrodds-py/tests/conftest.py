@@ -6,7 +6,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-_config = os.path.join(tempfile.mkdtemp(prefix="ferrodds-py-"), "ferrodds.toml")
+# Removed when the test session ends (a directory per run was left behind before).
+_config_dir = tempfile.TemporaryDirectory(prefix="ferrodds-py-")
+_config = os.path.join(_config_dir.name, "ferrodds.toml")
 with open(_config, "w") as f:
     f.write('[transport]\ninterface = "lo"\n')
 os.environ["FERRODDS_CONFIG"] = _config
