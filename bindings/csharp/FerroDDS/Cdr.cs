@@ -604,6 +604,17 @@ namespace FerroDDS
         public const int MaxDepth = 128;
 
         readonly byte[] data;
+        // Reading out of native memory (a sample a take lends): `data` is a scratch buffer
+        // filled from it as the reading goes (`filled`: where the bytes there end), so that
+        // a sequence of octets goes from native memory straight into its array, never
+        // through `data`. The reading only moves forward, past what it skips unfilled.
+        readonly IntPtr native;
+        readonly int limit;
+        int filled;
+        // How much the next fill copies at least: it doubles, so that a sample of small
+        // values takes a few copies, and one of a few values and a long sequence of octets
+        // little more than those values.
+        int fillAhead;
         // The encapsulation header's first byte: error offsets count from it.
         readonly int start;
         readonly bool bigEndian;
@@ -620,11 +631,22 @@ namespace FerroDDS
         /// <summary>A reader over the <paramref name="length"/> bytes at
         /// <paramref name="offset"/> of <paramref name="data"/>, which start with the
         /// encapsulation header; the padding its options count is not read.</summary>
-        public CdrReader(byte[] data, int offset, int length) : this(data, offset, length, false)
+        public CdrReader(byte[] data, int offset, int length) : this(data, offset, length, false, IntPtr.Zero)
         {
         }
 
-        internal CdrReader(byte[] data, int offset, int length, bool withoutDHeader)
+        internal CdrReader(byte[] data, int offset, int length, bool withoutDHeader) : this(data, offset, length, withoutDHeader, IntPtr.Zero)
+        {
+        }
+
+        /// <summary>A reader of the <paramref name="length"/> bytes at
+        /// <paramref name="native"/>, which stay there for as long as it reads, with
+        /// <paramref name="scratch"/> (at least as long) for the bytes it reads one by one.</summary>
+        internal CdrReader(byte[] scratch, IntPtr native, int length) : this(scratch, 0, length, false, native)
+        {
+        }
+
+        CdrReader(byte[] data, int offset, int length, bool withoutDHeader, IntPtr native)
         {
             if (data == null || offset < 0 || length < 0 || offset > data.Length - length)
             {
@@ -633,6 +655,18 @@ namespace FerroDDS
             if (length < 4)
             {
                 throw new CdrException("encapsulation header needs 4 bytes, " + length + " remain", 0);
+            }
+            this.native = native;
+            limit = offset + length;
+            fillAhead = FirstFill;
+            if (native == IntPtr.Zero)
+            {
+                filled = int.MaxValue;
+            }
+            else
+            {
+                filled = Math.Min(length, FirstFill);
+                Marshal.Copy(native, data, 0, filled);
             }
             int id = data[offset] << 8 | data[offset + 1];
             // CDR_BE/LE, PL_CDR_BE/LE, CDR2_BE/LE, D_CDR2_BE/LE, PL_CDR2_BE/LE: whatever the
@@ -695,6 +729,10 @@ namespace FerroDDS
             if (size > end - pos)
             {
                 throw Short(what, size);
+            }
+            if (pos + size > filled)
+            {
+                Fill(pos + size);
             }
             ulong value = 0;
             for (int i = 0; i < size; i++)
@@ -816,6 +854,10 @@ namespace FerroDDS
             }
             int text = pos;
             pos += length;
+            if (pos > filled)
+            {
+                Fill(text, pos);
+            }
             if (data[text + length - 1] != 0)
             {
                 pos--;
@@ -893,9 +935,41 @@ namespace FerroDDS
         {
             int count = ReadCount(1, bound);
             var bytes = reuse != null && reuse.Length == count ? reuse : new byte[count];
-            System.Buffer.BlockCopy(data, pos, bytes, 0, count);
+            int have = Math.Min(Math.Max(filled - pos, 0), count);
+            System.Buffer.BlockCopy(data, pos, bytes, 0, have);
+            if (have < count)
+            {
+                // Out of native memory into the array: the scratch buffer is not filled
+                // there, and the reading never comes back.
+                Marshal.Copy(IntPtr.Add(native, pos + have), bytes, have, count - have);
+                filled = pos + count;
+            }
             pos += count;
             return bytes;
+        }
+
+        // The first fill of the scratch buffer from native memory: the encapsulation header
+        // and the values before a first long sequence of octets, in most types.
+        const int FirstFill = 64;
+
+        // Fills the scratch buffer from native memory to at least `to`, from `pos`.
+        void Fill(int to)
+        {
+            Fill(pos, to);
+        }
+
+        // Fills the scratch buffer from native memory over [from, to) at least (what is
+        // before `filled` is there already; what lies between it and `from` was skipped).
+        void Fill(int from, int to)
+        {
+            from = Math.Max(from, filled);
+            to = (int)Math.Min(Math.Max(to, (long)from + fillAhead), limit);
+            if (to > from)
+            {
+                Marshal.Copy(IntPtr.Add(native, from), data, from, to - from);
+            }
+            filled = to;
+            fillAhead = Math.Min(fillAhead * 2, 1 << 20);
         }
 
         // Narrows the window to the next `length` bytes; returns the outer window's end.
@@ -1223,6 +1297,48 @@ namespace FerroDDS
                 }
                 return key;
             }
+        }
+
+        /// <summary><see cref="Deserialize{T}(byte[], int, int, string, CdrRead{T}, CdrRead{T}, bool, T)"/>
+        /// of the <paramref name="length"/> bytes at <paramref name="data"/> in native memory
+        /// (which stay there while it reads), with <paramref name="scratch"/> (at least as
+        /// long; overwritten) for what is read a value at a time: a sequence of octets goes
+        /// from native memory straight into its array. Bytes that are no whole sample are
+        /// copied into <paramref name="scratch"/> and read there again, for the key-only
+        /// form and the error's member.</summary>
+        public static T Deserialize<T>(IntPtr data, int length, byte[] scratch, string typeName, CdrRead<T> read, CdrRead<T> readKey, bool headerlessKeyForm, T into) where T : new()
+        {
+            if (data == IntPtr.Zero || scratch == null || length < 0 || length > scratch.Length)
+            {
+                throw new CdrException("no sample: " + length + " bytes at " + (data == IntPtr.Zero ? "null" : "0x" + data.ToString("x")) + " with a scratch buffer of " + (scratch == null ? "null" : scratch.Length.ToString()));
+            }
+            try
+            {
+                if (into != null)
+                {
+                    try
+                    {
+                        var again = new CdrReader(scratch, data, length);
+                        read(ref again, into);
+                        return into;
+                    }
+                    catch (NullReferenceException)
+                    {
+                    }
+                    catch (IndexOutOfRangeException)
+                    {
+                    }
+                }
+                var reader = new CdrReader(scratch, data, length);
+                var sample = new T();
+                read(ref reader, sample);
+                return sample;
+            }
+            catch (CdrException)
+            {
+            }
+            Marshal.Copy(data, scratch, 0, length);
+            return Deserialize(scratch, 0, length, typeName, read, readKey, headerlessKeyForm, into);
         }
 
         static bool TryKey<T>(byte[] data, int offset, int length, CdrRead<T> readKey, bool headerlessKeyForm, out T key) where T : new()

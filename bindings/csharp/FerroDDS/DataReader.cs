@@ -567,12 +567,15 @@ namespace FerroDDS
         private sealed unsafe class Samples : Converter<T>
         {
             private readonly ITypeSupport<T> _typeSupport;
+            // Generated type supports read the lent bytes where they are.
+            private readonly INativeCdrSupport<T> _native;
             // Guarded by the reader's take or read in progress.
             private byte[] _bytes = new byte[256];
 
             internal Samples(ITypeSupport<T> typeSupport)
             {
                 _typeSupport = typeSupport;
+                _native = typeSupport as INativeCdrSupport<T>;
             }
 
             internal override T Convert(byte* data, int size, T into)
@@ -584,6 +587,10 @@ namespace FerroDDS
                 if (_bytes.Length < size)
                 {
                     _bytes = new byte[Math.Max(size, _bytes.Length * 2)];
+                }
+                if (_native != null)
+                {
+                    return _native.Deserialize((IntPtr)data, size, _bytes, into);
                 }
                 Marshal.Copy((IntPtr)data, _bytes, 0, size);
                 return into == null ? _typeSupport.Deserialize(_bytes, 0, size) : _typeSupport.Deserialize(_bytes, 0, size, into);

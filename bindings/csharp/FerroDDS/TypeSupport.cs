@@ -41,4 +41,19 @@ namespace FerroDDS
         /// <paramref name="into"/> could not hold them.</summary>
         T Deserialize(byte[] data, int offset, int length, T into);
     }
+
+    /// <summary>What <c>ferrodds idl --lang csharp</c> generates beside
+    /// <see cref="ITypeSupport{T}"/>: a sample read straight out of native memory (the
+    /// bytes a take lends), so that a sequence of octets is copied once, into its array.
+    /// Readers use it when a type support has it, and
+    /// <c>ITypeSupport.Deserialize(data, offset, length, into)</c> otherwise.</summary>
+    public interface INativeCdrSupport<T>
+    {
+        /// <summary><c>ITypeSupport.Deserialize(data, offset, length, into)</c> of the
+        /// <paramref name="length"/> bytes at <paramref name="data"/>, which stay there
+        /// while it reads, with <paramref name="scratch"/> (at least
+        /// <paramref name="length"/> bytes, its contents overwritten) for the bytes read one
+        /// by one.</summary>
+        T Deserialize(System.IntPtr data, int length, byte[] scratch, T into);
+    }
 }

@@ -3,7 +3,8 @@
 //
 //   decode <id> <type> <extensibility> <hex>
 //       the sample in <hex> (encapsulation header first), written again:
-//       "<id> ok <xcdr1 le hex> <xcdr2 le hex>"
+//       "<id> ok <xcdr1 le hex> <xcdr2 le hex>"; read out of native memory too (as a take
+//       reads what it is lent), which must give the same
 //   default <id> <type> <extensibility>
 //       a value made by the type's constructor, written likewise
 //   idl <id> <type> <extensibility>
@@ -13,7 +14,7 @@
 //   hostile <id> <type> <extensibility> <hex>
 //       every truncation of <hex> and every byte of it changed, read (and what reads
 //       written): "<id> ok <count>", or "<id> crash <what>" when anything but a
-//       CdrException escapes
+//       CdrException escapes or the read out of native memory ends otherwise
 //   tojson <id> <type> <extensibility> <hex>
 //       the sample in <hex>, as the generated _Json code writes it: "<id> ok <hex of the
 //       JSON's UTF-8>"
@@ -37,6 +38,7 @@ interface ICodec
     string Idl { get; }
     object Read(byte[] data, int offset, int length);
     object ReadInto(byte[] data, int offset, int length, object into);
+    object ReadNative(IntPtr data, int length, byte[] scratch, object into);
     object Fresh();
     void Write(object value, CdrWriter writer, DataRepresentation representation);
     string ToJson(object value);
@@ -59,6 +61,11 @@ sealed class TypeSupportCodec<T> : ICodec where T : new()
     public object Read(byte[] data, int offset, int length) { return support.Deserialize(data, offset, length); }
 
     public object ReadInto(byte[] data, int offset, int length, object into) { return support.Deserialize(data, offset, length, (T)into); }
+
+    public object ReadNative(IntPtr data, int length, byte[] scratch, object into)
+    {
+        return ((INativeCdrSupport<T>)support).Deserialize(data, length, scratch, (T)into);
+    }
 
     public object Fresh() { return new T(); }
 
@@ -118,6 +125,11 @@ sealed class UnionCodec<T> : ICodec where T : new()
         return Cdr.Deserialize(data, offset, length, name, read, null, false, (T)into);
     }
 
+    public object ReadNative(IntPtr data, int length, byte[] scratch, object into)
+    {
+        return Cdr.Deserialize(data, length, scratch, name, read, null, false, (T)into);
+    }
+
     public object Fresh() { return new T(); }
 
     public void Write(object value, CdrWriter writer, DataRepresentation representation)
@@ -168,6 +180,21 @@ static class VectorDriver
                             if (reused != written)
                             {
                                 throw new Exception("read into an earlier value: " + reused + ", into a new one: " + written);
+                            }
+                        }
+                        // Out of native memory, fresh and into the earlier value.
+                        string native = Both(codec, Native(codec, data, data.Length, null));
+                        if (native != written)
+                        {
+                            throw new Exception("read out of native memory: " + native + ", out of an array: " + written);
+                        }
+                        if (previous != null)
+                        {
+                            string reused = Both(codec, Native(codec, data, data.Length, codec.ReadInto(data, 0, data.Length, codec.Fresh())));
+                            string nativeReused = Both(codec, Native(codec, data, data.Length, previous));
+                            if (nativeReused != reused)
+                            {
+                                throw new Exception("read out of native memory into an earlier value: " + nativeReused + ", out of an array: " + reused);
                             }
                         }
                         lastOf[f[2]] = codec.Read(data, 0, data.Length);
@@ -299,22 +326,61 @@ static class VectorDriver
                 case 1: copy[at] ^= 0xff; break;
                 default: copy[at] ^= 0x01; break;
             }
+            string fromArray, fromNative;
             try
             {
-                object value = codec.Read(copy, 0, copy.Length);
-                writer.Reset();
-                codec.Write(value, writer, DataRepresentation.Xcdr2);
-            }
-            catch (CdrException)
-            {
+                fromArray = Outcome(codec, () => codec.Read(copy, 0, copy.Length));
+                fromNative = Outcome(codec, () => Native(codec, copy, copy.Length, null));
             }
             catch (Exception e)
             {
                 return "crash " + variant + ": " + e.ToString().Replace('\n', ' ');
             }
+            if (fromNative != fromArray)
+            {
+                return "crash " + variant + ": out of native memory " + fromNative + ", out of an array " + fromArray;
+            }
             count++;
         }
         return "ok " + count;
+    }
+
+    // What reading gives: the value written in XCDR2, or the CdrException's message.
+    static string Outcome(ICodec codec, Func<object> read)
+    {
+        try
+        {
+            object value = read();
+            writer.Reset();
+            codec.Write(value, writer, DataRepresentation.Xcdr2);
+            return "value " + Hex(writer.Buffer, 0, writer.Length);
+        }
+        catch (CdrException e)
+        {
+            return "error " + e.Message;
+        }
+    }
+
+    // The first `length` bytes of `data` read out of native memory (as a take reads the
+    // bytes it is lent), with a scratch buffer that holds garbage: a byte read from it that
+    // was not copied in first shows.
+    static object Native(ICodec codec, byte[] data, int length, object into)
+    {
+        IntPtr at = System.Runtime.InteropServices.Marshal.AllocHGlobal(Math.Max(length, 1));
+        try
+        {
+            System.Runtime.InteropServices.Marshal.Copy(data, 0, at, length);
+            var scratch = new byte[length + 7];
+            for (int i = 0; i < scratch.Length; i++)
+            {
+                scratch[i] = 0xa5;
+            }
+            return codec.ReadNative(at, length, scratch, into);
+        }
+        finally
+        {
+            System.Runtime.InteropServices.Marshal.FreeHGlobal(at);
+        }
     }
 
     // Every truncation of the text, and each character replaced by others that break it

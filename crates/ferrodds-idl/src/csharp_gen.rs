@@ -932,7 +932,7 @@ impl<'s> Generator<'s> {
             s.name
         ));
         c.open(format!(
-            "public sealed class {class} : global::FerroDDS.ITypeSupport<{ty}>, global::FerroDDS.IJsonSupport<{ty}>"
+            "public sealed class {class} : global::FerroDDS.ITypeSupport<{ty}>, global::FerroDDS.INativeCdrSupport<{ty}>, global::FerroDDS.IJsonSupport<{ty}>"
         ));
         c.line(format!(
             "static readonly global::FerroDDS.CdrWrite<{ty}> write = {codec}.Write_{name};"
@@ -995,6 +995,15 @@ impl<'s> Generator<'s> {
         ));
         c.line(format!(
             "return global::FerroDDS.Cdr.Deserialize(data, offset, length, {idl_name}, read, readKey, {headerless}, into);"
+        ));
+        c.close();
+        c.line("");
+        c.line("/// <inheritdoc/>");
+        c.open(format!(
+            "public {ty} Deserialize(global::System.IntPtr data, int length, byte[] scratch, {ty} into)"
+        ));
+        c.line(format!(
+            "return global::FerroDDS.Cdr.Deserialize(data, length, scratch, {idl_name}, read, readKey, {headerless}, into);"
         ));
         c.close();
         c.line("");
@@ -2008,7 +2017,7 @@ mod tests {
             "public byte[] data = global::System.Array.Empty<byte>();",
             "public short[,] grid = new short[2, 3];",
             "public double? d;",
-            "public sealed class PTypeSupport : global::FerroDDS.ITypeSupport<global::m.P>",
+            "public sealed class PTypeSupport : global::FerroDDS.ITypeSupport<global::m.P>, global::FerroDDS.INativeCdrSupport<global::m.P>",
             "public string TypeName { get { return \"m::P\"; } }",
             "readKey = global::m._Cdr.ReadKey_P;",
             "w.WriteString(v.name, 4);",
