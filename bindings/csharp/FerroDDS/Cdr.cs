@@ -639,14 +639,9 @@ namespace FerroDDS
         {
         }
 
-        /// <summary>A reader of the <paramref name="length"/> bytes at
-        /// <paramref name="native"/>, which stay there for as long as it reads, with
-        /// <paramref name="scratch"/> (at least as long) for the bytes it reads one by one.</summary>
-        internal CdrReader(byte[] scratch, IntPtr native, int length) : this(scratch, 0, length, false, native)
-        {
-        }
-
-        CdrReader(byte[] data, int offset, int length, bool withoutDHeader, IntPtr native)
+        // A reader of native memory when `native` is not zero: it holds the `length` bytes
+        // (and stays there while the reader reads), `data` is its scratch buffer, `offset` 0.
+        internal CdrReader(byte[] data, int offset, int length, bool withoutDHeader, IntPtr native)
         {
             if (data == null || offset < 0 || length < 0 || offset > data.Length - length)
             {
@@ -1267,25 +1262,7 @@ namespace FerroDDS
         {
             try
             {
-                if (into != null)
-                {
-                    try
-                    {
-                        var again = new CdrReader(data, offset, length);
-                        read(ref again, into);
-                        return into;
-                    }
-                    catch (NullReferenceException)
-                    {
-                    }
-                    catch (IndexOutOfRangeException)
-                    {
-                    }
-                }
-                var reader = new CdrReader(data, offset, length);
-                var sample = new T();
-                read(ref reader, sample);
-                return sample;
+                return ReadSample(data, offset, length, IntPtr.Zero, read, into);
             }
             catch (CdrException e)
             {
@@ -1314,31 +1291,38 @@ namespace FerroDDS
             }
             try
             {
-                if (into != null)
-                {
-                    try
-                    {
-                        var again = new CdrReader(scratch, data, length);
-                        read(ref again, into);
-                        return into;
-                    }
-                    catch (NullReferenceException)
-                    {
-                    }
-                    catch (IndexOutOfRangeException)
-                    {
-                    }
-                }
-                var reader = new CdrReader(scratch, data, length);
-                var sample = new T();
-                read(ref reader, sample);
-                return sample;
+                return ReadSample(scratch, 0, length, data, read, into);
             }
             catch (CdrException)
             {
             }
             Marshal.Copy(data, scratch, 0, length);
             return Deserialize(scratch, 0, length, typeName, read, readKey, headerlessKeyForm, into);
+        }
+
+        // The sample read into `into` when it can hold it, else into a new one (a reader over
+        // `data`, or over `native` with `data` its scratch buffer).
+        static T ReadSample<T>(byte[] data, int offset, int length, IntPtr native, CdrRead<T> read, T into) where T : new()
+        {
+            if (into != null)
+            {
+                try
+                {
+                    var again = new CdrReader(data, offset, length, false, native);
+                    read(ref again, into);
+                    return into;
+                }
+                catch (NullReferenceException)
+                {
+                }
+                catch (IndexOutOfRangeException)
+                {
+                }
+            }
+            var reader = new CdrReader(data, offset, length, false, native);
+            var sample = new T();
+            read(ref reader, sample);
+            return sample;
         }
 
         static bool TryKey<T>(byte[] data, int offset, int length, CdrRead<T> readKey, bool headerlessKeyForm, out T key) where T : new()
