@@ -193,10 +193,8 @@ fn ping(args: &PingArgs) -> Result<(), String> {
     let started = Instant::now();
     writer
         .wait_for_matched(1, Duration::from_secs(20))
-        .map_err(|_| "no pong answered within 20 s".to_string())?;
-    reader
-        .wait_for_matched(1, Duration::from_secs(20))
-        .map_err(|_| "no pong answered within 20 s".to_string())?;
+        .and_then(|()| reader.wait_for_matched(1, Duration::from_secs(20)))
+        .map_err(|_| format!("no pong answered within 20 s ({})", discovery_summary(&p)))?;
     println!(
         "matched a pong in {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3
@@ -253,6 +251,60 @@ fn ping(args: &PingArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// What this participant saw of discovery, for the error when no pong matched: whether
+/// anything arrived at all, and whether it came from another participant.
+fn discovery_summary(p: &DomainParticipant) -> String {
+    let received = p.receive_stats();
+    let refused = p.discovery_stats();
+    format!(
+        "domain {}, participant index {}, metatraffic at {}; {} datagrams received ({} \
+         malformed, {} our own), {} participants discovered, {} endpoints discovered; \
+         discovery refused: {refused:?}",
+        p.domain_id(),
+        p.participant_index(),
+        p.metatraffic_address()
+            .map_or_else(|| "-".to_owned(), |a| a.to_string()),
+        received.datagrams,
+        received.malformed + received.bad_datagrams,
+        received.own,
+        p.discovered_participants().len(),
+        p.discovered_endpoints().len(),
+    )
+}
+
+/// The last lines a child wrote to its stderr, kept by a thread that reads them as they come.
+struct StderrTail(std::sync::Arc<std::sync::Mutex<std::collections::VecDeque<String>>>);
+
+impl StderrTail {
+    const LINES: usize = 20;
+
+    fn follow(stderr: std::process::ChildStderr) -> Self {
+        use std::io::BufRead;
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(std::collections::VecDeque::new()));
+        let kept = std::sync::Arc::clone(&lines);
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut kept = kept.lock().unwrap_or_else(|e| e.into_inner());
+                if kept.len() == Self::LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        });
+        StderrTail(lines)
+    }
+
+    fn text(&self) -> String {
+        let lines = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        lines
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    }
+}
+
 fn demo(args: &PingArgs) -> Result<(), String> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("cannot find this program to start the pong: {e}"))?;
@@ -268,17 +320,30 @@ fn demo(args: &PingArgs) -> Result<(), String> {
             &duration,
         ])
         .stdout(Stdio::null())
-        // The pong's own lines would interleave with the echoes printed here.
-        .stderr(Stdio::null())
+        // Kept, not shown: the pong's own lines would interleave with the echoes printed
+        // here; they go into the error if the demo fails.
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start the pong process: {e}"))?;
+    let pong_stderr = child.stderr.take().map(StderrTail::follow);
     println!(
         "started pong as process {} (domain {}, interface {})",
         child.id(),
         args.common.domain,
         args.common.interface
     );
-    let result = ping(args);
+    let result = ping(args).map_err(|e| {
+        let pong = match child.try_wait() {
+            Ok(Some(status)) => format!("the pong exited ({status})"),
+            Ok(None) => format!("the pong (process {}) was still running", child.id()),
+            Err(err) => format!("the pong's state is unknown ({err})"),
+        };
+        let said = pong_stderr
+            .as_ref()
+            .map(StderrTail::text)
+            .unwrap_or_default();
+        format!("{e}; {pong}, its stderr: {said}")
+    });
     let _ = child.kill();
     let _ = child.wait();
     result
