@@ -179,7 +179,7 @@ namespace FerroDDS
     }
 
     /// <summary>A reusable output buffer for one serialized sample at a time.</summary>
-    public sealed class CdrWriter
+    public sealed unsafe class CdrWriter
     {
         // Where alignment counts from: the first byte after the encapsulation header, or
         // inside an XCDR1 parameter the first byte of its value (XTypes 7.4.1.2.1).
@@ -192,6 +192,46 @@ namespace FerroDDS
 
         /// <summary>How many bytes of <see cref="Buffer"/> hold the sample.</summary>
         public int Length { get; private set; }
+
+        // Where the bytes go while the writer is lent native memory (a DataWriter's writes:
+        // the buffer the native writer's history keeps the sample in, so that it crosses
+        // without a copy), and how much of it; null: to Buffer.
+        byte* native;
+        int nativeCapacity;
+
+        /// <summary>Writes the next sample into the <paramref name="capacity"/> bytes at
+        /// <paramref name="at"/>, until <see cref="DetachNative"/>. A sample that outgrows
+        /// them goes on in <see cref="Buffer"/>, with what was written moved there
+        /// (<see cref="InNative"/> is false then).</summary>
+        internal void AttachNative(byte* at, int capacity)
+        {
+            native = at;
+            nativeCapacity = capacity;
+            Length = 0;
+        }
+
+        /// <summary>Back to <see cref="Buffer"/>.</summary>
+        internal void DetachNative()
+        {
+            native = null;
+            nativeCapacity = 0;
+        }
+
+        /// <summary>Whether the bytes written so far are in the native memory of
+        /// <see cref="AttachNative"/>.</summary>
+        internal bool InNative { get { return native != null; } }
+
+        void Set(int at, byte value)
+        {
+            if (native != null)
+            {
+                native[at] = value;
+            }
+            else
+            {
+                Buffer[at] = value;
+            }
+        }
 
         /// <summary>A writer whose buffer starts at <paramref name="capacity"/> bytes.</summary>
         public CdrWriter(int capacity = 256)
@@ -209,6 +249,21 @@ namespace FerroDDS
         public void Reserve(int count)
         {
             int needed = checked(Length + count);
+            if (native != null)
+            {
+                if (needed <= nativeCapacity)
+                {
+                    return;
+                }
+                // Outgrown: the sample goes on in managed memory.
+                if (needed > Buffer.Length)
+                {
+                    Buffer = new byte[Math.Max(needed, Buffer.Length * 2)];
+                }
+                Marshal.Copy((IntPtr)native, Buffer, 0, Length);
+                DetachNative();
+                return;
+            }
             if (needed > Buffer.Length)
             {
                 var grown = new byte[Math.Max(needed, Buffer.Length * 2)];
@@ -222,7 +277,14 @@ namespace FerroDDS
         public void WriteBytes(byte[] source, int offset, int count)
         {
             Reserve(count);
-            System.Buffer.BlockCopy(source, offset, Buffer, Length, count);
+            if (native != null)
+            {
+                Marshal.Copy(source, offset, (IntPtr)(native + Length), count);
+            }
+            else
+            {
+                System.Buffer.BlockCopy(source, offset, Buffer, Length, count);
+            }
             Length += count;
         }
 
@@ -254,10 +316,10 @@ namespace FerroDDS
             }
             int start = Length;
             Reserve(4);
-            Buffer[Length] = 0;
-            Buffer[Length + 1] = id;
-            Buffer[Length + 2] = 0;
-            Buffer[Length + 3] = 0;
+            Set(Length, 0);
+            Set(Length + 1, id);
+            Set(Length + 2, 0);
+            Set(Length + 3, 0);
             Length += 4;
             origin = Length;
             return start;
@@ -270,7 +332,7 @@ namespace FerroDDS
         {
             int pad = (start - Length) & 3;
             Zeros(pad);
-            Buffer[start + 3] = (byte)pad;
+            Set(start + 3, (byte)pad);
         }
 
         /// <summary>Drops what was written of the sample begun at <paramref name="start"/>
@@ -288,7 +350,17 @@ namespace FerroDDS
             }
             Reserve(count);
             // The buffer is reused: old bytes must not show through the padding.
-            Array.Clear(Buffer, Length, count);
+            if (native != null)
+            {
+                for (int i = 0; i < count; i++)
+                {
+                    native[Length + i] = 0;
+                }
+            }
+            else
+            {
+                Array.Clear(Buffer, Length, count);
+            }
             Length += count;
         }
 
@@ -304,9 +376,20 @@ namespace FerroDDS
         {
             Align(size);
             Reserve(size);
-            for (int i = 0; i < size; i++)
+            if (native != null)
             {
-                Buffer[Length + i] = (byte)(value >> (8 * i));
+                byte* at = native + Length;
+                for (int i = 0; i < size; i++)
+                {
+                    at[i] = (byte)(value >> (8 * i));
+                }
+            }
+            else
+            {
+                for (int i = 0; i < size; i++)
+                {
+                    Buffer[Length + i] = (byte)(value >> (8 * i));
+                }
             }
             Length += size;
         }
@@ -405,8 +488,18 @@ namespace FerroDDS
             CheckBound(count, bound, "string");
             Put(4, (uint)count + 1);
             Reserve(count + 1);
-            Wire.Utf8.GetBytes(value, 0, value.Length, Buffer, Length);
-            Buffer[Length + count] = 0;
+            if (native != null)
+            {
+                fixed (char* chars = value)
+                {
+                    Wire.Utf8.GetBytes(chars, value.Length, native + Length, count);
+                }
+            }
+            else
+            {
+                Wire.Utf8.GetBytes(value, 0, value.Length, Buffer, Length);
+            }
+            Set(Length + count, 0);
             Length += count + 1;
         }
 
@@ -457,7 +550,7 @@ namespace FerroDDS
             uint length = (uint)(Length - at - 4);
             for (int i = 0; i < 4; i++)
             {
-                Buffer[at + i] = (byte)(length >> (8 * i));
+                Set(at + i, (byte)(length >> (8 * i)));
             }
         }
 

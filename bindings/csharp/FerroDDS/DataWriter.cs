@@ -1,6 +1,9 @@
-// Writers. A typed writer serializes each sample into its one reused CdrWriter and hands
-// the C API a pointer to those bytes and their length: once the buffer has grown to the
-// largest sample, writing allocates nothing of the binding's own.
+// Writers. A typed writer serializes each sample it writes into a buffer the C API lends
+// (`ferrodds_request_buffer`), the one the native writer's history then keeps it in, so
+// that the sample crosses without a copy; disposes, unregisters, registrations and
+// samples smaller than 32 KiB (for which the lending does not pay) serialize into its one
+// reused CdrWriter's managed buffer, and the C API copies them. Once that buffer has grown to the largest
+// sample, writing allocates nothing of the binding's own.
 using System;
 
 namespace FerroDDS
@@ -151,6 +154,16 @@ namespace FerroDDS
         private readonly ITypeSupport<T> _typeSupport;
         // Reused for every sample; also the lock that keeps one sample in it at a time.
         private readonly CdrWriter _cdr = new CdrWriter();
+        // The size of the last sample written (under the lock): the next one is serialized
+        // into a lent buffer a little larger than that.
+        private int _lastSize;
+
+        // Below this size a sample is copied rather than serialized into a lent buffer: the
+        // lending's second call into the C API costs about what the copy saves. (Round
+        // trips between two C# processes, alternated with the copying binding, session 37:
+        // 8 KiB 24.5 → 25.9 µs, 16 and 32 KiB the same, 64 KiB 52.2 → 50.1 µs, 1 MiB
+        // 1,279 → 1,148 µs.)
+        private const int LendFrom = 32 * 1024;
 
         internal DataWriter(int handle, Publisher publisher, Topic<T> topic, DataRepresentation representation)
             : base(handle, publisher, topic)
@@ -249,6 +262,44 @@ namespace FerroDDS
             SendTo(change, sample, timestamp, null);
         }
 
+        /// <summary>Serializes <paramref name="sample"/> into a buffer the C API lends and
+        /// writes it there; false when the sample outgrew the buffer, and is whole in the
+        /// CdrWriter's managed buffer instead (the caller writes it from there). Under the
+        /// lock.</summary>
+        private unsafe bool WriteLent(T sample, long? timestamp)
+        {
+            // Room for a sample somewhat larger than the last, so that one of a slowly
+            // growing size does not fall back each time.
+            int capacity = (int)Math.Min((long)_lastSize * 9 / 8 + 64, int.MaxValue);
+            byte* buffer;
+            Native.Check(Native.ferrodds_request_buffer(Handle, (UIntPtr)capacity, &buffer));
+            _cdr.AttachNative(buffer, capacity);
+            try
+            {
+                _typeSupport.Serialize(sample, _cdr, Representation);
+            }
+            catch
+            {
+                _cdr.DetachNative();
+                _cdr.Reset();
+                Native.ferrodds_return_buffer(Handle, buffer);
+                throw;
+            }
+            _lastSize = _cdr.Length;
+            if (!_cdr.InNative)
+            {
+                // Outgrown: the sample is in the managed buffer now (and stays there for
+                // SendTo, which sees the writer no longer lent).
+                Native.Check(Native.ferrodds_return_buffer(Handle, buffer));
+                return false;
+            }
+            _cdr.DetachNative();
+            int rc = Native.ferrodds_write_buffer(Handle, buffer, (UIntPtr)_cdr.Length, timestamp ?? -1);
+            _cdr.Reset();
+            Native.Check(rc);
+            return true;
+        }
+
         /// <summary>Serializes <paramref name="sample"/> and hands it to the C API for
         /// <paramref name="change"/>; a registration writes the instance's handle to
         /// <paramref name="handle"/>.</summary>
@@ -261,8 +312,23 @@ namespace FerroDDS
             }
             lock (_cdr)
             {
-                _cdr.Reset();
-                _typeSupport.Serialize(sample, _cdr, Representation);
+                // (A negative timestamp, before 1970, goes the copying way, which refuses it:
+                // to ferrodds_write_buffer it means now.)
+                bool lend = change == Change.Write && _lastSize >= LendFrom
+                    && (timestamp ?? 0) >= 0;
+                if (lend && WriteLent(sample, timestamp))
+                {
+                    return;
+                }
+                if (!lend)
+                {
+                    _cdr.Reset();
+                    _typeSupport.Serialize(sample, _cdr, Representation);
+                }
+                if (change == Change.Write)
+                {
+                    _lastSize = _cdr.Length;
+                }
                 var size = (UIntPtr)_cdr.Length;
                 fixed (byte* data = _cdr.Buffer)
                 {

@@ -135,6 +135,9 @@ namespace FerroDDS
         // Writing.
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_write(int writer, byte* data, UIntPtr size);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_write_ts(int writer, byte* data, UIntPtr size, long timestampNs);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_request_buffer(int writer, UIntPtr size, byte** buffer);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_write_buffer(int writer, byte* buffer, UIntPtr size, long timestampNs);
+        [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_return_buffer(int writer, byte* buffer);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_dispose(int writer, byte* data, UIntPtr size);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_unregister(int writer, byte* data, UIntPtr size);
         [DllImport(Lib, CallingConvention = C)] internal static extern int ferrodds_write_json(int writer, byte* json);

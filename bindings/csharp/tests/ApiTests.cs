@@ -423,26 +423,34 @@ namespace FerroDDS.Tests
                 // (where the runtime counts a thread's allocations).
                 var same = new Reading(3, "the same sample, many times");
                 writer.Write(same);
-                long allocated = AllocatedBytes(() =>
-                {
-                    for (int i = 0; i < 1000; i++)
-                    {
-                        writer.Write(same);
-                    }
-                });
-                if (allocated >= 0)
-                {
-                    Console.WriteLine("  1000 writes allocated " + allocated + " bytes");
-                    Check.True(allocated < 1000, "1000 writes allocated " + allocated + " bytes");
-                }
-                else
-                {
-                    Console.WriteLine("  (this runtime does not count a thread's allocations)");
-                }
+                WritesAllocateNothing(writer, same, 1000, "1000 writes");
                 // A take with no limit takes them all, in batches that grow.
                 var many = TakeAtLeast(participant, reader, 1001, infos);
                 Check.Equal(1001, many.Count, "every sample written");
                 Check.True(many.All(r => r.Equals(same)), "every one the same");
+
+                // A sample of 32 KiB or more after one of 32 KiB or more is serialized into a
+                // buffer the native writer lends (a little larger than the last sample): one
+                // that outgrows it goes on in managed memory and is written from there, the
+                // next gets a larger buffer. Non-ASCII text, the timestamp kept.
+                var large = new List<Reading>();
+                foreach (int n in new[] { 40000, 41000, 90000, 90001, 35000, 300, 70000, 40000 })
+                {
+                    large.Add(new Reading(n, new string('\u00e9', n / 4) + "\ud83d\ude00" + new string('y', n)));
+                }
+                foreach (var r in large)
+                {
+                    writer.Write(r);
+                }
+                var stampedLarge = new Reading(11, new string('z', 40000));
+                writer.Write(stampedLarge, stamp);
+                large.Add(stampedLarge);
+                Check.EqualItems(large, TakeAtLeast(participant, reader, large.Count, infos), "the large samples taken");
+                Check.Equal(stamp, infos[infos.Count - 1].SourceTimestamp, "the timestamp of a sample written in place");
+                WritesAllocateNothing(writer, stampedLarge, 200, "200 writes of 40 KB in place");
+                var written = TakeAtLeast(participant, reader, 200, infos);
+                Check.Equal(200, written.Count, "every sample written in place");
+                Check.True(written.All(r => r.Equals(stampedLarge)), "every one as written");
 
                 // TakeReusing reads into the objects of the last take, makes new ones only
                 // past the list's end, and cuts the list to what it took.
@@ -469,6 +477,29 @@ namespace FerroDDS.Tests
                 Check.True(ReferenceEquals(first, reused[0]), "the first read into the same object again");
                 Check.Equal(ReturnCode.NoData, reader.TakeReusing(reused, infos), "nothing left");
                 Check.Equal(0, reused.Count, "the list cut to nothing");
+            }
+        }
+
+        /// <summary>Writes <paramref name="sample"/> <paramref name="count"/> times and checks
+        /// that this allocated (almost) nothing, where the runtime counts a thread's
+        /// allocations.</summary>
+        private static void WritesAllocateNothing(DataWriter<Reading> writer, Reading sample, int count, string what)
+        {
+            long allocated = AllocatedBytes(() =>
+            {
+                for (int i = 0; i < count; i++)
+                {
+                    writer.Write(sample);
+                }
+            });
+            if (allocated >= 0)
+            {
+                Console.WriteLine("  " + what + " allocated " + allocated + " bytes");
+                Check.True(allocated < 1000, what + " allocated " + allocated + " bytes");
+            }
+            else
+            {
+                Console.WriteLine("  (this runtime does not count a thread's allocations)");
             }
         }
 

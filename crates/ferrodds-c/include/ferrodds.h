@@ -585,6 +585,28 @@ ferrodds_return_t ferrodds_write(ferrodds_entity_t writer, const uint8_t *data, 
 // `data` is null or points at `size` readable bytes.
 ferrodds_return_t ferrodds_write_ts(ferrodds_entity_t writer, const uint8_t *data, size_t size, int64_t timestamp_ns);
 
+// Lends `*buffer`, room for `size` bytes, to serialize a sample into (encapsulation header
+// first, in the writer's data representation) for [`ferrodds_write_buffer`], which writes
+// it without the copy [`ferrodds_write`] makes: the buffer is one the writer's history
+// will keep the sample in. The buffer stays lent until written, or given back with
+// [`ferrodds_return_buffer`] (or the writer deleted).
+//
+// # Safety
+// `buffer` is null or points at a writable pointer.
+ferrodds_return_t ferrodds_request_buffer(ferrodds_entity_t writer, size_t size, uint8_t **buffer);
+
+// Writes the sample serialized in the first `size` bytes of `buffer`, which
+// [`ferrodds_request_buffer`] lent, stamped `timestamp_ns` (nanoseconds since 1970), or
+// now when it is negative. The buffer is the writer's again, whatever the outcome.
+//
+// # Safety
+// `buffer` is a buffer `writer` lent, whose first `size` bytes the caller wrote.
+ferrodds_return_t ferrodds_write_buffer(ferrodds_entity_t writer, uint8_t *buffer, size_t size, int64_t timestamp_ns);
+
+// Gives back the buffer at `buffer` that [`ferrodds_request_buffer`] lent, unwritten
+// (`buffer` is only compared, never read).
+ferrodds_return_t ferrodds_return_buffer(ferrodds_entity_t writer, uint8_t *buffer);
+
 // Disposes the instance of the sample serialized at `data` (its key members count).
 //
 // # Safety

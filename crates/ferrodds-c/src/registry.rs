@@ -70,6 +70,9 @@ pub(crate) struct Entry {
     /// buffers as received, spare capacity and all (a boxed slice would have reallocated,
     /// and copied, each one whose capacity is larger than its sample).
     pub(crate) loans: HashMap<usize, Vec<u8>>,
+    /// A writer's buffers lent to C to serialize samples into (see `sample.rs`), by their
+    /// address, with the size asked for.
+    pub(crate) buffers: HashMap<usize, (Vec<u8>, usize)>,
 }
 
 #[derive(Default)]
@@ -131,6 +134,7 @@ impl Registry {
                 parent,
                 children: Vec::new(),
                 loans: HashMap::new(),
+                buffers: HashMap::new(),
             },
         );
         Ok(handle)

@@ -296,6 +296,110 @@ pub unsafe extern "C" fn ferrodds_write_ts(
     }
 }
 
+/// The smallest sample: its encapsulation header.
+const ENCAPSULATION_HEADER: usize = 4;
+
+/// Lends `*buffer`, room for `size` bytes, to serialize a sample into (encapsulation header
+/// first, in the writer's data representation) for [`ferrodds_write_buffer`], which writes
+/// it without the copy [`ferrodds_write`] makes: the buffer is one the writer's history
+/// will keep the sample in. The buffer stays lent until written, or given back with
+/// [`ferrodds_return_buffer`] (or the writer deleted).
+///
+/// # Safety
+/// `buffer` is null or points at a writable pointer.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_request_buffer(
+    writer: ferrodds_entity_t,
+    size: usize,
+    buffer: *mut *mut u8,
+) -> ferrodds_return_t {
+    call("ferrodds_request_buffer", || {
+        // SAFETY: the caller's promise.
+        let out = unsafe { ptr::out(buffer, "buffer") }?;
+        if size < ENCAPSULATION_HEADER {
+            return Err(Fail::bad(format!(
+                "size {size}: a sample is at least its {ENCAPSULATION_HEADER}-byte \
+                 encapsulation header"
+            )));
+        }
+        let mut bytes = self::writer(writer)?.serialized_buffer(size);
+        let at = bytes.as_mut_ptr();
+        let mut reg = registry();
+        reg.entry(writer)?
+            .buffers
+            .insert(at as usize, (bytes, size));
+        *out = at;
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
+/// Takes back the buffer at `data` that `writer` lent, for [`ferrodds_write_buffer`] or
+/// [`ferrodds_return_buffer`], with the writer.
+fn lent_buffer(
+    writer_handle: ferrodds_entity_t,
+    data: *mut u8,
+) -> Result<(DynamicWriter, Vec<u8>, usize), Fail> {
+    let mut reg = registry();
+    let entry = reg.entry(writer_handle)?;
+    let w = match &entry.entity {
+        Entity::Writer(w) => w.clone(),
+        e => return Err(wrong_kind(writer_handle, e, "writer")),
+    };
+    let (bytes, size) = entry.buffers.remove(&(data as usize)).ok_or_else(|| {
+        Fail::bad(format!(
+            "buffer {data:p} is not one writer {writer_handle} lent (or it was written or \
+             given back already)"
+        ))
+    })?;
+    Ok((w, bytes, size))
+}
+
+/// Writes the sample serialized in the first `size` bytes of `buffer`, which
+/// [`ferrodds_request_buffer`] lent, stamped `timestamp_ns` (nanoseconds since 1970), or
+/// now when it is negative. The buffer is the writer's again, whatever the outcome.
+///
+/// # Safety
+/// `buffer` is a buffer `writer` lent, whose first `size` bytes the caller wrote.
+#[no_mangle]
+pub unsafe extern "C" fn ferrodds_write_buffer(
+    writer: ferrodds_entity_t,
+    buffer: *mut u8,
+    size: usize,
+    timestamp_ns: i64,
+) -> ferrodds_return_t {
+    call("ferrodds_write_buffer", || {
+        let (w, mut bytes, lent) = lent_buffer(writer, buffer)?;
+        if size < ENCAPSULATION_HEADER || size > lent {
+            return Err(Fail::bad(format!(
+                "size {size}: the buffer holds {ENCAPSULATION_HEADER} to {lent} bytes"
+            )));
+        }
+        // SAFETY: `size` is within what was lent (the capacity is at least that), and the
+        // caller wrote those bytes.
+        unsafe { bytes.set_len(size) };
+        let at = if timestamp_ns < 0 {
+            SystemTime::now()
+        } else {
+            timestamp(timestamp_ns)?
+        };
+        w.write_serialized_buffer(bytes, at)?;
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
+/// Gives back the buffer at `buffer` that [`ferrodds_request_buffer`] lent, unwritten
+/// (`buffer` is only compared, never read).
+#[no_mangle]
+pub extern "C" fn ferrodds_return_buffer(
+    writer: ferrodds_entity_t,
+    buffer: *mut u8,
+) -> ferrodds_return_t {
+    call("ferrodds_return_buffer", || {
+        lent_buffer(writer, buffer)?;
+        Ok(FERRODDS_RETCODE_OK)
+    })
+}
+
 /// Disposes the instance of the sample serialized at `data` (its key members count).
 ///
 /// # Safety

@@ -765,6 +765,33 @@ impl DynamicWriter {
         self.submit_serialized_from(ChangeKind::Alive, payload, timestamp, None)
     }
 
+    /// An empty buffer with room for `size` bytes, to serialize a sample into where the
+    /// history will keep it (one the history let go, when it has one);
+    /// [`DynamicWriter::write_serialized_buffer`] writes it. The C API lends these to C
+    /// and C# programs, whose samples then cross into the writer without the copy that
+    /// [`DynamicWriter::write_serialized_slice`] makes of each.
+    pub fn serialized_buffer(&self, size: usize) -> Vec<u8> {
+        // A kept buffer is the pool's alone: `try_unwrap` only fails for a shared one,
+        // which the pool never keeps.
+        let mut buffer = Arc::try_unwrap(self.inner.sample_buffer()).unwrap_or_default();
+        buffer.clear();
+        buffer.reserve(size);
+        buffer
+    }
+
+    /// Writes the sample serialized in `buffer` (from [`DynamicWriter::serialized_buffer`],
+    /// cut to the sample's length), checked and padded as
+    /// [`DynamicWriter::write_serialized_slice`] does, stamped `timestamp`.
+    pub fn write_serialized_buffer(
+        &self,
+        mut buffer: Vec<u8>,
+        timestamp: SystemTime,
+    ) -> Result<()> {
+        pad_serialized(&mut buffer);
+        self.inner.serialized(&mut buffer);
+        self.submit_serialized_from(ChangeKind::Alive, buffer, timestamp, None)
+    }
+
     /// Disposes the instance whose key-only sample (what a reader hands out for a dispose,
     /// encapsulation header included) is `key_sample`, stamped `timestamp`; the bytes go
     /// out unchanged, checked as [`DynamicWriter::write_serialized`] checks a sample.

@@ -173,6 +173,45 @@ int main(int argc, char **argv) {
     CHECK(s.size == strlen((const char *)s.data));
     CHECK(s.info.view_state == FERRODDS_NOT_NEW_VIEW_STATE);
     OK(ferrodds_return_loan(reader, &s, 1));
+
+    /* Serialized in place, into a buffer the writer lends: the sample arrives as written
+       (padded, as ferrodds_write pads); a buffer is written or given back once. */
+    uint8_t *lent = NULL;
+    OK(ferrodds_request_buffer(writer, 64, &lent));
+    CHECK(lent != NULL);
+    memcpy(lent, READING_7_UNPADDED, sizeof READING_7_UNPADDED);
+    OK(ferrodds_write_buffer(writer, lent, sizeof READING_7_UNPADDED, -1));
+    take_one(participant, reader, &s, 0);
+    CHECK(s.size == sizeof READING_7 && memcmp(s.data, READING_7, sizeof READING_7) == 0);
+    CHECK(s.info.source_timestamp_ns > 0);
+    OK(ferrodds_return_loan(reader, &s, 1));
+    FAILS(ferrodds_write_buffer(writer, lent, sizeof READING_7, -1), FERRODDS_RETCODE_BAD_PARAMETER,
+          "is not one writer");
+    OK(ferrodds_request_buffer(writer, sizeof READING_7, &lent));
+    memcpy(lent, READING_7, sizeof READING_7);
+    OK(ferrodds_write_buffer(writer, lent, sizeof READING_7, 1234567890123456789LL));
+    take_one(participant, reader, &s, 0);
+    CHECK(s.size == sizeof READING_7 && memcmp(s.data, READING_7, sizeof READING_7) == 0);
+    CHECK(s.info.source_timestamp_ns == 1234567890123456789LL);
+    OK(ferrodds_return_loan(reader, &s, 1));
+    OK(ferrodds_request_buffer(writer, 8, &lent));
+    FAILS(ferrodds_write_buffer(writer, lent, 9, -1), FERRODDS_RETCODE_BAD_PARAMETER,
+          "the buffer holds 4 to");
+    OK(ferrodds_request_buffer(writer, 8, &lent));
+    memcpy(lent, "abcdefgh", 8);
+    FAILS(ferrodds_write_buffer(writer, lent, 8, -1), FERRODDS_RETCODE_BAD_PARAMETER,
+          "encapsulation");
+    OK(ferrodds_request_buffer(writer, 8, &lent));
+    OK(ferrodds_return_buffer(writer, lent));
+    FAILS(ferrodds_return_buffer(writer, lent), FERRODDS_RETCODE_BAD_PARAMETER,
+          "is not one writer");
+    FAILS(ferrodds_request_buffer(writer, 3, &lent), FERRODDS_RETCODE_BAD_PARAMETER,
+          "encapsulation header");
+    FAILS(ferrodds_request_buffer(reader, 8, &lent), FERRODDS_RETCODE_BAD_PARAMETER,
+          "not a writer");
+    FAILS(ferrodds_request_buffer(writer, 8, NULL), FERRODDS_RETCODE_BAD_PARAMETER,
+          "buffer is a null pointer");
+
     /* The first sample may have come before the listener was set; the listener runs on a
        FerroDDS thread, possibly after the take that this thread's wait allowed (bounded:
        5 s). */
