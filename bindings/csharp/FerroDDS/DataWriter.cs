@@ -162,7 +162,7 @@ namespace FerroDDS
         // lending's second call into the C API costs about what the copy saves. (Round
         // trips between two C# processes, alternated with the copying binding, session 37,
         // 2-core Intel Xeon VM: 8 KiB 24.5 → 25.9 µs, 16 and 32 KiB the same, 64 KiB
-        // 52.2 → 50.1 µs, 1 MiB 1,279 → 1,148 µs.)
+        // 52.2 → 50.2 µs, 1 MiB 1,279 → 1,149 µs.)
         private const int LendFrom = 32 * 1024;
 
         internal DataWriter(int handle, Publisher publisher, Topic<T> topic, DataRepresentation representation)
