@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use ferrodds::dynamic::DynamicType;
 use ferrodds::{
     Condition, DomainParticipant, DynamicReader, DynamicTopic, DynamicWriter, FilterExpression,
-    Publisher, Selection, Subscriber,
+    Publisher, Selection, SerializedBuffer, Subscriber,
 };
 
 use crate::retcode::{Fail, FERRODDS_RETCODE_ALREADY_DELETED};
@@ -72,7 +72,7 @@ pub(crate) struct Entry {
     pub(crate) loans: HashMap<usize, Vec<u8>>,
     /// A writer's buffers lent to C to serialize samples into (see `sample.rs`), by their
     /// address, with the size asked for.
-    pub(crate) buffers: HashMap<usize, (Vec<u8>, usize)>,
+    pub(crate) buffers: HashMap<usize, (SerializedBuffer, usize)>,
 }
 
 #[derive(Default)]

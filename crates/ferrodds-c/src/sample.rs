@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use ferrodds::{
     DynamicReader, DynamicWriter, FilterExpression, InstanceHandle, InstanceState, Sample,
-    SampleInfo, SampleState, Selection, ViewState,
+    SampleInfo, SampleState, Selection, SerializedBuffer, ViewState,
 };
 
 use crate::ptr;
@@ -322,12 +322,14 @@ pub unsafe extern "C" fn ferrodds_request_buffer(
                  encapsulation header"
             )));
         }
-        let mut bytes = self::writer(writer)?.serialized_buffer(size);
-        let at = bytes.as_mut_ptr();
         let mut reg = registry();
-        reg.entry(writer)?
-            .buffers
-            .insert(at as usize, (bytes, size));
+        let entry = reg.entry(writer)?;
+        let mut lent = match &entry.entity {
+            Entity::Writer(w) => w.serialized_buffer(size),
+            e => return Err(wrong_kind(writer, e, "writer")),
+        };
+        let at = lent.bytes().as_mut_ptr();
+        entry.buffers.insert(at as usize, (lent, size));
         *out = at;
         Ok(FERRODDS_RETCODE_OK)
     })
@@ -338,7 +340,7 @@ pub unsafe extern "C" fn ferrodds_request_buffer(
 fn lent_buffer(
     writer_handle: ferrodds_entity_t,
     data: *mut u8,
-) -> Result<(DynamicWriter, Vec<u8>, usize), Fail> {
+) -> Result<(DynamicWriter, SerializedBuffer, usize), Fail> {
     let mut reg = registry();
     let entry = reg.entry(writer_handle)?;
     let w = match &entry.entity {
@@ -368,7 +370,7 @@ pub unsafe extern "C" fn ferrodds_write_buffer(
     timestamp_ns: i64,
 ) -> ferrodds_return_t {
     call("ferrodds_write_buffer", || {
-        let (w, mut bytes, lent) = lent_buffer(writer, buffer)?;
+        let (w, mut lent_buffer, lent) = lent_buffer(writer, buffer)?;
         if size < ENCAPSULATION_HEADER || size > lent {
             return Err(Fail::bad(format!(
                 "size {size}: the buffer holds {ENCAPSULATION_HEADER} to {lent} bytes"
@@ -376,13 +378,13 @@ pub unsafe extern "C" fn ferrodds_write_buffer(
         }
         // SAFETY: `size` is within what was lent (the capacity is at least that), and the
         // caller wrote those bytes.
-        unsafe { bytes.set_len(size) };
+        unsafe { lent_buffer.bytes().set_len(size) };
         let at = if timestamp_ns < 0 {
             SystemTime::now()
         } else {
             timestamp(timestamp_ns)?
         };
-        w.write_serialized_buffer(bytes, at)?;
+        w.write_serialized_buffer(lent_buffer, at)?;
         Ok(FERRODDS_RETCODE_OK)
     })
 }

@@ -69,7 +69,7 @@ pub use qos::{PublishMode, Qos};
 pub use reader::{DataReader, DynamicReader, Sample, TakeFuture};
 pub use runtime::{waiting_threads_receive, SendStats, StatusKind, StatusMask};
 pub use waitset::{Condition, WaitSet};
-pub use writer::{DataWriter, DynamicWriter};
+pub use writer::{DataWriter, DynamicWriter, SerializedBuffer};
 
 // The derive macro's generated code names `::ferrodds_cdr`; users of this crate get it
 // through this re-export.

@@ -756,13 +756,9 @@ impl DynamicWriter {
     /// options count the padding (XTypes 7.6.3.1.2), as RTPS carries a payload: readers
     /// then hand out exactly the sample.
     pub fn write_serialized_slice(&self, bytes: &[u8], timestamp: SystemTime) -> Result<()> {
-        let mut payload = self.inner.sample_buffer();
-        let buffer = Arc::make_mut(&mut payload);
-        buffer.clear();
-        buffer.extend_from_slice(bytes);
-        pad_serialized(buffer);
-        self.inner.serialized(buffer);
-        self.submit_serialized_from(ChangeKind::Alive, payload, timestamp, None)
+        let mut buffer = self.serialized_buffer(bytes.len());
+        buffer.bytes().extend_from_slice(bytes);
+        self.write_serialized_buffer(buffer, timestamp)
     }
 
     /// An empty buffer with room for `size` bytes, to serialize a sample into where the
@@ -770,26 +766,26 @@ impl DynamicWriter {
     /// [`DynamicWriter::write_serialized_buffer`] writes it. The C API lends these to C
     /// and C# programs, whose samples then cross into the writer without the copy that
     /// [`DynamicWriter::write_serialized_slice`] makes of each.
-    pub fn serialized_buffer(&self, size: usize) -> Vec<u8> {
-        // A kept buffer is the pool's alone: `try_unwrap` only fails for a shared one,
-        // which the pool never keeps.
-        let mut buffer = Arc::try_unwrap(self.inner.sample_buffer()).unwrap_or_default();
+    pub fn serialized_buffer(&self, size: usize) -> SerializedBuffer {
+        let mut payload = self.inner.sample_buffer();
+        let buffer = Arc::make_mut(&mut payload);
         buffer.clear();
         buffer.reserve(size);
-        buffer
+        SerializedBuffer(payload)
     }
 
-    /// Writes the sample serialized in `buffer` (from [`DynamicWriter::serialized_buffer`],
-    /// cut to the sample's length), checked and padded as
-    /// [`DynamicWriter::write_serialized_slice`] does, stamped `timestamp`.
+    /// Writes the sample serialized in `buffer` (from [`DynamicWriter::serialized_buffer`]),
+    /// checked and padded as [`DynamicWriter::write_serialized_slice`] says, stamped
+    /// `timestamp`.
     pub fn write_serialized_buffer(
         &self,
-        mut buffer: Vec<u8>,
+        mut buffer: SerializedBuffer,
         timestamp: SystemTime,
     ) -> Result<()> {
-        pad_serialized(&mut buffer);
-        self.inner.serialized(&mut buffer);
-        self.submit_serialized_from(ChangeKind::Alive, buffer, timestamp, None)
+        let bytes = buffer.bytes();
+        pad_serialized(bytes);
+        self.inner.serialized(bytes);
+        self.submit_serialized_from(ChangeKind::Alive, buffer.0, timestamp, None)
     }
 
     /// Disposes the instance whose key-only sample (what a reader hands out for a dispose,
@@ -1245,6 +1241,20 @@ impl DynamicWriter {
     /// The XCDR version this writer writes.
     pub fn data_representation(&self) -> XcdrVersion {
         self.inner.version
+    }
+}
+
+/// A buffer of a writer's history, lent to serialize one sample into
+/// ([`DynamicWriter::serialized_buffer`]): the history keeps it as it is handed back, the
+/// `Arc` it is shared through included.
+#[derive(Debug)]
+pub struct SerializedBuffer(Arc<Vec<u8>>);
+
+impl SerializedBuffer {
+    /// The bytes (empty when lent; the sample is what is in them when written).
+    pub fn bytes(&mut self) -> &mut Vec<u8> {
+        // Unshared from the start: `make_mut` never copies here.
+        Arc::make_mut(&mut self.0)
     }
 }
 
