@@ -610,6 +610,21 @@ impl Reader {
         })
     }
 
+    /// `WaitSet.wait` on one read condition of this reader: 1 once a sample `mask` selects
+    /// is there, 0 after `timeout` nanoseconds (`None`, or DDS_INFINITY and more: no limit).
+    /// The wait set's common case in one call, without converting the timeout in Python.
+    #[pyo3(signature = (timeout, mask))]
+    fn wait_triggered(&self, py: Python<'_>, timeout: Option<f64>, mask: u32) -> PyResult<u32> {
+        let timeout = match timeout {
+            Some(ns) if ns < INFINITE_NS => seconds(ns / 1e9),
+            _ => seconds(f64::INFINITY),
+        };
+        let selection = selection(mask, None);
+        let triggered =
+            crate::exit::wait(py, timeout, |t| self.inner.wait_for_selection(selection, t))?;
+        Ok(u32::from(triggered))
+    }
+
     /// Waits up to `timeout` seconds for `count` matched writers; false on timeout.
     fn wait_for_matched(&self, py: Python<'_>, count: usize, timeout: f64) -> PyResult<bool> {
         crate::exit::wait(py, seconds(timeout), |t| {
@@ -837,6 +852,9 @@ fn system_time(ns: i64) -> SystemTime {
 
 /// Seconds from Python (cyclonedds-python's timeouts are nanoseconds; `ferrodds` converts
 /// them before calling in), bounded so that a huge or negative one cannot overflow.
+/// DDS_INFINITY, in nanoseconds: a timeout this long or longer has no limit.
+const INFINITE_NS: f64 = i64::MAX as f64;
+
 fn seconds(s: f64) -> Duration {
     if s.is_finite() && s > 0.0 {
         Duration::from_secs_f64(s.min(1e9))

@@ -185,6 +185,29 @@ def test_a_waitset_wakes_for_a_query_condition_only_when_its_filter_keeps_a_samp
 
 
 @pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
+def test_a_waitset_on_one_read_condition_takes_every_kind_of_timeout(sides, package):
+    # FerroDDS answers this common wait in one call into the reader (WaitSet.wait): the
+    # timeouts as cyclonedds-python takes them, nanoseconds or None, the same either way.
+    side = sides[package]
+    Plain = side.types["Plain"]
+    writer, reader = matched_pair(side, f"status_one_condition_{package}")
+    ws = side.core.WaitSet(side.participant)
+    ws.attach(side.core.ReadCondition(reader, side.core.SampleState.NotRead))
+    for nothing in (0, side.util.duration(milliseconds=1)):
+        assert ws.wait(nothing) == 0
+    started = time.monotonic()
+    assert ws.wait(side.util.duration(milliseconds=200)) == 0
+    assert time.monotonic() - started >= 0.15
+    writer.write(Plain(id=1, value=1.0, name="one"))
+    for timeout in (side.util.duration(seconds=5), side.util.duration(infinite=True)):
+        assert ws.wait(timeout) == 1
+    if package == "ferrodds":  # cyclonedds-python's wait takes no None
+        assert ws.wait(None) == 1
+    assert [s.id for s in reader.take(N=10)] == [1]
+    assert ws.wait(0) == 0
+
+
+@pytest.mark.parametrize("package", ["ferrodds", "cyclonedds"])
 def test_a_waitset_on_two_readers_and_a_guard_wakes_for_each(sides, package):
     side = sides[package]
     Plain = side.types["Plain"]

@@ -640,7 +640,7 @@ class WaitSet(Entity):
             # The common wait, on one reader: one call into the reader, which returns at
             # once when a sample the condition's mask selects is waiting.
             c = conditions[0]
-            return int(c.reader._native.wait_for_data(_seconds(timeout), c.mask))
+            return c.reader._native.wait_triggered(timeout, c.mask)
         import time
         deadline = time.monotonic() + _seconds(timeout)
         readers = [c for c in self.conditions if isinstance(c, _Condition)]

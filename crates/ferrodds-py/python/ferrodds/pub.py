@@ -56,6 +56,10 @@ class DataWriter(_ChangeableQos, Entity, Generic[_T]):
         self._group = self._publisher
         creator = self._publisher._native if self._publisher else participant._native
         self._native = creator.writer(topic._native, _native_qos(topic.qos, publisher_qos, qos))
+        if type(self).write is DataWriter.write:
+            # The native write is all of `write` (same arguments): called directly, each
+            # write saves a Python frame. A subclass's own `write` is left alone.
+            self.write = self._native.write
         if self._publisher is not None:
             self._publisher._writers.append(self)
         _listen_to_statuses(self, [listener, self._publisher and self._publisher.get_listener(),
