@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use iceoryx2::port::listener::Listener;
@@ -41,7 +41,7 @@ use iceoryx2::service::port_factory::{blackboard, event, publish_subscribe};
 
 use crate::locator::Locator;
 use crate::receive_spin::ReceiveSpin;
-use crate::transport::{Datagram, ReceiveChannel, Traffic, Transport};
+use crate::transport::{take_turn, Datagram, ReceiveChannel, Traffic, Transport};
 
 /// The locator kind of the shared-memory transport (vendor-specific: "FD" and 2).
 pub const KIND_SHARED_MEMORY: i32 = 0x4644_0002;
@@ -675,14 +675,8 @@ impl InboxChannel {
     /// dropped, and nothing worse. What is kept (sample payloads) is copied out.
     /// `wait_turn`: wait while another thread hands a datagram over, else find nothing.
     fn next(&self, deliver: &mut dyn FnMut(&[u8], Datagram), wait_turn: bool) -> io::Result<bool> {
-        let _turn = if wait_turn {
-            self.turn.lock().unwrap_or_else(PoisonError::into_inner)
-        } else {
-            match self.turn.try_lock() {
-                Ok(turn) => turn,
-                Err(TryLockError::Poisoned(p)) => p.into_inner(),
-                Err(TryLockError::WouldBlock) => return Ok(false),
-            }
+        let Some(_turn) = take_turn(&self.turn, wait_turn) else {
+            return Ok(false);
         };
         let Some(sample) = self.subscriber.receive().map_err(io::Error::other)? else {
             return Ok(false);

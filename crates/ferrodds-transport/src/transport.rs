@@ -11,7 +11,7 @@
 
 use std::fmt;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::Duration;
 
 use crate::hub::{Deliver, Membership};
@@ -102,6 +102,21 @@ pub trait ReceiveChannel: Send + Sync + fmt::Debug {
     /// return at once with nothing: how the runtime stops its receive threads without
     /// timeouts to wait out.
     fn stop_receiving(&self);
+}
+
+/// The turn to take a datagram out of a channel that two threads receive from (its
+/// receive thread and a waiter that polls it), held until the datagram is handed over, so
+/// that datagrams are handed over in the channel's order: waited for (`wait`), or `None`
+/// while the other thread has it.
+pub(crate) fn take_turn(turn: &Mutex<()>, wait: bool) -> Option<MutexGuard<'_, ()>> {
+    if wait {
+        return Some(turn.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+    match turn.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
 }
 
 /// A way to reach other participants, for the locator kinds it names.

@@ -5,6 +5,7 @@
 //! ```text
 //! pingpong pong DOMAIN
 //! pingpong ping DOMAIN INSTANCES SAMPLES_PER_INSTANCE SIZE
+//! pingpong both DOMAIN INSTANCES SAMPLES_PER_INSTANCE SIZE   (ping and pong in one process)
 //! pingpong sub  DOMAIN COUNT
 //! pingpong pub  DOMAIN COUNT SIZE
 //! ```
@@ -105,85 +106,17 @@ fn run() -> Result<(), String> {
     let role = args.first().map(String::as_str).unwrap_or("");
     let domain: u32 = arg(&args, 1)?;
     match role {
-        "pong" => {
-            let e = ends(domain, "bench_pong", "bench_ping", false)?;
-            let deadline = Instant::now() + Duration::from_secs(600);
-            let mut slots = Slots::new();
-            while Instant::now() < deadline {
-                for s in take(&e.reader, &mut slots, Duration::from_secs(1)) {
-                    if s.id < 0 {
-                        return Ok(());
-                    }
-                    e.writer.write(s).map_err(|e| e.to_string())?;
-                }
-            }
-            Ok(())
+        "pong" => pong(domain),
+        "ping" => ping(domain, arg(&args, 2)?, arg(&args, 3)?, arg(&args, 4)?),
+        "both" => {
+            // Two participants of one process, each on a thread of its own: they reach
+            // each other through the in-process queue.
+            let ponging = std::thread::spawn(move || pong(domain));
+            let pinged = ping(domain, arg(&args, 2)?, arg(&args, 3)?, arg(&args, 4)?);
+            let ponged = ponging.join().map_err(|_| "the pong thread panicked")?;
+            pinged.and(ponged)
         }
-        "ping" => {
-            let (instances, per_instance, size): (i64, i64, usize) =
-                (arg(&args, 2)?, arg(&args, 3)?, arg(&args, 4)?);
-            let e = ends(domain, "bench_ping", "bench_pong", false)?;
-            e.writer
-                .wait_for_matched(1, WAIT)
-                .map_err(|e| e.to_string())?;
-            e.reader
-                .wait_for_matched(1, WAIT)
-                .map_err(|e| e.to_string())?;
-            let payload: Vec<Octet> = (0..size).map(|i| Octet(i as u8)).collect();
-            let total = instances * per_instance;
-            let warmup = total.min(200);
-            let mut rtts = Vec::with_capacity(total as usize);
-            let mut slots = Slots::new();
-            for k in -warmup..total {
-                let seq = k as u32;
-                let sample = Sample {
-                    id: (k.rem_euclid(instances)) as i32,
-                    seq,
-                    payload: payload.clone(),
-                };
-                let start = Instant::now();
-                e.writer.write(&sample).map_err(|e| e.to_string())?;
-                let deadline = start + Duration::from_secs(10);
-                'answer: loop {
-                    let (mut got, mut answered) = (0, false);
-                    for s in take(&e.reader, &mut slots, Duration::from_secs(1)) {
-                        got += 1;
-                        answered |= s.seq == seq;
-                    }
-                    if answered {
-                        break 'answer;
-                    }
-                    if Instant::now() > deadline {
-                        return Err(format!("no answer to {seq}"));
-                    }
-                    if got == 0 {
-                        // A second without an answer: the pong's writer may not have
-                        // matched this reader when the first ping came (each side waits
-                        // only for its own matches), so its answer went nowhere. Again.
-                        e.writer.write(&sample).map_err(|e| e.to_string())?;
-                    }
-                }
-                if k >= 0 {
-                    rtts.push(start.elapsed().as_secs_f64() * 1e6);
-                }
-            }
-            let stop = Sample {
-                id: -1,
-                seq: 0,
-                payload: Vec::new(),
-            };
-            e.writer.write(&stop).map_err(|e| e.to_string())?;
-            std::thread::sleep(Duration::from_millis(200));
-            rtts.sort_by(f64::total_cmp);
-            let mean = rtts.iter().sum::<f64>() / rtts.len().max(1) as f64;
-            println!(
-                "{{\"count\": {}, \"p50_us\": {}, \"p90_us\": {}, \"mean_us\": {mean}}}",
-                rtts.len(),
-                rtts.get(rtts.len() / 2).copied().unwrap_or(f64::NAN),
-                rtts.get(rtts.len() * 9 / 10).copied().unwrap_or(f64::NAN),
-            );
-            Ok(())
-        }
+
         "sub" => {
             let count: usize = arg(&args, 2)?;
             let e = ends(domain, "bench_unused", "bench_data", true)?;
@@ -230,6 +163,85 @@ fn run() -> Result<(), String> {
                 .wait_for_acknowledgments(Duration::from_secs(30))
                 .map_err(|e| e.to_string())
         }
-        _ => Err("usage: pingpong pong|ping|sub|pub DOMAIN ...".into()),
+        _ => Err("usage: pingpong pong|ping|both|sub|pub DOMAIN ...".into()),
     }
+}
+
+fn pong(domain: u32) -> Result<(), String> {
+    let e = ends(domain, "bench_pong", "bench_ping", false)?;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut slots = Slots::new();
+    while Instant::now() < deadline {
+        for s in take(&e.reader, &mut slots, Duration::from_secs(1)) {
+            if s.id < 0 {
+                return Ok(());
+            }
+            e.writer.write(s).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+fn ping(domain: u32, instances: i64, per_instance: i64, size: usize) -> Result<(), String> {
+    let e = ends(domain, "bench_ping", "bench_pong", false)?;
+    e.writer
+        .wait_for_matched(1, WAIT)
+        .map_err(|e| e.to_string())?;
+    e.reader
+        .wait_for_matched(1, WAIT)
+        .map_err(|e| e.to_string())?;
+    let payload: Vec<Octet> = (0..size).map(|i| Octet(i as u8)).collect();
+    let total = instances * per_instance;
+    let warmup = total.min(200);
+    let mut rtts = Vec::with_capacity(total as usize);
+    let mut slots = Slots::new();
+    for k in -warmup..total {
+        let seq = k as u32;
+        let sample = Sample {
+            id: (k.rem_euclid(instances)) as i32,
+            seq,
+            payload: payload.clone(),
+        };
+        let start = Instant::now();
+        e.writer.write(&sample).map_err(|e| e.to_string())?;
+        let deadline = start + Duration::from_secs(10);
+        'answer: loop {
+            let (mut got, mut answered) = (0, false);
+            for s in take(&e.reader, &mut slots, Duration::from_secs(1)) {
+                got += 1;
+                answered |= s.seq == seq;
+            }
+            if answered {
+                break 'answer;
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no answer to {seq}"));
+            }
+            if got == 0 {
+                // A second without an answer: the pong's writer may not have
+                // matched this reader when the first ping came (each side waits
+                // only for its own matches), so its answer went nowhere. Again.
+                e.writer.write(&sample).map_err(|e| e.to_string())?;
+            }
+        }
+        if k >= 0 {
+            rtts.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    let stop = Sample {
+        id: -1,
+        seq: 0,
+        payload: Vec::new(),
+    };
+    e.writer.write(&stop).map_err(|e| e.to_string())?;
+    std::thread::sleep(Duration::from_millis(200));
+    rtts.sort_by(f64::total_cmp);
+    let mean = rtts.iter().sum::<f64>() / rtts.len().max(1) as f64;
+    println!(
+        "{{\"count\": {}, \"p50_us\": {}, \"p90_us\": {}, \"mean_us\": {mean}}}",
+        rtts.len(),
+        rtts.get(rtts.len() / 2).copied().unwrap_or(f64::NAN),
+        rtts.get(rtts.len() * 9 / 10).copied().unwrap_or(f64::NAN),
+    );
+    Ok(())
 }

@@ -160,7 +160,7 @@ impl Inboxes {
         let mut locators = Vec::new();
         if config.in_process() {
             // First: preferred to UDP for the participants of this process.
-            let in_process = InProcessTransport::open();
+            let in_process = InProcessTransport::open_with(config.receive_spin());
             locators.push(in_process.locator());
             transports.push(Arc::new(in_process));
         }
