@@ -121,7 +121,9 @@ impl<T> Clone for DataReader<T> {
 #[derive(Clone)]
 pub struct DynamicReader {
     inner: Arc<ReaderInner>,
-    ty: DynamicType,
+    /// Shared: a handle is cloned where it is used (the C API's registry lends one per
+    /// take), and a type is a tree of allocations.
+    ty: Arc<DynamicType>,
 }
 
 pub(crate) struct ReaderInner {
@@ -573,7 +575,7 @@ impl DynamicReader {
                 ignore_local: qos.ignore_local,
                 in_group: qos.parent.is_some(),
             }),
-            ty: support.ty.clone(),
+            ty: Arc::new(support.ty.clone()),
         })
     }
 
@@ -1208,7 +1210,7 @@ impl DynamicReader {
         Condition::Query(
             self.inner.entity_id,
             selection,
-            Arc::new((self.ty.clone(), query)),
+            Arc::new((DynamicType::clone(&self.ty), query)),
         )
     }
 
