@@ -113,6 +113,9 @@ struct Inbox {
     ready: Condvar,
     /// How long a waiting thread spins on the inbox, from the rhythm of its datagrams.
     spin: Mutex<ReceiveSpin>,
+    /// Held from taking a datagram out to the end of its hand-over: of the receive thread
+    /// and a polling waiter, one hands a datagram over at a time, in the queue's order.
+    turn: Mutex<()>,
 }
 
 impl Inbox {
@@ -121,6 +124,7 @@ impl Inbox {
             queue: Mutex::default(),
             ready: Condvar::new(),
             spin: Mutex::new(ReceiveSpin::new(spin)),
+            turn: Mutex::new(()),
         }
     }
 
@@ -241,7 +245,6 @@ impl Transport for InProcessTransport {
         Ok(vec![Arc::new(InboxChannel {
             inbox: Arc::clone(&self.inbox),
             address: self.address,
-            turn: Mutex::new(()),
         })])
     }
 }
@@ -254,9 +257,6 @@ struct InboxChannel {
     inbox: Arc<Inbox>,
     /// The process's address, for the source locators.
     address: [u8; 16],
-    /// Held from taking a datagram out to the end of its hand-over: of the receive thread
-    /// and a polling waiter, one hands a datagram over at a time, in the queue's order.
-    turn: Mutex<()>,
 }
 
 impl InboxChannel {
@@ -290,7 +290,7 @@ impl InboxChannel {
     /// The next datagram, taken in turn: waiting for the turn (the receive thread), or
     /// `None` when the other receiver has it (a polling waiter, which looks again).
     fn take_in_turn(&self, wait_turn: bool) -> Option<(MutexGuard<'_, ()>, Vec<u8>, Locator)> {
-        let turn = take_turn(&self.turn, wait_turn)?;
+        let turn = take_turn(&self.inbox.turn, wait_turn)?;
         // What is queued is handed out even once stopped: the runtime stops asking.
         let (bytes, source) = self.pop(&mut self.inbox.lock())?;
         self.inbox.spin_lock().arrived(Instant::now());
