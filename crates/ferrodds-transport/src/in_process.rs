@@ -18,7 +18,7 @@ use std::collections::hash_map::RandomState;
 use std::collections::{HashMap, VecDeque};
 use std::hash::BuildHasher;
 use std::io;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -123,6 +123,12 @@ struct Inbox {
     /// Held from taking a datagram out to the end of its hand-over: of the receive thread
     /// and a polling waiter, one hands a datagram over at a time, in the queue's order.
     turn: Mutex<()>,
+    /// The datagrams queued, as of the last change under the lock: a polling waiter looks
+    /// here first, without a lock (it looks all the time, and mostly finds nothing). A
+    /// look that misses a datagram just queued finds it at the next turn; one that is
+    /// never made again (the waiter left) is the last poller's to hand to the receive
+    /// thread, under the lock.
+    queued: AtomicUsize,
 }
 
 impl Inbox {
@@ -132,6 +138,7 @@ impl Inbox {
             ready: Condvar::new(),
             spin: Mutex::new(ReceiveSpin::new(spin)),
             turn: Mutex::new(()),
+            queued: AtomicUsize::new(0),
         }
     }
 
@@ -232,6 +239,7 @@ impl Transport for InProcessTransport {
             return Err(io::Error::new(io::ErrorKind::WouldBlock, "inbox full"));
         }
         q.push(self.port, parts, len);
+        inbox.queued.store(q.datagrams.len(), Ordering::Relaxed);
         // A thread that polls takes it; a receive thread that is awake finds it.
         let wake = q.asleep && q.pollers == 0;
         if wake {
@@ -299,7 +307,14 @@ impl InboxChannel {
     fn take_in_turn(&self, wait_turn: bool) -> Option<(MutexGuard<'_, ()>, Vec<u8>, Locator)> {
         let turn = take_turn(&self.inbox.turn, wait_turn)?;
         // What is queued is handed out even once stopped: the runtime stops asking.
-        let (bytes, source) = self.pop(&mut self.inbox.lock())?;
+        let (bytes, source) = {
+            let mut q = self.inbox.lock();
+            let popped = self.pop(&mut q);
+            self.inbox
+                .queued
+                .store(q.datagrams.len(), Ordering::Relaxed);
+            popped?
+        };
         self.inbox.spin_lock().arrived(Instant::now());
         Some((turn, bytes, source))
     }
@@ -355,6 +370,9 @@ impl ReceiveChannel for InboxChannel {
     }
 
     fn try_receive(&self, buffer: &mut [u8]) -> io::Result<Option<Datagram>> {
+        if self.inbox.queued.load(Ordering::Relaxed) == 0 {
+            return Ok(None);
+        }
         Ok(copy_popped(self.take_in_turn(false), buffer))
     }
 
@@ -376,6 +394,9 @@ impl ReceiveChannel for InboxChannel {
         _buffer: &mut [u8],
         deliver: &mut dyn FnMut(&[u8], Datagram),
     ) -> io::Result<bool> {
+        if self.inbox.queued.load(Ordering::Relaxed) == 0 {
+            return Ok(false);
+        }
         Ok(deliver_popped(
             &self.inbox,
             self.take_in_turn(false),
