@@ -12,6 +12,7 @@
 //! Every member gets every datagram: which are for it is the protocol's business (RTPS
 //! messages name their destination participant), not this crate's.
 
+use std::cell::Cell;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,6 +20,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::transport::{Datagram, ReceiveChannel};
+
+thread_local! {
+    /// This thread is handing a datagram to the members ([`Inner::deliver`]).
+    static DELIVERING: Cell<bool> = const { Cell::new(false) };
+}
 
 /// Where a member's datagrams go: the bytes and where they came from. Called on the hub's
 /// receive threads, one member after the other.
@@ -155,6 +161,22 @@ impl Hub {
         }
     }
 
+    /// For a thread that has just sent to the process's own queue, whose receive thread it
+    /// left asleep ([`crate::WakeDeferral`]): hands over what waits on the channels a
+    /// waiter may poll, up to `rounds` datagrams of each, as [`Hub::poll`] does; nothing
+    /// when the thread is itself handing a datagram over (the sends of a member handling
+    /// one), whose receiver is busy anyway.
+    pub fn hand_over(&self, rounds: usize) {
+        if DELIVERING.with(Cell::get) {
+            return;
+        }
+        for _ in 0..rounds {
+            if !self.poll() {
+                break;
+            }
+        }
+    }
+
     /// For a waiting thread: receives what waits on the channels a waiter may poll,
     /// handing each datagram to every member as the hub's threads do; true when one came.
     pub fn poll(&self) -> bool {
@@ -189,9 +211,11 @@ impl Inner {
     /// Hands a datagram to every member.
     fn deliver(&self, bytes: &[u8], datagram: Datagram) {
         let members = Arc::clone(&lock(&self.members));
+        let outer = DELIVERING.with(|d| d.replace(true));
         for (_, deliver) in members.iter() {
             deliver(bytes, datagram);
         }
+        DELIVERING.with(|d| d.set(outer));
     }
 }
 

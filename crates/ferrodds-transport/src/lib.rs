@@ -70,7 +70,7 @@ pub use config::{
     TransportConfigBuilder, CONFIG_ENV_VAR, MAX_WAIT_SPIN,
 };
 pub use hub::{Deliver, Hub, Membership};
-pub use in_process::{InProcessTransport, KIND_IN_PROCESS};
+pub use in_process::{InProcessTransport, WakeDeferral, KIND_IN_PROCESS};
 pub use interface::{list_interfaces, InterfaceError, InterfaceSelector, NetworkInterface};
 pub use locator::{Locator, LocatorError};
 pub use ports::{PortError, PortMapping, Ports, DEFAULT_MULTICAST_GROUP};

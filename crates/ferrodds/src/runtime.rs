@@ -23,7 +23,9 @@ use ferrodds_rtps::dcps::{Preparation, Prepared};
 use ferrodds_rtps::receiver::is_for;
 use ferrodds_rtps::wire::{EntityId, Guid, Locator};
 use ferrodds_rtps::{Event, LargeDatagrams, ParticipantCore, Timestamp, Transmit};
-use ferrodds_transport::{Deliver, Hub, Membership, ReceiveChannel, SendError, Traffic};
+use ferrodds_transport::{
+    Deliver, Hub, Membership, ReceiveChannel, SendError, Traffic, WakeDeferral,
+};
 
 mod timer;
 mod ways;
@@ -316,6 +318,10 @@ struct Notifications {
 /// the application holds around the wait and takes in the listener would deadlock.
 /// Listeners run on the receive threads, as they always did.
 static LISTENERS_IN_PROCESS: AtomicBool = AtomicBool::new(false);
+
+/// How many datagrams a thread that sent to a queue nobody polls hands over itself at
+/// most, after its sends ([`WakeDeferral`]); what is left wakes the queue's thread.
+const SETTLE_ROUNDS: usize = 16;
 
 /// Whether a thread of this process that waits for data may receive it itself (from the
 /// shared-memory inboxes it spins on): true until a listener is installed anywhere in the
@@ -722,6 +728,14 @@ impl Shared {
         // Before sending: a spinning waiter sees its sample while this thread sends the
         // acknowledgments.
         self.generation.fetch_add(1, Ordering::Release);
+        // A datagram for a participant of this process whose queue nobody polls is handed
+        // over by this thread once it has sent, not by the queue's thread woken for it (as
+        // a waiting thread receives for itself, and only where one may).
+        let hub = self
+            .ways
+            .hub()
+            .filter(|h| h.is_pollable() && !LISTENERS_IN_PROCESS.load(Ordering::Relaxed));
+        let deferral = hub.map(|_| WakeDeferral::begin());
         self.send(&mut transmits);
         SENDING.with(|spare| *spare.borrow_mut() = transmits);
         if wake_waiters {
@@ -749,6 +763,10 @@ impl Shared {
             }
         }
         NOTIFYING.with(|spare| *spare.borrow_mut() = notify);
+        if let (Some(hub), Some(deferral)) = (hub, deferral) {
+            // Bounded: other threads may keep sending meanwhile.
+            deferral.settle(|| hub.hand_over(SETTLE_ROUNDS));
+        }
     }
 
     /// Gives local endpoints new QoS (`set_qos`, checked by the caller): each is announced
