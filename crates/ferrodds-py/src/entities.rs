@@ -850,11 +850,11 @@ fn system_time(ns: i64) -> SystemTime {
     UNIX_EPOCH + Duration::from_nanos(u64::try_from(ns).unwrap_or(0))
 }
 
-/// Seconds from Python (cyclonedds-python's timeouts are nanoseconds; `ferrodds` converts
-/// them before calling in), bounded so that a huge or negative one cannot overflow.
 /// DDS_INFINITY, in nanoseconds: a timeout this long or longer has no limit.
 const INFINITE_NS: f64 = i64::MAX as f64;
 
+/// Seconds from Python (cyclonedds-python's timeouts are nanoseconds; `ferrodds` converts
+/// them before calling in), bounded so that a huge or negative one cannot overflow.
 fn seconds(s: f64) -> Duration {
     if s.is_finite() && s > 0.0 {
         Duration::from_secs_f64(s.min(1e9))

@@ -101,12 +101,7 @@ impl Drop for WakeDeferral {
         }
         let owed = DEFERRED.with(|d| d.borrow_mut().take()).unwrap_or_default();
         for inbox in owed {
-            let mut q = inbox.lock();
-            let wake = q.asleep && q.pollers == 0 && !q.datagrams.is_empty();
-            if wake {
-                q.asleep = false;
-            }
-            drop(q);
+            let wake = inbox.lock().wake_due();
             if wake {
                 inbox.ready.notify_one();
             }
@@ -130,7 +125,7 @@ pub fn process_address() -> [u8; 16] {
     a
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Queue {
     /// Datagrams with the port of the inbox they came from.
     datagrams: VecDeque<(u32, Vec<u8>)>,
@@ -142,6 +137,9 @@ struct Queue {
     asleep: bool,
     /// Waiting threads polling the inbox ([`ReceiveChannel::set_waiter_polling`]).
     pollers: u32,
+    /// How long a waiting thread spins on the inbox, from the rhythm of its datagrams
+    /// (kept here, under the lock a datagram is taken out with anyway).
+    spin: ReceiveSpin,
     /// Buffers of datagrams delivered, for the next ones sent here (so that a steady
     /// stream allocates none): at most [`SPARE_BUFFERS`] of them, of at most
     /// [`SPARE_BYTES`] together.
@@ -159,6 +157,29 @@ const SPARE_BUFFERS: usize = 64;
 const SPARE_BYTES: usize = 4 << 20;
 
 impl Queue {
+    fn new(spin: Duration) -> Queue {
+        Queue {
+            datagrams: VecDeque::new(),
+            bytes: 0,
+            stopped: false,
+            asleep: false,
+            pollers: 0,
+            spin: ReceiveSpin::new(spin),
+            spare: Vec::new(),
+            spare_bytes: 0,
+        }
+    }
+
+    /// Whether the sleeping receive thread is to be woken now: it sleeps, nobody polls,
+    /// and a datagram waits. Then it counts as awake (one wake-up for a burst).
+    fn wake_due(&mut self) -> bool {
+        let due = self.asleep && self.pollers == 0 && !self.datagrams.is_empty();
+        if due {
+            self.asleep = false;
+        }
+        due
+    }
+
     /// A datagram of `parts`, in a spare buffer when there is one.
     fn push(&mut self, from: u32, parts: &[&[u8]], len: usize) {
         let mut buffer = self.spare.pop().unwrap_or_default();
@@ -185,8 +206,6 @@ impl Queue {
 struct Inbox {
     queue: Mutex<Queue>,
     ready: Condvar,
-    /// How long a waiting thread spins on the inbox, from the rhythm of its datagrams.
-    spin: Mutex<ReceiveSpin>,
     /// Held from taking a datagram out to the end of its hand-over: of the receive thread
     /// and a polling waiter, one hands a datagram over at a time, in the queue's order.
     turn: Mutex<()>,
@@ -201,9 +220,8 @@ struct Inbox {
 impl Inbox {
     fn new(spin: Duration) -> Inbox {
         Inbox {
-            queue: Mutex::default(),
+            queue: Mutex::new(Queue::new(spin)),
             ready: Condvar::new(),
-            spin: Mutex::new(ReceiveSpin::new(spin)),
             turn: Mutex::new(()),
             queued: AtomicUsize::new(0),
         }
@@ -211,10 +229,6 @@ impl Inbox {
 
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn spin_lock(&self) -> MutexGuard<'_, ReceiveSpin> {
-        self.spin.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -309,10 +323,7 @@ impl Transport for InProcessTransport {
         inbox.queued.store(q.datagrams.len(), Ordering::Relaxed);
         // A thread that polls takes it; a receive thread that is awake finds it; a sending
         // thread that defers the wake hands it over itself.
-        let wake = q.asleep && q.pollers == 0 && !defer_wake(&inbox);
-        if wake {
-            q.asleep = false;
-        }
+        let wake = q.asleep && q.pollers == 0 && !defer_wake(&inbox) && q.wake_due();
         drop(q);
         if wake {
             inbox.ready.notify_one();
@@ -391,13 +402,13 @@ impl InboxChannel {
         // What is queued is handed out even once stopped: the runtime stops asking.
         let (bytes, source) = {
             let mut q = self.inbox.lock();
-            let popped = self.pop(&mut q);
+            let popped = self.pop(&mut q)?;
             self.inbox
                 .queued
                 .store(q.datagrams.len(), Ordering::Relaxed);
-            popped?
+            q.spin.arrived(Instant::now());
+            popped
         };
-        self.inbox.spin_lock().arrived(Instant::now());
         Some((turn, bytes, source))
     }
 }
@@ -487,7 +498,7 @@ impl ReceiveChannel for InboxChannel {
     }
 
     fn waiter_spin(&self) -> Option<Duration> {
-        Some(self.inbox.spin_lock().spin())
+        Some(self.inbox.lock().spin.spin())
     }
 
     fn set_waiter_polling(&self, polling: bool) {
@@ -499,10 +510,7 @@ impl ReceiveChannel for InboxChannel {
         q.pollers = q.pollers.saturating_sub(1);
         // Sent while the last poller was leaving, with nobody woken for it: the sleeping
         // receive thread is.
-        let wake = q.pollers == 0 && q.asleep && !q.datagrams.is_empty();
-        if wake {
-            q.asleep = false;
-        }
+        let wake = q.wake_due();
         drop(q);
         if wake {
             self.inbox.ready.notify_one();
