@@ -61,6 +61,7 @@ pub mod receive_spin;
 pub mod sample_channel;
 pub mod shared_memory;
 pub mod shared_multicast;
+mod stillborn;
 pub mod transport;
 pub mod udp;
 pub mod udp_transport;

@@ -35,6 +35,7 @@ use iceoryx2::sample_mut::SampleMut;
 use iceoryx2::service::port_factory::publish_subscribe;
 
 use crate::shared_memory::{host, iceoryx, Host, Ipc, SharedMemoryError};
+use crate::stillborn::remove_stillborn_segments;
 
 /// Reader processes a channel has room for (participants of the host that read one
 /// writer); a reader that finds no room gets each lent sample by repair, through its inbox.
@@ -295,6 +296,8 @@ impl ChannelReader {
     /// none (or no room for another reader).
     pub fn open(writer: &[u8; 16]) -> Result<ChannelReader, SharedMemoryError> {
         let host = host()?;
+        // Opening a service cleans up after its dead nodes.
+        remove_stillborn_segments();
         let service = host
             .node
             .service_builder(&service_name(writer)?)

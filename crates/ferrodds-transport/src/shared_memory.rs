@@ -22,7 +22,8 @@
 //! buffer before anything reads it, and parsed like any datagram.
 //!
 //! iceoryx2 cleans up after processes that died holding segments: the first transport of a
-//! process removes what dead nodes left behind.
+//! process removes what dead nodes left behind, after removing the segments of processes
+//! killed while they made them, on which iceoryx2 would wait forever ([`crate::stillborn`]).
 
 use std::collections::HashMap;
 use std::io;
@@ -41,6 +42,7 @@ use iceoryx2::service::port_factory::{blackboard, event, publish_subscribe};
 
 use crate::locator::Locator;
 use crate::receive_spin::ReceiveSpin;
+use crate::stillborn::remove_stillborn_segments;
 use crate::transport::{take_turn, Datagram, ReceiveChannel, Traffic, Transport};
 
 /// The locator kind of the shared-memory transport (vendor-specific: "FD" and 2).
@@ -182,6 +184,8 @@ pub(crate) fn host() -> Result<Arc<Host>, SharedMemoryError> {
     {
         return Ok(host);
     }
+    // Before the node, which cleans up after dead ones: what could make it wait forever.
+    remove_stillborn_segments();
     let node = NodeBuilder::new()
         // The application owns its signals (Python's KeyboardInterrupt among them).
         .signal_handling_mode(SignalHandlingMode::Disabled)
@@ -403,6 +407,8 @@ impl SharedMemoryTransport {
             io::Error::new(io::ErrorKind::NotConnected, "no such shared-memory inbox")
         }
         let name = service_name(port).map_err(io::Error::other)?;
+        // Opening a service cleans up after its dead nodes.
+        remove_stillborn_segments();
         let node = &self.host.node;
         let service = node
             .service_builder(&name)
@@ -459,6 +465,7 @@ impl SharedMemoryTransport {
         {
             return;
         }
+        remove_stillborn_segments();
         let _ = host.node.try_cleanup_dead_nodes();
         let idle = PEER_IDLE.as_millis() as u64;
         host.ways().retain(|_, p| {
