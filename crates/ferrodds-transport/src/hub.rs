@@ -49,6 +49,9 @@ struct Inner {
     channels: Vec<(String, Arc<dyn ReceiveChannel>)>,
     /// Those a waiting thread may poll ([`ReceiveChannel::waiter_spin`]).
     pollable: Vec<Arc<dyn ReceiveChannel>>,
+    /// Those of them a sending thread may hand its datagrams over from
+    /// ([`ReceiveChannel::takes_hand_over`]).
+    handed_over: Vec<Arc<dyn ReceiveChannel>>,
     /// The members, replaced whole on a join or a leave, so that a receive thread takes
     /// them with one reference count rather than a copy per datagram.
     members: Mutex<Arc<Vec<(u64, Deliver)>>>,
@@ -93,6 +96,11 @@ impl Hub {
                 pollable: channels
                     .iter()
                     .filter(|(_, c)| c.waiter_spin().is_some())
+                    .map(|(_, c)| Arc::clone(c))
+                    .collect(),
+                handed_over: channels
+                    .iter()
+                    .filter(|(_, c)| c.waiter_spin().is_some() && c.takes_hand_over())
                     .map(|(_, c)| Arc::clone(c))
                     .collect(),
                 channels,
@@ -162,8 +170,8 @@ impl Hub {
     }
 
     /// For a thread that has just sent to the process's own queue, whose receive thread it
-    /// left asleep ([`crate::WakeDeferral`]): hands over what waits on the channels a
-    /// waiter may poll, up to `rounds` datagrams of each, as [`Hub::poll`] does; nothing
+    /// left asleep ([`crate::WakeDeferral`]): hands over what waits on the channels that take
+    /// it ([`ReceiveChannel::takes_hand_over`]), up to `rounds` datagrams of each; nothing
     /// when the thread is itself handing a datagram over (the sends of a member handling
     /// one), whose receiver is busy anyway.
     pub fn hand_over(&self, rounds: usize) {
@@ -171,7 +179,7 @@ impl Hub {
             return;
         }
         for _ in 0..rounds {
-            if !self.poll() {
+            if !self.inner.poll(&self.inner.handed_over) {
                 break;
             }
         }
@@ -180,14 +188,7 @@ impl Hub {
     /// For a waiting thread: receives what waits on the channels a waiter may poll,
     /// handing each datagram to every member as the hub's threads do; true when one came.
     pub fn poll(&self) -> bool {
-        let mut got = false;
-        for c in &self.inner.pollable {
-            // Those channels hand their datagrams over where they lie: no buffer needed.
-            let received =
-                c.try_receive_with(&mut [], &mut |bytes, d| self.inner.deliver(bytes, d));
-            got |= matches!(received, Ok(true));
-        }
-        got
+        self.inner.poll(&self.inner.pollable)
     }
 }
 
@@ -208,6 +209,18 @@ impl Drop for Hub {
 }
 
 impl Inner {
+    /// Receives what waits on `channels` (pollable ones), handing each datagram to every
+    /// member; true when one came.
+    fn poll(&self, channels: &[Arc<dyn ReceiveChannel>]) -> bool {
+        let mut got = false;
+        for c in channels {
+            // Those channels hand their datagrams over where they lie: no buffer needed.
+            let received = c.try_receive_with(&mut [], &mut |bytes, d| self.deliver(bytes, d));
+            got |= matches!(received, Ok(true));
+        }
+        got
+    }
+
     /// Hands a datagram to every member.
     fn deliver(&self, bytes: &[u8], datagram: Datagram) {
         let members = Arc::clone(&lock(&self.members));
@@ -374,5 +387,61 @@ mod tests {
         // Nobody polls: senders wake the thread again.
         sender.send(b"woken", &inbox.locator()).unwrap();
         assert_eq!(got.recv_timeout(t).unwrap(), b"woken");
+    }
+
+    /// A pollable channel that counts the looks at it and never has anything: a stand-in
+    /// for the shared-memory inbox, whose look may wait out its receive thread's sleep.
+    #[derive(Debug, Default)]
+    struct Watched(std::sync::atomic::AtomicUsize);
+
+    impl ReceiveChannel for Watched {
+        fn traffic(&self) -> crate::Traffic {
+            crate::Traffic::User
+        }
+        fn receive(&self, _: &mut [u8]) -> io::Result<Option<Datagram>> {
+            std::thread::sleep(Duration::from_millis(5));
+            Ok(None)
+        }
+        fn try_receive(&self, _: &mut [u8]) -> io::Result<Option<Datagram>> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(None)
+        }
+        fn waiter_spin(&self) -> Option<Duration> {
+            Some(Duration::from_micros(50))
+        }
+        fn stop_receiving(&self) {}
+    }
+
+    #[test]
+    fn a_sending_thread_hands_over_from_the_in_process_queue_only() {
+        use crate::in_process::{InProcessTransport, WakeDeferral};
+        use crate::transport::Transport;
+        let (sender, inbox) = (InProcessTransport::open(), InProcessTransport::open());
+        let watched = Arc::new(Watched::default());
+        let queue = inbox.receive_channels().unwrap().remove(0);
+        let hub = Hub::new(vec![
+            ("in-process".into(), queue),
+            (
+                "watched".into(),
+                Arc::clone(&watched) as Arc<dyn ReceiveChannel>,
+            ),
+        ]);
+        let (deliver, got) = collector();
+        let _member = hub.join(deliver).unwrap();
+        // Sent with the wake deferred, the queue's thread asleep or not: handed over here,
+        // or by that thread.
+        let deferral = WakeDeferral::begin();
+        sender.send(b"handed", &inbox.locator()).unwrap();
+        hub.hand_over(4);
+        drop(deferral);
+        assert_eq!(got.recv_timeout(Duration::from_secs(5)).unwrap(), b"handed");
+        assert_eq!(
+            watched.0.load(Ordering::Relaxed),
+            0,
+            "the other channel untouched"
+        );
+        // A waiting thread's poll looks at both.
+        hub.poll();
+        assert!(watched.0.load(Ordering::Relaxed) > 0);
     }
 }

@@ -501,6 +501,10 @@ impl ReceiveChannel for InboxChannel {
         Some(self.inbox.lock().spin.spin())
     }
 
+    fn takes_hand_over(&self) -> bool {
+        true
+    }
+
     fn set_waiter_polling(&self, polling: bool) {
         let mut q = self.inbox.lock();
         if polling {

@@ -161,6 +161,13 @@ pub(crate) struct Host {
     pub(crate) node: Node<Ipc>,
 }
 
+impl Drop for Host {
+    fn drop(&mut self) {
+        // The node, dropped next, cleans up after dead nodes too.
+        remove_stillborn_segments();
+    }
+}
+
 impl Host {
     fn ways(&self) -> MutexGuard<'_, HashMap<u32, Arc<Peer>>> {
         self.ways.lock().unwrap_or_else(|p| p.into_inner())

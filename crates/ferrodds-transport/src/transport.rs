@@ -92,6 +92,15 @@ pub trait ReceiveChannel: Send + Sync + fmt::Debug {
         None
     }
 
+    /// Whether a thread that sent to this channel, leaving its receive thread asleep,
+    /// may hand the datagram over itself ([`crate::WakeDeferral`], [`crate::Hub::hand_over`]):
+    /// only where a look never waits for the receive thread. The in-process queue's does
+    /// not; a shared-memory inbox's may wait out its receive thread's sleep in iceoryx2
+    /// (seconds: a sending thread stalled so, and every datagram behind it).
+    fn takes_hand_over(&self) -> bool {
+        false
+    }
+
     /// A waiting thread starts (`true`) or stops looking at the channel itself. While one
     /// does, the thread in [`ReceiveChannel::receive_with`] sleeps instead of spinning:
     /// one thread spins for the datagram, the one that wants it, and nobody has to be
