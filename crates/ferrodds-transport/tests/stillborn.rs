@@ -30,7 +30,8 @@ fn spawn(role: &str) -> Child {
         .unwrap()
 }
 
-/// Waits at most `limit` for `child` to print `line`.
+/// Waits at most `limit` for `child` to print `line`. The rest of its output is read too:
+/// a child whose stdout is closed fails at its next line (the test harness's own).
 fn await_line(child: &mut Child, line: &'static str, limit: Duration) -> bool {
     let out = child.stdout.take().unwrap();
     let (tx, rx) = mpsc::channel();
@@ -38,7 +39,6 @@ fn await_line(child: &mut Child, line: &'static str, limit: Duration) -> bool {
         for l in BufReader::new(out).lines().map_while(Result::ok) {
             if l.trim_end().ends_with(line) {
                 let _ = tx.send(());
-                return;
             }
         }
     });
