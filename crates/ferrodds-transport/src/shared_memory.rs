@@ -42,7 +42,7 @@ use iceoryx2::service::port_factory::{blackboard, event, publish_subscribe};
 
 use crate::locator::Locator;
 use crate::receive_spin::ReceiveSpin;
-use crate::stillborn::remove_stillborn_segments;
+use crate::stillborn::{remove_stillborn_segments, remove_stillborn_segments_now};
 use crate::transport::{take_turn, Datagram, ReceiveChannel, Traffic, Transport};
 
 /// The locator kind of the shared-memory transport (vendor-specific: "FD" and 2).
@@ -472,8 +472,11 @@ impl SharedMemoryTransport {
         {
             return;
         }
-        remove_stillborn_segments();
-        let _ = host.node.try_cleanup_dead_nodes();
+        // A sending thread does not wait on a segment too young to tell: the cleanup,
+        // which might wait on it forever, waits for the next sweep instead.
+        if remove_stillborn_segments_now() {
+            let _ = host.node.try_cleanup_dead_nodes();
+        }
         let idle = PEER_IDLE.as_millis() as u64;
         host.ways().retain(|_, p| {
             now.saturating_sub(p.last_used.load(Ordering::Relaxed)) < idle

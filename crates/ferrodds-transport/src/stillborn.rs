@@ -20,23 +20,45 @@ pub(crate) const GRACE: Duration = Duration::from_secs(1);
 /// How often an empty segment younger than [`GRACE`] is looked at again.
 const RECHECK: Duration = Duration::from_millis(10);
 
-/// Removes the stillborn segments of `/dev/shm` (see the module's comment); returns how
-/// many. Waits at most [`GRACE`] for empty segments too young to tell, which is rare: an
-/// empty segment of a live process lasts microseconds.
-pub(crate) fn remove_stillborn_segments() -> usize {
-    let prefix = Config::global_config().global.prefix.as_bytes().to_vec();
-    remove_in(Path::new("/dev/shm"), &prefix, GRACE)
+/// What a look at the segments did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Swept {
+    /// Stillborn segments removed.
+    pub(crate) removed: usize,
+    /// Empty segments left because they were too young to tell.
+    pub(crate) young_left: bool,
+}
+
+/// Removes the stillborn segments of `/dev/shm` (see the module's comment). Waits at most
+/// [`GRACE`] for empty segments too young to tell, which is rare: an empty segment of a
+/// live process lasts microseconds.
+pub(crate) fn remove_stillborn_segments() -> Swept {
+    remove_in(Path::new("/dev/shm"), &prefix(), GRACE, GRACE + RECHECK)
+}
+
+/// [`remove_stillborn_segments`] without waiting, for a sending thread: whether no empty
+/// segment was left (too young to tell), so that iceoryx2 may clean up after dead nodes.
+pub(crate) fn remove_stillborn_segments_now() -> bool {
+    !remove_in(Path::new("/dev/shm"), &prefix(), GRACE, Duration::ZERO).young_left
+}
+
+fn prefix() -> Vec<u8> {
+    Config::global_config().global.prefix.as_bytes().to_vec()
 }
 
 /// Removes the empty regular files of `dir` whose name starts with `prefix` and that were
-/// last written at least `grace` ago, looking again for at most `grace` at those younger.
-fn remove_in(dir: &Path, prefix: &[u8], grace: Duration) -> usize {
+/// last written at least `grace` ago, looking again for at most `patience` at those
+/// younger.
+fn remove_in(dir: &Path, prefix: &[u8], grace: Duration, patience: Duration) -> Swept {
     use std::os::unix::ffi::OsStrExt;
-    let deadline = Instant::now() + grace + RECHECK;
+    let deadline = Instant::now() + patience;
     let mut removed = 0;
     loop {
         let Ok(entries) = std::fs::read_dir(dir) else {
-            return removed;
+            return Swept {
+                removed,
+                young_left: false,
+            };
         };
         let mut young = false;
         for entry in entries.flatten() {
@@ -76,7 +98,10 @@ fn remove_in(dir: &Path, prefix: &[u8], grace: Duration) -> usize {
             }
         }
         if !young || Instant::now() >= deadline {
-            return removed;
+            return Swept {
+                removed,
+                young_left: young,
+            };
         }
         std::thread::sleep(RECHECK);
     }
@@ -110,7 +135,9 @@ mod tests {
         file(&dir, "other_d.connection", 0, old);
         std::fs::create_dir_all(dir.join("iox2_e")).unwrap();
         let started = Instant::now();
-        assert_eq!(remove_in(&dir, b"iox2_", Duration::from_secs(1)), 2);
+        let grace = Duration::from_secs(1);
+        let swept = remove_in(&dir, b"iox2_", grace, grace);
+        assert_eq!((swept.removed, swept.young_left), (2, false));
         assert!(
             started.elapsed() < Duration::from_millis(500),
             "nothing young to wait on"
@@ -139,7 +166,12 @@ mod tests {
             })
         };
         let started = Instant::now();
-        assert_eq!(remove_in(&dir, b"iox2_", Duration::from_millis(400)), 1);
+        let grace = Duration::from_millis(400);
+        // Without patience: nothing old to remove, and young ones left.
+        let now = remove_in(&dir, b"iox2_", grace, Duration::ZERO);
+        assert_eq!((now.removed, now.young_left), (0, true));
+        let swept = remove_in(&dir, b"iox2_", grace, grace + RECHECK);
+        assert_eq!((swept.removed, swept.young_left), (1, false));
         let took = started.elapsed();
         grower.join().unwrap();
         assert!(
